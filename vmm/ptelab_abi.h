@@ -1,0 +1,84 @@
+/*
+ * ptelab_abi.h - the contract between the ptelab VMM and its guest kernel.
+ *
+ * Shared, unchanged, by vmm/ (hosted C) and the guest (freestanding C and
+ * assembly). Anything one side relies on about the other is written here
+ * and nowhere else. Bump PTELAB_ABI_VERSION on any incompatible change.
+ */
+#ifndef PTELAB_ABI_H
+#define PTELAB_ABI_H
+
+#define PTELAB_ABI_VERSION 1
+
+/* x86_64 I/O ports. The same ports work under ptelab's KVM backend and under
+ * QEMU (where PTELAB_PORT_EXIT is an isa-debug-exit device). */
+#define PTELAB_PORT_SERIAL 0x3f8 /* 16550 COM1: THR at +0, LSR at +5 */
+#define PTELAB_PORT_EXIT 0xf4 /* outb(status): the guest is finished */
+
+/* Guest exit statuses; they are also ptelab's own exit statuses. */
+#define PTELAB_EXIT_OK 0 /* everything asked for ran and passed */
+#define PTELAB_EXIT_FAIL 1 /* a test or check failed */
+#define PTELAB_EXIT_USAGE 2 /* bad command line or input */
+#define PTELAB_EXIT_CRASH 3 /* panic, unhandled exception, triple fault */
+#define PTELAB_EXIT_NOBACKEND 4 /* VMM only: no usable backend */
+#define PTELAB_EXIT_TIMEOUT 124 /* VMM only: --timeout expired */
+
+/*
+ * x86_64 guest-physical layout set up by ptelab's KVM backend (QEMU's PVH
+ * loader uses its own low-memory layout, which the guest learns from
+ * hvm_start_info and never assumes). Everything below PTELAB_BOOT_END is
+ * the VMM's; ELF segments must lie at or above it, inside guest RAM.
+ */
+#define PTELAB_BOOT_START_INFO 0x6000 /* struct hvm_start_info */
+#define PTELAB_BOOT_MODLIST 0x6800 /* hvm_modlist_entry[1]: the FDT */
+#define PTELAB_BOOT_MEMMAP 0x7000 /* hvm_memmap_table_entry[] */
+#define PTELAB_BOOT_MEMMAP_MAX 64
+#define PTELAB_BOOT_FDT 0x10000 /* flattened device tree */
+#define PTELAB_BOOT_FDT_MAX 0x10000
+#define PTELAB_BOOT_END 0x100000 /* first byte ELF segments may use */
+
+/* PVH (Xen ELF note type 18) boot ABI, as QEMU and Xen define it. */
+#define PVH_ELFNOTE_PHYS32_ENTRY 18
+#define PVH_START_MAGIC 0x336ec578u
+#define PVH_MEMMAP_TYPE_RAM 1
+#define PVH_MEMMAP_TYPE_RESERVED 2
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+
+struct hvm_start_info {
+	uint32_t magic; /* PVH_START_MAGIC */
+	uint32_t version; /* 1: memmap fields are valid */
+	uint32_t flags;
+	uint32_t nr_modules;
+	uint64_t modlist_paddr; /* struct hvm_modlist_entry[nr_modules] */
+	uint64_t cmdline_paddr; /* NUL-terminated, 0 if none */
+	uint64_t rsdp_paddr;
+	uint64_t memmap_paddr; /* struct hvm_memmap_table_entry[] */
+	uint32_t memmap_entries;
+	uint32_t reserved;
+};
+
+struct hvm_modlist_entry {
+	uint64_t paddr;
+	uint64_t size;
+	uint64_t cmdline_paddr;
+	uint64_t reserved;
+};
+
+struct hvm_memmap_table_entry {
+	uint64_t addr;
+	uint64_t size;
+	uint32_t type;
+	uint32_t reserved;
+};
+#endif
+
+/*
+ * Device-tree properties ptelab adds beyond the standard ones:
+ *   /cpus/timebase-frequency  the TSC (x86_64) frequency in Hz, 64 bits
+ *   /chosen/ptelab,abi        PTELAB_ABI_VERSION
+ */
+#define PTELAB_FDT_ABI_PROP "ptelab,abi"
+
+#endif
