@@ -44,6 +44,7 @@ struct boot_info {
 	struct boot_range reserved[BOOT_RANGES_MAX];
 	const char *boot_path; /* e.g. "pvh", "qemu-virt" */
 	int current_el; /* arm64: EL the kernel was entered at; x86: 0 */
+	uint64_t entry_counter; /* arch_counter() at the first instruction */
 };
 
 /* Generic entry, called by the arch once the stack, MMU, FP/SIMD and
@@ -67,6 +68,10 @@ extern const char arch_name[];
 /* Touch an unmapped kernel address: the exception path must report it
  * and exit with PTELAB_EXIT_CRASH. Used by run=fault. */
 void arch_deliberate_fault(void) __attribute__((noreturn));
+
+/* Print how the arch booted (boot path, firmware memory map, entry EL,
+ * counter rate): part of run=hello. */
+void arch_describe_boot(void);
 
 /* Spin forever with interrupts masked (run=hang, panic's last resort). */
 void arch_hang(void) __attribute__((noreturn));

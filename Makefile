@@ -1,0 +1,125 @@
+# ptelab: one build for the VMM (hosted C), the guest kernel for x86_64 and
+# arm64 (freestanding C + newlib) and the host test runner (ASan + UBSan).
+#
+#   make            build everything (installs missing Debian packages as root)
+#   make run        build and run the demo     (ARCH=x86_64|arm64, default x86_64)
+#   make test       build and run every test
+#   make bench      build and run the benchmarks
+#   make format     reformat the sources with clang-format
+
+ARCH ?= x86_64
+GUEST_ARCHES := x86_64 arm64
+B := build
+
+DEB_PKGS := libfdt-dev device-tree-compiler newlib-source qemu-system-x86 qemu-system-arm \
+	gcc-aarch64-linux-gnu linux-libc-dev
+DEPS := $(B)/.deps-ok
+
+WARN := -Wall -Wextra -Werror
+HOSTCC ?= gcc
+HOST_CFLAGS := -O2 -g -std=gnu11 $(WARN) -Ivmm -Iguest/include -Itests -MMD -MP
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+.PHONY: all run test bench clean format deps
+all: $(B)/ptelab $(foreach a,$(GUEST_ARCHES),$(B)/$(a)/guest.elf) $(B)/host-tests
+
+# --- Debian packages -------------------------------------------------------
+# Installs what is missing when we are root with apt-get, else stops with the
+# exact command to run.
+deps: $(DEPS)
+$(DEPS): Makefile
+	@missing=""; for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "  APT     installing:$$missing"; mkdir -p $(B); \
+			(apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing) \
+				>$(B)/apt.log 2>&1 || { tail -n 20 $(B)/apt.log; exit 1; }; \
+		else \
+			echo "ptelab needs these Debian packages; run:"; \
+			echo "  sudo apt-get install -y$$missing"; exit 1; \
+		fi; \
+	fi
+	@mkdir -p $(B) && touch $@
+
+# --- the VMM ---------------------------------------------------------------
+VMM_SRCS := $(wildcard vmm/*.c)
+VMM_OBJS := $(patsubst %.c,$(B)/host/%.o,$(VMM_SRCS))
+
+$(B)/host/%.o: %.c | $(DEPS)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOST_CFLAGS) -c $< -o $@
+
+$(B)/ptelab: $(VMM_OBJS)
+	$(HOSTCC) -o $@ $^ -lfdt
+
+# --- host tests (sanitized) -------------------------------------------------
+HT_SRCS := $(wildcard tests/host/*.c) $(filter-out vmm/main.c,$(VMM_SRCS)) \
+	guest/dt.c guest/machine.c guest/cmdline.c
+HT_OBJS := $(patsubst %.c,$(B)/host-san/%.o,$(HT_SRCS))
+
+$(B)/host-san/%.o: %.c | $(DEPS)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOST_CFLAGS) $(SAN) -c $< -o $@
+
+$(B)/host-tests: $(HT_OBJS)
+	$(HOSTCC) $(SAN) -o $@ $^ -lfdt
+
+# --- newlib, built once per guest arch --------------------------------------
+TRIPLE_x86_64 := x86_64-elf
+TRIPLE_arm64 := aarch64-elf
+$(B)/newlib/.built-%: guest/build-newlib.sh | $(DEPS)
+	sh guest/build-newlib.sh $(if $(filter x86_64-elf,$*),x86_64,arm64) $(B)/newlib
+
+# --- the guest kernel, one set of rules per arch ----------------------------
+CC_x86_64 := gcc
+CC_arm64 := aarch64-linux-gnu-gcc
+GFLAGS_x86_64 := -mno-red-zone -mcmodel=kernel
+GFLAGS_arm64 := -mcmodel=small
+GUEST_COMMON := $(wildcard guest/*.c) $(wildcard tests/guest/*.c)
+
+# $(1) = arch
+define guest_rules
+$(1)_NL := $(B)/newlib/install/$(TRIPLE_$(1))
+$(1)_CFLAGS := -O2 -g -std=gnu11 $(WARN) -ffreestanding -fno-pie -fno-stack-protector \
+	-fno-builtin -fno-omit-frame-pointer $(GFLAGS_$(1)) -nostdinc \
+	-isystem $$($(1)_NL)/include -isystem $$(shell $(CC_$(1)) -print-file-name=include) \
+	-Iguest/include -Iarch/$(1)/include -Ivmm -Itests -MMD -MP
+$(1)_SRCS := $(GUEST_COMMON) $(wildcard arch/$(1)/*.c) $(wildcard arch/$(1)/*.S)
+$(1)_OBJS := $$(patsubst %,$(B)/$(1)/obj/%.o,$$($(1)_SRCS))
+$(1)_LIBS := $$($(1)_NL)/lib/libc.a $$($(1)_NL)/lib/libm.a \
+	$$(shell $(CC_$(1)) -print-libgcc-file-name)
+
+$(B)/$(1)/obj/%.c.o: %.c | $(B)/newlib/.built-$(TRIPLE_$(1))
+	@mkdir -p $$(dir $$@)
+	$(CC_$(1)) $$($(1)_CFLAGS) -c $$< -o $$@
+
+$(B)/$(1)/obj/%.S.o: %.S | $(B)/newlib/.built-$(TRIPLE_$(1))
+	@mkdir -p $$(dir $$@)
+	$(CC_$(1)) $$($(1)_CFLAGS) -D__ASSEMBLER__ -c $$< -o $$@
+
+$(B)/$(1)/guest.elf: $$($(1)_OBJS) linker/$(1).ld
+	$(CC_$(1)) -nostdlib -static -no-pie -T linker/$(1).ld -Wl,--build-id=none \
+		-Wl,-Map=$(B)/$(1)/guest.map -o $$@ $$($(1)_OBJS) $$($(1)_LIBS)
+endef
+$(foreach a,$(GUEST_ARCHES),$(eval $(call guest_rules,$(a))))
+
+# --- the two commands and friends -------------------------------------------
+run: all
+	@tests/demo.sh $(ARCH)
+
+test: all
+	@tests/run-all.sh
+
+bench: all
+	@tests/bench/run.sh
+
+FORMAT_SRCS = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+format:
+	clang-format -i $(FORMAT_SRCS)
+
+clean:
+	rm -rf $(B)/host $(B)/host-san $(B)/x86_64 $(B)/arm64 $(B)/ptelab $(B)/host-tests
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

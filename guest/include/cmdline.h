@@ -1,0 +1,52 @@
+/*
+ * cmdline.h - the guest command line (/chosen/bootargs).
+ *
+ * Words are separated by spaces; each is key=value (or a bare key, whose
+ * value is ""). The run= value is a comma-separated list of commands, each
+ * NAME or NAME:ARG. Parsing is plain C so the host runner tests it.
+ */
+#ifndef GUEST_CMDLINE_H
+#define GUEST_CMDLINE_H
+
+#include <stddef.h>
+
+#define CMDLINE_MAX_WORDS 32
+#define CMDLINE_KEY_MAX 32
+#define CMDLINE_VAL_MAX 256
+#define CMDLINE_MAX_RUN 32
+
+struct cmdline_word {
+	char key[CMDLINE_KEY_MAX];
+	char val[CMDLINE_VAL_MAX];
+};
+
+struct run_item {
+	char name[CMDLINE_KEY_MAX];
+	char arg[CMDLINE_KEY_MAX]; /* "" when the command has no :ARG */
+	int has_arg;
+};
+
+struct cmdline {
+	int nr_words;
+	struct cmdline_word word[CMDLINE_MAX_WORDS];
+	int nr_run;
+	struct run_item run[CMDLINE_MAX_RUN];
+};
+
+/* cmdline_parse - split @args into words and the run list.
+ * Return: 0, or -1 with a one-line reason in @err (malformed word, key or
+ * value too long, repeated key, empty run item, too many words). */
+int cmdline_parse(const char *args, struct cmdline *cl, char *err, size_t errlen);
+
+/* Value of @key, or NULL when the command line does not set it. */
+const char *cmdline_get(const struct cmdline *cl, const char *key);
+
+/* cmdline_check_keys - every key must be in the NULL-terminated @known.
+ * Return: 0, or -1 naming the first unknown key in @err. */
+int cmdline_check_keys(const struct cmdline *cl, const char *const *known, char *err,
+		       size_t errlen);
+
+/* Parse a decimal unsigned number that fits in an int; -1 if it is not one. */
+int cmdline_uint(const char *s);
+
+#endif

@@ -1,0 +1,54 @@
+/*
+ * kernel.h - guest-wide services outside mm: panic, time, the machine
+ * description and the command line.
+ */
+#ifndef GUEST_KERNEL_H
+#define GUEST_KERNEL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "arch.h"
+#include "cmdline.h"
+#include "machine.h"
+
+extern struct machine machine; /* from the FDT, set before any command runs */
+extern struct cmdline cmdline;
+extern struct boot_info *boot_info;
+
+/* A broken invariant: print "panic: <message>" and stop with the crash status. */
+void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+#define BUG_ON(cond)                                                                               \
+	do {                                                                                       \
+		if (cond)                                                                          \
+			panic("%s:%d: %s: BUG_ON(%s)", __FILE__, __LINE__, __func__, #cond);       \
+	} while (0)
+
+/* Time since boot from the arch counter and the FDT's (or arch's) rate. */
+uint64_t time_ns(void);
+uint64_t counter_hz(void);
+const char *counter_hz_source(void); /* "fdt" or "arch" */
+void time_init(void);
+
+/* The newlib heap: a reserved physical range right after the kernel image. */
+void heap_init(void);
+void heap_range(uint64_t *start_phys, uint64_t *size);
+
+/* Commands for run=NAME[:ARG]. fn returns a PTELAB_EXIT_* status. */
+struct command {
+	const char *name;
+	const char *help;
+	int arg; /* 0 none, 1 optional, 2 required */
+	int (*fn)(const char *arg);
+};
+
+/* Look up a command by name; NULL when there is none. */
+const struct command *command_find(const char *name);
+void command_list(void);
+
+/* The in-guest test runner (run=selftest): prints a line per case and
+ * "N passed, N failed"; returns PTELAB_EXIT_OK or PTELAB_EXIT_FAIL. */
+int selftest_run(const char *filter);
+
+#endif

@@ -1,0 +1,243 @@
+/*
+ * machine.c - build struct machine from the flattened device tree.
+ *
+ * Properties of a node may come in any order, so each interesting node is
+ * gathered while it is open and committed at its END_NODE. The distance map
+ * names nodes by numa-node-id and may precede the memory nodes, so it is
+ * resolved after the walk.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "dt.h"
+#include "machine.h"
+
+enum node_kind { NK_OTHER, NK_MEMORY, NK_CPUS, NK_CPU, NK_CHOSEN, NK_DISTANCE };
+
+struct parse {
+	struct machine *m;
+	char *err;
+	size_t errlen;
+	int addr_cells, size_cells; /* of the root */
+	enum node_kind kind[DT_MAX_DEPTH];
+	/* the open memory or cpu node */
+	const void *reg;
+	uint32_t reg_len;
+	int numa_id, is_memory_type;
+	/* /distance-map */
+	const void *dist;
+	uint32_t dist_len;
+};
+
+static int fail(struct parse *p, const char *what)
+{
+	snprintf(p->err, p->errlen, "device tree: %s", what);
+	return -1;
+}
+
+static enum node_kind classify(int depth, const char *name, enum node_kind parent)
+{
+	if (depth == 1 && strncmp(name, "memory", 6) == 0 && (name[6] == '@' || !name[6]))
+		return NK_MEMORY;
+	if (depth == 1 && strcmp(name, "cpus") == 0)
+		return NK_CPUS;
+	if (depth == 2 && parent == NK_CPUS && strncmp(name, "cpu@", 4) == 0)
+		return NK_CPU;
+	if (depth == 1 && strcmp(name, "chosen") == 0)
+		return NK_CHOSEN;
+	if (depth == 1 && strcmp(name, "distance-map") == 0)
+		return NK_DISTANCE;
+	return NK_OTHER;
+}
+
+static int on_begin(void *ctx, int depth, const char *name)
+{
+	struct parse *p = ctx;
+
+	p->kind[depth] = classify(depth, name, depth ? p->kind[depth - 1] : NK_OTHER);
+	p->reg = NULL;
+	p->reg_len = 0;
+	p->numa_id = 0;
+	p->is_memory_type = p->kind[depth] == NK_MEMORY;
+	return 0;
+}
+
+static void copy_string(char *dst, size_t size, const void *data, uint32_t len)
+{
+	size_t n = len < size ? len : size - 1;
+
+	memcpy(dst, data, n);
+	dst[n] = 0;
+}
+
+static int root_prop(struct parse *p, const char *name, const void *data, uint32_t len)
+{
+	if (len != 4)
+		return 0;
+	if (strcmp(name, "#address-cells") == 0)
+		p->addr_cells = (int)dt_be32(data);
+	else if (strcmp(name, "#size-cells") == 0)
+		p->size_cells = (int)dt_be32(data);
+	if (p->addr_cells < 1 || p->addr_cells > 2 || p->size_cells < 1 || p->size_cells > 2)
+		return fail(p, "root #address-cells/#size-cells must be 1 or 2");
+	return 0;
+}
+
+static int on_prop(void *ctx, int depth, const char *name, const void *data, uint32_t len)
+{
+	struct parse *p = ctx;
+	struct machine *m = p->m;
+
+	if (depth == 0)
+		return root_prop(p, name, data, len);
+	switch (p->kind[depth]) {
+	case NK_MEMORY:
+	case NK_CPU:
+		if (strcmp(name, "reg") == 0) {
+			p->reg = data;
+			p->reg_len = len;
+		} else if (strcmp(name, "numa-node-id") == 0 && len == 4) {
+			p->numa_id = (int)dt_be32(data);
+		} else if (strcmp(name, "device_type") == 0) {
+			p->is_memory_type = len >= 7 && memcmp(data, "memory", 7) == 0;
+		}
+		break;
+	case NK_CPUS:
+		if (strcmp(name, "timebase-frequency") == 0 && (len == 4 || len == 8))
+			m->timebase_hz = dt_cells(data, (int)len / 4);
+		break;
+	case NK_CHOSEN:
+		if (strcmp(name, "bootargs") == 0)
+			copy_string(m->bootargs, sizeof(m->bootargs), data, len);
+		else if (strcmp(name, "ptelab,abi") == 0 && len == 4)
+			m->ptelab_abi = dt_be32(data);
+		break;
+	case NK_DISTANCE:
+		if (strcmp(name, "distance-matrix") == 0) {
+			p->dist = data;
+			p->dist_len = len;
+		}
+		break;
+	case NK_OTHER:
+		break;
+	}
+	return 0;
+}
+
+/* Find or add the node with numa-node-id @id, keeping node[] sorted. */
+static struct numa_node *node_get(struct parse *p, int id)
+{
+	struct machine *m = p->m;
+	int i = 0;
+
+	if (id < 0 || id >= 256)
+		return fail(p, "numa-node-id out of range"), NULL;
+	while (i < m->nr_nodes && m->node[i].id < id)
+		i++;
+	if (i < m->nr_nodes && m->node[i].id == id)
+		return &m->node[i];
+	if (m->nr_nodes == MACHINE_MAX_NODES)
+		return fail(p, "too many NUMA nodes"), NULL;
+	memmove(&m->node[i + 1], &m->node[i], (size_t)(m->nr_nodes - i) * sizeof(m->node[0]));
+	memset(&m->node[i], 0, sizeof(m->node[i]));
+	m->node[i].id = id;
+	m->nr_nodes++;
+	return &m->node[i];
+}
+
+static int commit_memory(struct parse *p)
+{
+	uint32_t entry = 4u * (uint32_t)(p->addr_cells + p->size_cells);
+	struct numa_node *n;
+
+	if (!p->is_memory_type)
+		return 0;
+	if (!p->reg || p->reg_len == 0 || p->reg_len % entry)
+		return fail(p, "memory node without a well-formed reg");
+	n = node_get(p, p->numa_id);
+	if (!n)
+		return -1;
+	for (uint32_t off = 0; off < p->reg_len; off += entry) {
+		const uint8_t *r = (const uint8_t *)p->reg + off;
+		struct mem_range mr = { dt_cells(r, p->addr_cells),
+					dt_cells(r + 4 * p->addr_cells, p->size_cells) };
+		if (mr.size == 0)
+			continue;
+		if (n->nr_ranges == MACHINE_MAX_RANGES)
+			return fail(p, "too many memory ranges in one node");
+		n->range[n->nr_ranges++] = mr;
+		n->size += mr.size;
+	}
+	return 0;
+}
+
+static int on_end(void *ctx, int depth)
+{
+	struct parse *p = ctx;
+	struct machine *m = p->m;
+
+	if (p->kind[depth] == NK_MEMORY)
+		return commit_memory(p);
+	if (p->kind[depth] == NK_CPU) {
+		if (m->nr_cpus == MACHINE_MAX_CPUS)
+			return fail(p, "too many cpus");
+		m->cpu_node[m->nr_cpus++] = p->numa_id;
+	}
+	return 0;
+}
+
+/* Resolve the distance-matrix triples (from-id, to-id, distance). */
+static int resolve_distances(struct parse *p)
+{
+	struct machine *m = p->m;
+
+	for (int i = 0; i < m->nr_nodes; i++)
+		for (int j = 0; j < m->nr_nodes; j++)
+			m->distance[i][j] = i == j ? 10 : 20;
+	if (!p->dist)
+		return 0;
+	if (p->dist_len % 12)
+		return fail(p, "distance-matrix is not a list of triples");
+	for (uint32_t off = 0; off < p->dist_len; off += 12) {
+		const uint8_t *t = (const uint8_t *)p->dist + off;
+		int a = machine_node_index(m, (int)dt_be32(t));
+		int b = machine_node_index(m, (int)dt_be32(t + 4));
+		uint32_t d = dt_be32(t + 8);
+
+		if (a < 0 || b < 0 || d > 255)
+			return fail(p, "distance-matrix names an unknown node or a distance > 255");
+		m->distance[a][b] = (uint8_t)d;
+	}
+	m->has_distances = 1;
+	return 0;
+}
+
+int machine_node_index(const struct machine *m, int id)
+{
+	for (int i = 0; i < m->nr_nodes; i++)
+		if (m->node[i].id == id)
+			return i;
+	return -1;
+}
+
+int machine_from_fdt(const void *blob, size_t max, struct machine *m, char *err, size_t errlen)
+{
+	struct parse p = { .m = m, .err = err, .errlen = errlen, .addr_cells = 2, .size_cells = 1 };
+	struct dt_visitor v = { on_begin, on_prop, on_end, &p };
+	struct dt dt;
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	if (errlen)
+		err[0] = 0;
+	if (dt_open(&dt, blob, max))
+		return fail(&p, "bad header (not an FDT, or larger than its buffer)");
+	r = dt_walk(&dt, &v);
+	if (r == -1 && !err[0])
+		return fail(&p, "malformed structure block");
+	if (r)
+		return -1;
+	if (m->nr_nodes == 0)
+		return fail(&p, "no memory nodes");
+	return resolve_distances(&p);
+}

@@ -1,0 +1,78 @@
+/*
+ * main.c - the generic guest entry: read the machine from the FDT, parse
+ * the command line, run the commands it names, exit with their status.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dt.h"
+#include "kernel.h"
+#include "ptelab_abi.h"
+
+struct machine machine;
+struct cmdline cmdline;
+struct boot_info *boot_info;
+
+/* Keys the command line may use; anything else is a usage error. */
+static const char *const known_keys[] = { "run", NULL };
+
+/* Run every run= item in order; stop at the first that does not pass. */
+static int run_commands(void)
+{
+	if (cmdline.nr_run == 0) {
+		printf("guest: nothing to run (give run=NAME; run=list lists the commands)\n");
+		return PTELAB_EXIT_USAGE;
+	}
+	for (int i = 0; i < cmdline.nr_run; i++) {
+		const struct run_item *it = &cmdline.run[i];
+		const struct command *c = command_find(it->name);
+		int status;
+
+		if (!c) {
+			printf("guest: unknown command '%s' (run=list lists the commands)\n",
+			       it->name);
+			return PTELAB_EXIT_USAGE;
+		}
+		if ((c->arg == 0 && it->has_arg) || (c->arg == 2 && !it->has_arg)) {
+			printf("guest: command '%s' %s an argument (%s)\n", it->name,
+			       c->arg ? "needs" : "takes no", c->help);
+			return PTELAB_EXIT_USAGE;
+		}
+		status = c->fn(it->has_arg ? it->arg : NULL);
+		if (status != PTELAB_EXIT_OK)
+			return status;
+	}
+	return PTELAB_EXIT_OK;
+}
+
+/* Parse FDT and command line; on bad input say why and stop. */
+static void read_machine(void)
+{
+	char err[160];
+	uint32_t size = dt_total_size(boot_info->fdt);
+
+	if (!size || machine_from_fdt(boot_info->fdt, size, &machine, err, sizeof(err))) {
+		printf("guest: %s\n", size ? err : "no device tree from the boot protocol");
+		arch_exit(PTELAB_EXIT_USAGE);
+	}
+	if (cmdline_parse(machine.bootargs, &cmdline, err, sizeof(err)) ||
+	    cmdline_check_keys(&cmdline, known_keys, err, sizeof(err))) {
+		printf("guest: command line: %s\n", err);
+		arch_exit(PTELAB_EXIT_USAGE);
+	}
+}
+
+void run_constructors(void);
+
+void kmain(struct boot_info *bi)
+{
+	boot_info = bi;
+	run_constructors();
+	read_machine();
+	heap_init();
+	setvbuf(stdout, NULL, _IOLBF, 256);
+	time_init();
+	fflush(stdout);
+	_exit(run_commands());
+}

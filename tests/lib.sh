@@ -1,0 +1,44 @@
+# tests/lib.sh - shared helpers for the shell test runners.
+# Source it, call pass/fail/skip per case, end with summary (which prints
+# "N passed, N failed, N skipped" and returns non-zero on any failure).
+PASSED=0
+FAILED=0
+SKIPPED=0
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+PTELAB=${PTELAB:-$TOP/build/ptelab}
+TMPD=$(mktemp -d /tmp/ptelab-test.XXXXXX)
+trap 'rm -rf "$TMPD"' EXIT
+
+pass() { PASSED=$((PASSED + 1)); echo "ok   $1"; }
+fail() { FAILED=$((FAILED + 1)); echo "FAIL $1: $2"; }
+skip() { SKIPPED=$((SKIPPED + 1)); echo "SKIP: $1: $2"; }
+
+# expect_status NAME WANT CMD...: run CMD, output in $TMPD/out, check status.
+expect_status() {
+	name=$1 want=$2
+	shift 2
+	"$@" >"$TMPD/out" 2>&1
+	got=$?
+	if [ "$got" -eq "$want" ]; then
+		return 0
+	fi
+	fail "$name" "exit status $got, wanted $want; output: $(tail -n 5 "$TMPD/out" | tr '\n' '|')"
+	return 1
+}
+
+# out_has NAME PATTERN: the last command's output matches the grep -E pattern.
+out_has() {
+	if grep -Eq -- "$2" "$TMPD/out"; then
+		return 0
+	fi
+	fail "$1" "output lacks /$2/: $(tail -n 5 "$TMPD/out" | tr '\n' '|')"
+	return 1
+}
+
+have_kvm() { [ -r /dev/kvm ] && [ -w /dev/kvm ]; }
+have_cmd() { command -v "$1" >/dev/null 2>&1; }
+
+summary() {
+	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
+	[ "$FAILED" -eq 0 ]
+}
