@@ -47,7 +47,8 @@ static int parse_run_list(struct cmdline *cl, const char *v, char *err, size_t e
 		if (n == 0)
 			return snprintf(err, errlen, "run=: empty command in the list"), -1;
 		if (cl->nr_run == CMDLINE_MAX_RUN)
-			return snprintf(err, errlen, "run=: more than %d commands", CMDLINE_MAX_RUN),
+			return snprintf(err, errlen, "run=: more than %d commands",
+					CMDLINE_MAX_RUN),
 			       -1;
 		if (parse_run_item(&cl->run[cl->nr_run++], v, n, err, errlen))
 			return -1;
@@ -110,8 +111,7 @@ const char *cmdline_get(const struct cmdline *cl, const char *key)
 	return NULL;
 }
 
-int cmdline_check_keys(const struct cmdline *cl, const char *const *known, char *err,
-		       size_t errlen)
+int cmdline_check_keys(const struct cmdline *cl, const char *const *known, char *err, size_t errlen)
 {
 	for (int i = 0; i < cl->nr_words; i++) {
 		const char *const *k = known;

@@ -44,8 +44,8 @@ static int run_case(const struct test_suite *s, const struct test_case *c)
 		printf("FAIL %s/%s: made no checks\n", s->name, c->name);
 		return 0;
 	}
-	printf("%s %s/%s (%d checks, %llu us)\n", case_failures ? "FAIL" : "ok  ", s->name,
-	       c->name, test_checks, (unsigned long long)((time_ns() - t0) / 1000));
+	printf("%s %s/%s (%d checks, %llu us)\n", case_failures ? "FAIL" : "ok  ", s->name, c->name,
+	       test_checks, (unsigned long long)((time_ns() - t0) / 1000));
 	return case_failures == 0;
 }
 

@@ -34,8 +34,9 @@ extern int test_checks; /* checks made by the running case */
 
 #define TEST_SUITE(suite, ...)                                                                     \
 	static const struct test_case suite##_cases[] = { TEST_CASES_(__VA_ARGS__) };              \
-	static struct test_suite suite##_suite = { #suite, suite##_cases,                          \
-						   sizeof(suite##_cases) / sizeof(suite##_cases[0]), 0 }; \
+	static struct test_suite suite##_suite = {                                                 \
+		#suite, suite##_cases, sizeof(suite##_cases) / sizeof(suite##_cases[0]), 0         \
+	};                                                                                         \
 	__attribute__((constructor)) static void suite##_register(void)                            \
 	{                                                                                          \
 		test_register(&suite##_suite);                                                     \

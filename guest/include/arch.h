@@ -42,8 +42,8 @@ struct boot_info {
 	uint64_t fdt_phys;
 	int nr_reserved;
 	struct boot_range reserved[BOOT_RANGES_MAX];
-	const char *boot_path; /* e.g. "pvh", "qemu-virt" */
-	int current_el; /* arm64: EL the kernel was entered at; x86: 0 */
+	const char *boot_path;	/* e.g. "pvh", "qemu-virt" */
+	int current_el;		/* arm64: EL the kernel was entered at; x86: 0 */
 	uint64_t entry_counter; /* arch_counter() at the first instruction */
 };
 

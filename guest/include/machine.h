@@ -36,7 +36,7 @@ struct machine {
 	uint8_t distance[MACHINE_MAX_NODES][MACHINE_MAX_NODES]; /* by node index */
 	char bootargs[MACHINE_BOOTARGS_MAX];
 	uint64_t timebase_hz; /* 0 when the tree does not say */
-	uint32_t ptelab_abi; /* /chosen/ptelab,abi, 0 if not a ptelab tree */
+	uint32_t ptelab_abi;  /* /chosen/ptelab,abi, 0 if not a ptelab tree */
 };
 
 /*
