@@ -21,7 +21,7 @@ HOST_CFLAGS := -O2 -g -std=gnu11 $(WARN) -Ivmm -Iguest/include -Itests -MMD -MP
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 .PHONY: all run test bench clean format deps
-all: $(B)/ptelab $(foreach a,$(GUEST_ARCHES),$(B)/$(a)/guest.elf) $(B)/host-tests
+all: $(B)/ptelab $(foreach a,$(GUEST_ARCHES),$(B)/$(a)/guest.elf) $(B)/host-tests $(B)/timeit
 
 # --- Debian packages -------------------------------------------------------
 # Installs what is missing when we are root with apt-get, else stops with the
@@ -53,6 +53,9 @@ $(B)/host/%.o: %.c | $(DEPS)
 
 $(B)/ptelab: $(VMM_OBJS)
 	$(HOSTCC) -o $@ $^ -lfdt
+
+$(B)/timeit: tests/bench/timeit.c | $(DEPS)
+	$(HOSTCC) -O2 $(WARN) -o $@ $<
 
 # --- host tests (sanitized) -------------------------------------------------
 HT_SRCS := $(wildcard tests/host/*.c) $(filter-out vmm/main.c,$(VMM_SRCS)) \

@@ -1,0 +1,112 @@
+/*
+ * mm.h - address spaces: struct mm, VMAs, mmap/munmap/mprotect, faults and
+ * access to an mm's memory.
+ *
+ * User addresses are [MM_USER_START, MM_USER_END); the kernel half (direct
+ * map, kernel image) is shared by every mm and set up by the arch.
+ */
+#ifndef MM_MM_H
+#define MM_MM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pgtable.h"
+
+#define MM_USER_START 0x10000ul
+#define MM_USER_END (1ul << 47)
+
+/* VMA flags. */
+#define VM_READ (1u << 0)
+#define VM_WRITE (1u << 1)
+#define VM_EXEC (1u << 2)
+#define VM_DONTCOPY (1u << 3) /* not copied into a fork child (MADV_DONTFORK) */
+#define VM_ACCESS_FLAGS (VM_READ | VM_WRITE | VM_EXEC)
+
+/* mm flags. */
+#define MMF_HAS_PINNED (1u << 0) /* something in this mm was ever FOLL_PIN-ned */
+
+struct vma {
+	struct mm *mm;
+	unsigned long start, end; /* [start, end), page aligned */
+	unsigned flags; /* VM_* */
+	unsigned long orders; /* allowed anon folio orders, bit n = order n */
+	int nid; /* node index for new folios */
+	struct vma *next; /* sorted by start */
+};
+
+struct mm {
+	pgd_t *pgd;
+	struct vma *vmas;
+	int users; /* references: the mm is freed when the last goes */
+	unsigned flags; /* MMF_* */
+	uint64_t nr_pt_pages; /* page-table pages below pgd */
+	int id;
+};
+
+/* The mm whose user half is live in the MMU (CR3 / TTBR0), or NULL. */
+extern struct mm *current_mm;
+
+struct mm *mm_create(void); /* NULL when out of memory */
+void mm_get(struct mm *mm);
+void mm_put(struct mm *mm); /* last reference: zap everything, free tables */
+void switch_mm(struct mm *mm);
+
+/* mmap flags. */
+#define MAP_FIXED_ADDR (1u << 0) /* use @addr exactly (replacing what is there) */
+
+/*
+ * mm_mmap - map anonymous private memory.
+ * @addr: wanted address (hint, or exact with MAP_FIXED_ADDR), page aligned.
+ * @orders: allowed folio orders for faults in the new VMA (bit 0 always ok).
+ * Return: the start address, or a negative errno (-EINVAL, -ENOMEM).
+ * Without MAP_FIXED_ADDR the address is aligned to the largest allowed
+ * order (2 MiB when PMD_ORDER is allowed) so large folios can be used.
+ */
+long mm_mmap(struct mm *mm, unsigned long addr, unsigned long len, unsigned vm_flags,
+	     unsigned map_flags, unsigned long orders);
+
+/* munmap / mprotect of any page-aligned sub-range: split VMAs as needed.
+ * Return: 0 or a negative errno; on error nothing changed. */
+int mm_munmap(struct mm *mm, unsigned long addr, unsigned long len);
+int mm_mprotect(struct mm *mm, unsigned long addr, unsigned long len, unsigned vm_flags);
+
+/* Set VMA flags like VM_DONTCOPY on a range (splits VMAs). */
+int mm_madvise_flags(struct mm *mm, unsigned long addr, unsigned long len, unsigned set,
+		     unsigned clear);
+
+struct vma *find_vma(struct mm *mm, unsigned long addr); /* the VMA containing addr */
+
+/* Fault flags. */
+#define FAULT_WRITE (1u << 0)
+#define FAULT_UNSHARE (1u << 1) /* make an anon page exclusive without writing */
+#define FAULT_EXEC (1u << 2)
+
+/*
+ * handle_mm_fault - resolve a fault at @addr in @mm.
+ * Return: 0 when the access can be retried, -EFAULT when it is outside
+ * every VMA or against the VMA's protection, -ENOMEM when memory ran out.
+ */
+int handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags);
+
+/*
+ * mm_access - copy between a kernel buffer and @mm's memory through the MMU
+ * (the guest switches to @mm and really loads and stores; faults are taken
+ * by the hardware and resolved by handle_mm_fault). @write copies @buf into
+ * the mm. Return: 0, or -EFAULT with the copy stopped at the first page
+ * that cannot be accessed.
+ */
+int mm_access(struct mm *mm, unsigned long addr, void *buf, unsigned long len, bool write);
+
+/* Touch every page of [addr, addr+len) (one byte per page), writing when
+ * @write. Return: 0 or -EFAULT. */
+int mm_touch(struct mm *mm, unsigned long addr, unsigned long len, bool write);
+
+/* Print @mm's VMAs and PTE runs, readable by a student. */
+void mm_ptdump(struct mm *mm);
+
+/* Check every invariant of @mm (and of all memory when @mm is NULL);
+ * return the number of problems, each printed. */
+int mm_check(struct mm *mm);
+
+#endif

@@ -1,0 +1,40 @@
+#!/bin/sh
+# tests/bench/boot.sh - whole-process boot time of the smallest guest run,
+# `ptelab --mem 1G --nodes 2 run=exit:0`, side by side on every backend:
+# ptelab's KVM backend, QEMU TCG, QEMU with accel=kvm (slow to start on a
+# nested machine, so fewer repeats). Medians of REPS runs (default 20).
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+P=$TOP/build/ptelab
+T=$TOP/build/timeit
+REPS=${REPS:-20}
+QKVM_REPS=${QKVM_REPS:-5}
+args="--mem 1G --nodes 2 run=exit:0"
+res=$(mktemp)
+echo "== boot: whole-process time of ptelab $args"
+if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+	# shellcheck disable=SC2086
+	"$T" "$REPS" ptelab-kvm "$P" --backend kvm $args >>"$res"
+	"$P" --backend kvm --timing $args 2>&1 | grep timing
+else
+	echo "SKIP: ptelab-kvm: /dev/kvm is not usable"
+fi
+# shellcheck disable=SC2086
+"$T" "$REPS" qemu-tcg "$P" --backend qemu --accel tcg $args >>"$res"
+if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+	# shellcheck disable=SC2086
+	"$T" "$QKVM_REPS" qemu-kvm "$P" --backend qemu --accel kvm $args >>"$res"
+fi
+# shellcheck disable=SC2086
+"$T" "$REPS" qemu-arm64-tcg "$P" --arch arm64 $args >>"$res"
+printf '%-16s %6s %12s %12s %12s\n' variant reps median_ms min_ms max_ms
+sed 's/^RESULT //' "$res" | while read -r j; do
+	v=$(echo "$j" | sed -E 's/.*"variant":"([^"]*)".*/\1/')
+	r=$(echo "$j" | sed -E 's/.*"reps":([0-9]+).*/\1/')
+	med=$(echo "$j" | sed -E 's/.*"median_us":([0-9.]+).*/\1/')
+	mn=$(echo "$j" | sed -E 's/.*"min_us":([0-9.]+).*/\1/')
+	mx=$(echo "$j" | sed -E 's/.*"max_us":([0-9.]+).*/\1/')
+	awk -v v="$v" -v r="$r" -v a="$med" -v b="$mn" -v c="$mx" \
+		'BEGIN { printf "%-16s %6d %12.2f %12.2f %12.2f\n", v, r, a/1000, b/1000, c/1000 }'
+done
+cat "$res"
+rm -f "$res"

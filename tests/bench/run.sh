@@ -1,0 +1,14 @@
+#!/bin/sh
+# tests/bench/run.sh [NAME...] - the benchmarks (make bench). With no
+# names runs them all. Each prints a table and RESULT lines; RESULT lines
+# are also collected in build/bench-results.jsonl.
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=$TOP/build/bench-results.jsonl
+: >"$OUT"
+names=${*:-boot}
+for b in $names; do
+	sh "$TOP/tests/bench/$b.sh" | tee -a "$OUT.raw"
+done
+grep '^RESULT ' "$OUT.raw" | sed 's/^RESULT //' >"$OUT"
+rm -f "$OUT.raw"
+echo "results: $OUT"
