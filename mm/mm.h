@@ -21,6 +21,7 @@
 #define VM_WRITE (1u << 1)
 #define VM_EXEC (1u << 2)
 #define VM_DONTCOPY (1u << 3) /* not copied into a fork child (MADV_DONTFORK) */
+#define VM_NOHUGEPMD (1u << 4) /* order-9 folios are mapped by 512 PTEs, not a PMD */
 #define VM_ACCESS_FLAGS (VM_READ | VM_WRITE | VM_EXEC)
 
 /* mm flags. */
@@ -42,7 +43,10 @@ struct mm {
 	unsigned flags; /* MMF_* */
 	uint64_t nr_pt_pages; /* page-table pages below pgd */
 	int id;
+	struct mm *next_mm; /* all live mms, for the invariant checker */
 };
+
+extern struct mm *mm_list;
 
 /* The mm whose user half is live in the MMU (CR3 / TTBR0), or NULL. */
 extern struct mm *current_mm;

@@ -1,0 +1,43 @@
+/*
+ * knobs.h - the batching configuration every batched path reads.
+ *
+ * One cap per operation: 1 is the unbatched behaviour from before the seed
+ * patches, N batches at most N PTEs, CAP_MAX batches up to the natural
+ * bound (folio, page table, VMA, range). Set from the guest command line
+ * (zap=, mprotect=, fork=, gup_grab=, migrate=, batch= for all of them;
+ * gup_walk=on|off, contpte=on|off) or by benchmarks between runs.
+ */
+#ifndef MM_KNOBS_H
+#define MM_KNOBS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define CAP_MAX 0xffffffffu
+
+struct batch_caps {
+	unsigned zap, mprotect, fork, gup_grab, migrate;
+	bool gup_walk; /* walk every PTE to the table/VMA/end in one call */
+	bool contpte; /* arm64: fold aligned 16-entry runs into contiguous blocks */
+};
+
+extern struct batch_caps caps;
+
+/* The command-line keys caps_parse() understands (NULL-terminated). */
+extern const char *const caps_keys[];
+
+struct cmdline;
+/* caps_parse - read the knobs from @cl over the defaults (all max, walk on,
+ * contpte on). Return: 0, or -1 with the reason in @err. */
+int caps_parse(const struct cmdline *cl, char *err, size_t errlen);
+
+/* Every cap to 1 (@batched false) or to CAP_MAX (true). */
+void caps_set_all(bool batched);
+
+/* The batch bound for @nr remaining PTEs under @cap. */
+static inline unsigned cap_nr(unsigned cap, unsigned long nr)
+{
+	return nr < cap ? (unsigned)nr : cap;
+}
+
+#endif

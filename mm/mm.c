@@ -1,0 +1,74 @@
+/*
+ * mm.c - the lifetime of an address space.
+ *
+ * An mm is created with an empty user half (the arch shares the kernel
+ * half into its top level table) and lives while it has users; the last
+ * mm_put() zaps every VMA with the batched zap (full teardown), frees its
+ * page tables and itself. Parent and child of a fork hold their own mms,
+ * so they can be torn down in any order.
+ */
+#include <stdlib.h>
+
+#include "kernel.h"
+#include "mm_internal.h"
+
+struct mm *current_mm;
+struct mm *mm_list;
+static int next_mm_id = 1;
+
+struct mm *mm_create(void)
+{
+	struct mm *mm = calloc(1, sizeof(*mm));
+
+	if (!mm)
+		return NULL;
+	mm->pgd = pgd_alloc(mm);
+	if (!mm->pgd) {
+		free(mm);
+		return NULL;
+	}
+	mm->users = 1;
+	mm->id = next_mm_id++;
+	mm->next_mm = mm_list;
+	mm_list = mm;
+	return mm;
+}
+
+void mm_get(struct mm *mm)
+{
+	mm->users++;
+}
+
+static void mm_unlist(struct mm *mm)
+{
+	struct mm **p = &mm_list;
+
+	while (*p != mm)
+		p = &(*p)->next_mm;
+	*p = mm->next_mm;
+}
+
+void mm_put(struct mm *mm)
+{
+	if (--mm->users > 0)
+		return;
+	if (mm->users < 0)
+		panic("mm_put: mm %d has %d users", mm->id, mm->users);
+	for (struct vma *v = mm->vmas; v; v = v->next)
+		zap_vma_range(v, v->start, v->end, true);
+	vma_free_all(mm);
+	free_pgtables(mm, 0, MM_USER_END);
+	if (current_mm == mm)
+		switch_mm(NULL);
+	pgd_free(mm, mm->pgd);
+	mm_unlist(mm);
+	free(mm);
+}
+
+void switch_mm(struct mm *mm)
+{
+	if (mm == current_mm)
+		return;
+	current_mm = mm;
+	arch_switch_mm(mm, mm ? virt_to_phys(mm->pgd) : 0);
+}

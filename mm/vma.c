@@ -1,0 +1,236 @@
+/*
+ * vma.c - the VMA list of an mm: lookup, splitting, placement, and the
+ * mmap/munmap/mprotect/madvise entry points that edit it.
+ *
+ * VMAs are kept in a sorted singly linked list: simple to read, and the
+ * tests and benchmarks use a handful per mm. Every entry point validates
+ * its arguments first and makes the splits (the only step that can fail)
+ * before it changes any mapping, so an error leaves the mm as it was.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel.h"
+#include "mm.h"
+#include "mm_internal.h"
+
+#define MMAP_BASE 0x200000000ul /* first address mm_mmap() picks: 8 GiB */
+
+struct vma *find_vma(struct mm *mm, unsigned long addr)
+{
+	for (struct vma *v = mm->vmas; v && v->start <= addr; v = v->next)
+		if (addr < v->end)
+			return v;
+	return NULL;
+}
+
+/* The first VMA that ends after @addr (it may start after it), or NULL. */
+struct vma *find_vma_from(struct mm *mm, unsigned long addr)
+{
+	struct vma *v = mm->vmas;
+
+	while (v && v->end <= addr)
+		v = v->next;
+	return v;
+}
+
+static void vma_link(struct mm *mm, struct vma *n)
+{
+	struct vma **p = &mm->vmas;
+
+	while (*p && (*p)->start < n->start)
+		p = &(*p)->next;
+	n->next = *p;
+	*p = n;
+}
+
+static void vma_unlink_free(struct mm *mm, struct vma *v)
+{
+	struct vma **p = &mm->vmas;
+
+	while (*p != v)
+		p = &(*p)->next;
+	*p = v->next;
+	free(v);
+}
+
+/*
+ * vma_split - make @addr a VMA boundary if it falls inside a VMA.
+ * Return: 0, or -ENOMEM (nothing changed).
+ */
+static int vma_split(struct mm *mm, unsigned long addr)
+{
+	struct vma *v = find_vma(mm, addr), *n;
+
+	if (!v || v->start == addr)
+		return 0;
+	n = malloc(sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	*n = *v;
+	n->start = addr;
+	v->end = addr;
+	n->next = v->next;
+	v->next = n;
+	return 0;
+}
+
+/* Validate a user range. */
+static int range_ok(unsigned long addr, unsigned long len)
+{
+	return len && !(addr & (PAGE_SIZE - 1)) && !(len & (PAGE_SIZE - 1)) &&
+	       addr >= MM_USER_START && addr < MM_USER_END && len <= MM_USER_END - addr;
+}
+
+/* Is every byte of [start, end) inside some VMA? */
+static bool range_mapped(struct mm *mm, unsigned long start, unsigned long end)
+{
+	struct vma *v = find_vma_from(mm, start);
+
+	while (start < end) {
+		if (!v || v->start > start)
+			return false;
+		start = v->end;
+		v = v->next;
+	}
+	return true;
+}
+
+/* Largest page size the folio orders in @orders can use, at most a PMD. */
+static unsigned long orders_align(unsigned long orders)
+{
+	for (int o = PMD_ORDER; o > 0; o--)
+		if (orders & (1ul << o))
+			return PAGE_SIZE << o;
+	return PAGE_SIZE;
+}
+
+/* Find a free range of @len aligned to @align at or above @from; 0 if none. */
+static unsigned long find_gap(struct mm *mm, unsigned long from, unsigned long len,
+			      unsigned long align)
+{
+	unsigned long a = (from + align - 1) & ~(align - 1);
+
+	for (struct vma *v = find_vma_from(mm, a); a + len <= MM_USER_END; v = v->next) {
+		if (!v || a + len <= v->start)
+			return a;
+		a = (v->end + align - 1) & ~(align - 1);
+	}
+	return 0;
+}
+
+long mm_mmap(struct mm *mm, unsigned long addr, unsigned long len, unsigned vm_flags,
+	     unsigned map_flags, unsigned long orders)
+{
+	struct vma *v;
+	int err;
+
+	if (!(vm_flags & VM_READ) || (vm_flags & ~(VM_ACCESS_FLAGS | VM_NOHUGEPMD)) ||
+	    orders >> (PMD_ORDER + 1))
+		return -EINVAL;
+	if (map_flags & MAP_FIXED_ADDR) {
+		if (!range_ok(addr, len))
+			return -EINVAL;
+	} else {
+		if (!len || (len & (PAGE_SIZE - 1)))
+			return -EINVAL;
+		addr = find_gap(mm, addr ? addr : MMAP_BASE, len, orders_align(orders | 1));
+		if (!addr)
+			return -ENOMEM;
+	}
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if ((map_flags & MAP_FIXED_ADDR) && (err = mm_munmap(mm, addr, len))) {
+		free(v);
+		return err;
+	}
+	v->mm = mm;
+	v->start = addr;
+	v->end = addr + len;
+	v->flags = vm_flags;
+	v->orders = orders | 1;
+	v->nid = 0;
+	vma_link(mm, v);
+	return (long)addr;
+}
+
+/* Split at both ends of [start, end); the splits are the only allocation. */
+static int split_range(struct mm *mm, unsigned long start, unsigned long end)
+{
+	int err = vma_split(mm, start);
+
+	return err ? err : vma_split(mm, end);
+}
+
+int mm_munmap(struct mm *mm, unsigned long addr, unsigned long len)
+{
+	unsigned long end = addr + len;
+	struct vma *v, *next;
+	int err;
+
+	if (!range_ok(addr, len))
+		return -EINVAL;
+	err = prepare_range(mm, addr, end);
+	if (err)
+		return err;
+	err = split_range(mm, addr, end);
+	if (err)
+		return err;
+	for (v = find_vma_from(mm, addr); v && v->start < end; v = next) {
+		next = v->next;
+		zap_vma_range(v, v->start, v->end, false);
+		vma_unlink_free(mm, v);
+	}
+	free_pgtables(mm, addr, end);
+	return 0;
+}
+
+int mm_mprotect(struct mm *mm, unsigned long addr, unsigned long len, unsigned vm_flags)
+{
+	unsigned long end = addr + len;
+	int err;
+
+	if (!range_ok(addr, len) || !(vm_flags & VM_READ) || (vm_flags & ~VM_ACCESS_FLAGS))
+		return -EINVAL;
+	if (!range_mapped(mm, addr, end))
+		return -ENOMEM;
+	err = prepare_range(mm, addr, end);
+	if (!err)
+		err = split_range(mm, addr, end);
+	if (err)
+		return err;
+	for (struct vma *v = find_vma(mm, addr); v && v->start < end; v = v->next) {
+		unsigned newflags = (v->flags & ~VM_ACCESS_FLAGS) | vm_flags;
+
+		change_protection(v, v->start, v->end, newflags);
+		v->flags = newflags;
+	}
+	return 0;
+}
+
+int mm_madvise_flags(struct mm *mm, unsigned long addr, unsigned long len, unsigned set,
+		     unsigned clear)
+{
+	unsigned long end = addr + len;
+	int err;
+
+	if (!range_ok(addr, len) || ((set | clear) & ~(VM_DONTCOPY | VM_NOHUGEPMD)))
+		return -EINVAL;
+	if (!range_mapped(mm, addr, end))
+		return -ENOMEM;
+	err = split_range(mm, addr, end);
+	if (err)
+		return err;
+	for (struct vma *v = find_vma(mm, addr); v && v->start < end; v = v->next)
+		v->flags = (v->flags | set) & ~clear;
+	return 0;
+}
+
+/* Free every VMA of @mm (their mappings must already be gone). */
+void vma_free_all(struct mm *mm)
+{
+	while (mm->vmas)
+		vma_unlink_free(mm, mm->vmas);
+}
