@@ -88,7 +88,7 @@ $(1)_NL := $(B)/newlib/install/$(TRIPLE_$(1))
 $(1)_CFLAGS := -O2 -g -std=gnu11 $(WARN) -ffreestanding -fno-pie -fno-stack-protector \
 	-fno-builtin -fno-omit-frame-pointer $(GFLAGS_$(1)) -nostdinc \
 	-isystem $$($(1)_NL)/include -isystem $$(shell $(CC_$(1)) -print-file-name=include) \
-	-Iguest/include -Iarch/$(1)/include -Ivmm -Itests -MMD -MP
+	-Iguest/include -Iarch/$(1)/include -Imm -Ivmm -Itests -MMD -MP
 $(1)_SRCS := $(GUEST_COMMON) $(wildcard arch/$(1)/*.c) $(wildcard arch/$(1)/*.S)
 $(1)_OBJS := $$(patsubst %,$(B)/$(1)/obj/%.o,$$($(1)_SRCS))
 $(1)_LIBS := $$($(1)_NL)/lib/libc.a $$($(1)_NL)/lib/libm.a \

@@ -103,6 +103,7 @@ static int cmd_selftest(const char *arg)
 }
 
 static int cmd_list(const char *arg);
+int cmd_bench(const char *arg);
 
 static const struct command commands[] = {
 	{ "hello", "print the machine summary", 0, cmd_hello },
@@ -110,6 +111,8 @@ static const struct command commands[] = {
 	{ "fault", "take an unhandled page fault (exits 3)", 0, cmd_fault },
 	{ "hang", "spin forever with interrupts off", 0, cmd_hang },
 	{ "selftest", "selftest[:FILTER] - run the in-guest tests", 1, cmd_selftest },
+	{ "bench", "bench[:NAME] - run one benchmark or all (size=MiB reps=N folios=4K,64K,...)", 1,
+	  cmd_bench },
 	{ "list", "list the commands", 0, cmd_list },
 };
 

@@ -8,6 +8,7 @@
 
 #include "dt.h"
 #include "kernel.h"
+#include "knobs.h"
 #include "ptelab_abi.h"
 
 struct machine machine;
@@ -15,7 +16,23 @@ struct cmdline cmdline;
 struct boot_info *boot_info;
 
 /* Keys the command line may use; anything else is a usage error. */
-static const char *const known_keys[] = { "run", NULL };
+static const char *const known_keys[] = { "run", "size", "reps", "folios", "seed", NULL };
+
+/* Every key must be a command-line key or a batching knob. */
+static int check_keys(char *err, size_t errlen)
+{
+	for (int i = 0; i < cmdline.nr_words; i++) {
+		static struct cmdline one;
+
+		one.nr_words = 1;
+
+		one.word[0] = cmdline.word[i];
+		if (cmdline_check_keys(&one, known_keys, err, errlen) &&
+		    cmdline_check_keys(&one, caps_keys, err, errlen))
+			return -1;
+	}
+	return 0;
+}
 
 /* Run every run= item in order; stop at the first that does not pass. */
 static int run_commands(void)
@@ -56,8 +73,8 @@ static void read_machine(void)
 		printf("guest: %s\n", size ? err : "no device tree from the boot protocol");
 		arch_exit(PTELAB_EXIT_USAGE);
 	}
-	if (cmdline_parse(machine.bootargs, &cmdline, err, sizeof(err)) ||
-	    cmdline_check_keys(&cmdline, known_keys, err, sizeof(err))) {
+	if (cmdline_parse(machine.bootargs, &cmdline, err, sizeof(err)) || check_keys(err, sizeof(err)) ||
+	    caps_parse(&cmdline, err, sizeof(err))) {
 		printf("guest: command line: %s\n", err);
 		arch_exit(PTELAB_EXIT_USAGE);
 	}
