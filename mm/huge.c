@@ -13,7 +13,7 @@
 #include "mm_internal.h"
 
 /* PMD value mapping the whole of @folio in @vma. */
-static pmd_t vma_mk_pmd(struct vma *vma, struct folio *folio, bool write)
+pmd_t vma_mk_pmd(struct vma *vma, struct folio *folio, bool write)
 {
 	pmd_t pmd = pfn_pmd(folio_pfn(folio), vm_get_page_prot(vma->flags));
 

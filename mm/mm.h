@@ -56,6 +56,13 @@ void mm_get(struct mm *mm);
 void mm_put(struct mm *mm); /* last reference: zap everything, free tables */
 void switch_mm(struct mm *mm);
 
+/*
+ * mm_fork - a copy-on-write child of @src (VMAs without VM_DONTCOPY).
+ * Return: the child, or NULL with -ENOMEM in *@err; on failure @src is
+ * exactly as it was.
+ */
+struct mm *mm_fork(struct mm *src, int *err);
+
 /* mmap flags. */
 #define MAP_FIXED_ADDR (1u << 0) /* use @addr exactly (replacing what is there) */
 

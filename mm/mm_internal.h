@@ -55,7 +55,15 @@ int prepare_range(struct mm *mm, unsigned long start, unsigned long end);
  * mapping the same pages. Return: 0 or -ENOMEM. */
 int split_huge_pmd(struct vma *vma, pmd_t *pmdp, unsigned long addr);
 
+/* The PMD value mapping all of @folio in @vma (young; dirty if @dirty). */
+pmd_t vma_mk_pmd(struct vma *vma, struct folio *folio, bool dirty);
+
 /* The PTE value for page @pfn in @vma, before dirty/young/write tweaks. */
 pte_t vma_mk_pte(struct vma *vma, uint64_t pfn);
+
+/* Pins (mm/pin.c): @refs FOLL_PIN references on @f, and their release. */
+void folio_pin_refs(struct folio *f, int refs);
+void folio_unpin_refs(struct folio *f, int refs);
+void mm_set_has_pinned(struct mm *mm);
 
 #endif

@@ -7,6 +7,17 @@
  * record the distance to their head. Folio-wide state (refcount, total
  * mapcount, pincount, flags, order, node) lives in the head; per-page state
  * (mapcount, AnonExclusive) in each page.
+ *
+ * Mapcount convention (the one Linux uses for _large_mapcount): a PTE
+ * mapping adds one to its page's mapcount and one to the folio's
+ * large_mapcount; a PMD mapping adds one to entire_mapcount and ONE (not
+ * nr_pages) to large_mapcount. So folio_mapcount() is the number of page
+ * table entries, PTE or PMD, that map some part of the folio, and for a
+ * large folio large_mapcount == entire_mapcount + the sum of the pages'
+ * mapcounts (page_alloc_check() verifies it).
+ *
+ * The guest is uniprocessor: nothing here takes a lock. Callers that hold a
+ * PTE lock may call every function (none sleeps or takes a lock).
  */
 #ifndef MM_PAGE_H
 #define MM_PAGE_H
@@ -32,12 +43,21 @@
 #define PG_reserved (1u << 9) /* never given to the allocator */
 #define PG_pgtable (1u << 10) /* a page-table page */
 #define PG_tail (1u << 11) /* inside a folio, not its head */
+/* Allocator-private, on free pages only (see mm_debug_poison). */
+#define PG_poisoned (1u << 12) /* memory filled with PAGE_POISON when freed */
+#define PG_checked (1u << 13) /* transient mark of page_alloc_check() */
 /* Per-page state of anon pages. */
 #define PG_anon_exclusive (1u << 16)
 
 /* The pin bias for small folios: a pin adds this to the refcount, as in
  * Linux (GUP_PIN_COUNTING_BIAS). Large folios count pins in pincount. */
 #define GUP_PIN_COUNTING_BIAS 1024
+
+/* struct page.node of a frame in a memmap's span that no RAM backs. */
+#define NODE_NONE 0xff
+
+/* Freed memory is filled with this byte while mm_debug_poison is set. */
+#define PAGE_POISON 0x6b
 
 struct spinlock {
 	int locked;
@@ -47,16 +67,16 @@ struct spinlock {
 struct page {
 	uint32_t flags;
 	uint8_t order; /* head of a folio or buddy block: its order */
-	uint8_t node;
+	uint8_t node; /* index into pglists[], NODE_NONE for holes */
 	uint16_t pad;
 	uint32_t head_offset; /* tail pages: pages back to the head; 0 otherwise */
 	int32_t refcount; /* head only */
 	int32_t mapcount; /* PTEs mapping this page (PTE-level mappings only) */
 	int32_t entire_mapcount; /* head: PMD-level mappings of the whole folio */
-	int32_t large_mapcount; /* head: sum of all mappings (PTE + PMD) */
+	int32_t large_mapcount; /* head of a large folio: PTE + PMD mappings */
 	int32_t pincount; /* head of a large folio: FOLL_PIN pins */
 	union {
-		struct list_head lru; /* buddy free list */
+		struct list_head lru; /* buddy free list; the owner's while allocated */
 		struct spinlock ptl; /* PG_pgtable PTE tables: the split PTE lock */
 	};
 };
@@ -71,16 +91,26 @@ struct pglist {
 	int node_id; /* numa-node-id */
 	uint64_t start_pfn, end_pfn; /* span covered by memmap */
 	struct page *memmap; /* end_pfn - start_pfn entries */
+	uint64_t memmap_phys; /* where the memmap lives (reserved, on this node) */
 	struct list_head free_area[MAX_ORDER + 1];
 	uint64_t nr_free[MAX_ORDER + 1]; /* blocks per order */
-	uint64_t free_pages, present_pages;
+	uint64_t free_pages; /* pages on the free lists */
+	uint64_t present_pages; /* RAM pages in the node's ranges */
+	uint64_t reserved_pages; /* RAM pages kept out of the allocator */
+	int fallback[MAX_NUMNODES]; /* node indexes, nearest first (self first) */
 };
 
 extern struct pglist pglists[MAX_NUMNODES];
 extern int nr_pglists;
 
+/* Debug: poison freed folios with PAGE_POISON and check the poison when
+ * they are handed out again (default on; benchmarks turn it off). Poison
+ * found overwritten is reported and counted in mm_poison_errors. */
+extern bool mm_debug_poison;
+extern uint64_t mm_poison_errors;
+
 /* pfn <-> page through the node memmaps. pfn_to_page returns NULL for a
- * pfn outside every node. */
+ * pfn that is not RAM of any node (outside every span, or in a hole). */
 struct page *pfn_to_page(uint64_t pfn);
 uint64_t page_to_pfn(const struct page *page);
 void *page_address(const struct page *page); /* kernel (direct-map) address */
@@ -121,6 +151,23 @@ static inline int folio_nid(const struct folio *f)
 	return pglists[f->page.node].node_id;
 }
 
+/* Per-page AnonExclusive (Linux's names): the page is mapped by exactly one
+ * process and may be written without copy-on-write. Cleared at allocation. */
+static inline bool PageAnonExclusive(const struct page *page)
+{
+	return page->flags & PG_anon_exclusive;
+}
+
+static inline void SetPageAnonExclusive(struct page *page)
+{
+	page->flags |= PG_anon_exclusive;
+}
+
+static inline void ClearPageAnonExclusive(struct page *page)
+{
+	page->flags &= ~PG_anon_exclusive;
+}
+
 /* Allocation flags. */
 #define ALLOC_ANY_NODE (1u << 0) /* fall back to other nodes, nearest first */
 #define ALLOC_ZERO (1u << 1) /* zero the folio's memory */
@@ -129,19 +176,23 @@ static inline int folio_nid(const struct folio *f)
  * folio_alloc - allocate a folio of 2^@order pages on node index @nid.
  * Return: the folio with refcount 1, flags cleared (PG_large set when
  * order > 0), every page's mapcount 0; NULL when no block of that order is
- * free (on @nid, or anywhere with ALLOC_ANY_NODE).
+ * free (on @nid, or anywhere with ALLOC_ANY_NODE). Panics on a bad @nid or
+ * @order > MAX_ORDER. Counts one folio_allocs.
  */
 struct folio *folio_alloc(int nid, unsigned order, unsigned flags);
 
 /*
- * folio_alloc_orders - try each order set in @orders, highest first.
- * Return: the folio (its order says which one worked) or NULL.
+ * folio_alloc_orders - try each order set in @orders, highest first (each
+ * order with the node fallback that @flags allows before the next smaller
+ * order). Return: the folio (its order says which one worked) or NULL.
+ * Bits above MAX_ORDER panic.
  */
 struct folio *folio_alloc_orders(int nid, unsigned long orders, unsigned flags);
 
 /* Reference counting. Each call is one ref_update. folio_put frees the
  * folio when the count reaches zero; freeing a folio that is still mapped
- * or pinned panics with its state. */
+ * or pinned, a double free and a count going negative panic with the
+ * folio's state (nothing is changed before the panic). */
 void folio_get(struct folio *f);
 void folio_ref_add(struct folio *f, int nr);
 void folio_ref_sub(struct folio *f, int nr); /* must not reach zero */
@@ -153,10 +204,24 @@ static inline int folio_ref_count(const struct folio *f)
 	return f->page.refcount;
 }
 
+/* Pins (FOLL_PIN): @nr pins, each holding a reference. Small folios add
+ * @nr * GUP_PIN_COUNTING_BIAS to the refcount, large ones @nr to refcount
+ * and pincount. One ref_update per call. folio_unpin may free the folio. */
+void folio_pin(struct folio *f, int nr);
+void folio_unpin(struct folio *f, int nr);
+
+static inline int folio_pincount(const struct folio *f)
+{
+	return f->page.pincount;
+}
+
 /* Mapcounts: @nr consecutive pages from @page, all in @f, gain or lose one
- * PTE mapping each (one mapcount_update per call). */
+ * PTE mapping each (one mapcount_update per call). Panics on underflow or
+ * pages outside @f. */
 void folio_add_rmap_ptes(struct folio *f, struct page *page, int nr);
 void folio_remove_rmap_ptes(struct folio *f, struct page *page, int nr);
+/* One PMD mapping of a whole PMD_ORDER folio: entire_mapcount and
+ * large_mapcount change by one (see the convention at the top). */
 void folio_add_rmap_pmd(struct folio *f);
 void folio_remove_rmap_pmd(struct folio *f);
 
@@ -165,23 +230,51 @@ static inline int folio_mapcount(const struct folio *f)
 	return folio_test_large(f) ? f->page.large_mapcount : f->page.mapcount;
 }
 
+static inline int folio_entire_mapcount(const struct folio *f)
+{
+	return f->page.entire_mapcount;
+}
+
 /* Does any page of @f have more than one mapping, or is it PMD- and
- * PTE-mapped at once? (A cheap "maybe shared".) */
+ * PTE-mapped at once? (A "maybe shared": O(1) for small folios and
+ * whenever the counts decide it, else one pass over the pages.) */
 bool folio_maybe_mapped_shared(const struct folio *f);
 
 /* Pins: a small folio's pins are refcount / GUP_PIN_COUNTING_BIAS; a large
  * folio's are its pincount. */
 bool folio_maybe_dma_pinned(const struct folio *f);
 
-/* Memory init from the machine description: build memmaps and free lists,
- * keeping reserved ranges out. Panics on inconsistent input. */
-struct mem_range;
+/* Write "pfn ... order ... refcount ..." (every field of the folio's state)
+ * into @buf for panics and checkers; never panics itself. */
+void folio_describe(const struct folio *f, char *buf, size_t size);
+
+/*
+ * Memory init. mm_reserve() keeps [start, start+size), widened to whole
+ * pages, out of the allocator; it may be called any time before
+ * page_alloc_init() and panics after. page_alloc_init() builds every
+ * node's memmap (on the node itself) and free lists from `machine`;
+ * panics on inconsistent input. mm_init() (mm/init.c) does the whole
+ * sequence once: boot reservations, arch_mm_init(), page_alloc_init().
+ */
 void mm_reserve(uint64_t start, uint64_t size, const char *what);
 void page_alloc_init(void);
+void mm_init(void);
 
-/* Debug: verify free lists and counts of every node; return the number of
- * problems found (each printed). */
+/*
+ * arch_mm_init - required arch hook, called by mm_init() after the boot
+ * reservations and before the buddy allocator exists. It may take memory
+ * with memblock_alloc() (mm/memblock.h), e.g. for kernel page tables, and
+ * must leave all RAM reachable through phys_to_virt(), since
+ * page_alloc_init() then writes the memmaps through the direct map.
+ */
+void arch_mm_init(void);
+
+/* Debug: verify the free lists, counts and memmap of every node; return
+ * the number of problems found (each printed). */
 int page_alloc_check(void);
+
+/* Print each node's free blocks per order. */
+void page_alloc_print(void);
 
 /* Free pages on node index @nid, and in total. */
 uint64_t node_free_pages(int nid);
