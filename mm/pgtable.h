@@ -11,6 +11,25 @@
  *
  * Naming: pte_*() work on values, ptep_*() on an entry in a table, *_ptes()
  * on a run of entries.
+ *
+ * What every <asm/pgtable.h> must define (arch/x86_64 and arch/arm64 do,
+ * and tests/mm/test_pgtable.c checks that they behave alike):
+ *   PTE values:  pfn_pte pte_pfn pte_pgprot pte_present pte_user
+ *                pte_user_writable pte_write pte_dirty pte_young pte_exec
+ *                pte_mkwrite pte_wrprotect pte_mkdirty pte_mkclean
+ *                pte_mkyoung pte_mkold pte_modify
+ *   protections: PAGE_USER_NONE _RO _RX _RW _RWX (see vm_get_page_prot)
+ *   tables:      {pgd,pud,pmd}_mktable(pfn) _none _present _table_pfn,
+ *                pud_leaf
+ *   PMD leaves:  pfn_pmd pmd_pfn pmd_leaf pmd_modify, and pmd_pte/pte_pmd
+ *                (leaf bits have the PTE layout, so pmd_write, pmd_mkdirty,
+ *                ... below are generic)
+ * pte_present() is true for PROT_NONE entries too (mapped, but the MMU
+ * faults on them). pte_user() and pte_user_writable() are the MMU's view
+ * (may user mode read / write through it now); pte_write() and pte_dirty()
+ * are mm's (may the page be written / was it). They differ where the
+ * format tracks dirtiness by faults: a clean writable arm64 entry is
+ * pte_write() but not pte_user_writable().
  */
 #ifndef MM_PGTABLE_H
 #define MM_PGTABLE_H
@@ -48,6 +67,8 @@ struct vma;
 #define PUD_SIZE (1ul << PUD_SHIFT)
 #define PGDIR_SIZE (1ul << PGDIR_SHIFT)
 #define PMD_MASK (~(PMD_SIZE - 1))
+#define PUD_MASK (~(PUD_SIZE - 1))
+#define PGDIR_MASK (~(PGDIR_SIZE - 1))
 
 static inline unsigned pgd_index(unsigned long a)
 {
@@ -74,14 +95,98 @@ static inline unsigned long pmd_addr_end(unsigned long addr, unsigned long end)
 	return b - 1 < end - 1 ? b : end;
 }
 
+static inline unsigned long pud_addr_end(unsigned long addr, unsigned long end)
+{
+	unsigned long b = (addr + PUD_SIZE) & PUD_MASK;
+
+	return b - 1 < end - 1 ? b : end;
+}
+
+static inline unsigned long pgd_addr_end(unsigned long addr, unsigned long end)
+{
+	unsigned long b = (addr + PGDIR_SIZE) & PGDIR_MASK;
+
+	return b - 1 < end - 1 ? b : end;
+}
+
 static inline bool pte_none(pte_t p)
 {
 	return p.val == 0;
 }
 
+static inline bool pte_same(pte_t a, pte_t b)
+{
+	return a.val == b.val;
+}
+
 #include <asm/pgtable.h> /* the arch's bit format and hook overrides */
 
+/* ---- PMD leaves: the PTE bit layout, so the PTE operations apply -------- */
+
+static inline bool pmd_write(pmd_t pmd)
+{
+	return pte_write(pmd_pte(pmd));
+}
+static inline bool pmd_dirty(pmd_t pmd)
+{
+	return pte_dirty(pmd_pte(pmd));
+}
+static inline bool pmd_young(pmd_t pmd)
+{
+	return pte_young(pmd_pte(pmd));
+}
+static inline bool pmd_user(pmd_t pmd)
+{
+	return pte_user(pmd_pte(pmd));
+}
+static inline pmd_t pmd_mkwrite(pmd_t pmd)
+{
+	return pte_pmd(pte_mkwrite(pmd_pte(pmd)));
+}
+static inline pmd_t pmd_wrprotect(pmd_t pmd)
+{
+	return pte_pmd(pte_wrprotect(pmd_pte(pmd)));
+}
+static inline pmd_t pmd_mkdirty(pmd_t pmd)
+{
+	return pte_pmd(pte_mkdirty(pmd_pte(pmd)));
+}
+static inline pmd_t pmd_mkclean(pmd_t pmd)
+{
+	return pte_pmd(pte_mkclean(pmd_pte(pmd)));
+}
+static inline pmd_t pmd_mkyoung(pmd_t pmd)
+{
+	return pte_pmd(pte_mkyoung(pmd_pte(pmd)));
+}
+static inline pmd_t pmd_mkold(pmd_t pmd)
+{
+	return pte_pmd(pte_mkold(pmd_pte(pmd)));
+}
+
+/*
+ * vm_get_page_prot - the user protection for VMA flags @vm_flags (VM_READ,
+ * VM_WRITE, VM_EXEC; other flags are ignored). Writable entries only for
+ * VM_WRITE; write or exec imply read (no format here can do without);
+ * none of the three gives PAGE_USER_NONE. Entries start young (no
+ * access-flag fault) and clean.
+ */
+pgprot_t vm_get_page_prot(unsigned vm_flags);
+
 /* ---- optional arch hooks, generic defaults ------------------------------ */
+
+#ifndef arch_has_hw_ad
+/*
+ * Does the MMU set young and dirty in the entries itself (x86 always)?
+ * When false, an access through an old entry and a write through a clean
+ * writable one fault, and handle_mm_fault() must set the bits with
+ * ptep_set_access_flags(). The host's software MMU follows this too.
+ */
+static inline bool arch_has_hw_ad(void)
+{
+	return true;
+}
+#endif
 
 #ifndef __ptep_get
 /* Read one entry as the hardware sees it. */
@@ -116,8 +221,7 @@ static inline pte_t pte_advance_pfn(pte_t pte, unsigned long nr)
 
 #ifndef set_ptes
 /* Map @nr consecutive pages starting with @pte at @ptep (for @addr). */
-static inline void set_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte,
-			    unsigned nr)
+static inline void set_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte, unsigned nr)
 {
 	(void)mm, (void)addr;
 	for (;;) {
@@ -208,47 +312,146 @@ static inline bool ptep_set_access_flags(struct vma *vma, unsigned long addr, pt
 }
 #endif
 
+/* ---- required arch hooks (arch/<arch>/mmu.c, arch/host/mmu.c) ----------- */
+
+/* Invalidate the TLB for [start, end) of @mm; nothing to do when @mm is
+ * not live in the MMU. Called by flush_tlb_range() only. */
+void arch_flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end);
+void arch_flush_tlb_all(void);
+/* Make @pgd_phys the user half's root (CR3 / TTBR0); 0 = no user mm. */
+void arch_switch_mm(struct mm *mm, uint64_t pgd_phys);
+/* Fill the kernel half of a new top-level table (x86: share PML4 entries
+ * 256..511 of the kernel's; arm64 and host: nothing, TTBR1 is separate). */
+void arch_pgd_init(void *pgd);
+
 /* ---- tables, walkers, locks (mm/pgtable.c) ------------------------------ */
 
-/* TLB flush of [start, end) in @mm: counted, then the arch's flush. */
+/* flush_tlb_range - TLB flush of [start, end) in @mm: one tlb_flushes,
+ * tlb_pages by the pages the range covers, then the arch's flush. */
 void flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end);
 
-/* Allocate a zeroed page-table page (PG_pgtable, lock initialised), or NULL. */
+/*
+ * pt_alloc - a zeroed page-table page below the pgd: an order-0 folio
+ * flagged PG_pgtable with its PTE lock initialised. Counts pt_allocs and
+ * @mm->nr_pt_pages (@mm may be NULL for tables no mm owns).
+ * Return: the page, or NULL when memory ran out.
+ */
 struct page *pt_alloc(struct mm *mm);
+/* pt_free - give back a table from pt_alloc(); panics if its lock is held. */
 void pt_free(struct mm *mm, struct page *pt);
 
-/* Table behind a non-leaf entry, as a kernel pointer. */
+/*
+ * pgd_alloc - a zeroed top-level table for @mm with the kernel half filled
+ * in by arch_pgd_init(). Counts pt_allocs but not nr_pt_pages (which
+ * counts the tables below the pgd). Return: the table or NULL.
+ * pgd_free - give it back; panics if a user-half entry is still set.
+ */
+pgd_t *pgd_alloc(struct mm *mm);
+void pgd_free(struct mm *mm, pgd_t *pgd);
+
+/*
+ * free_pgtables - free the PTE, PMD and PUD tables under [start, end),
+ * rounded out to whole tables, that have no entry left (the caller zapped
+ * the range first), and clear the entries that pointed at them. One TLB
+ * flush over the freed span before the pages go back, because the MMU
+ * may cache upper-level entries. Tables with entries are kept whatever
+ * the range says. Context: no PTE lock held; user half only.
+ */
+void free_pgtables(struct mm *mm, unsigned long start, unsigned long end);
+
+/* Table behind a present non-leaf entry, as a kernel pointer (panics on a
+ * none or leaf entry). */
 pud_t *pgd_table(pgd_t e);
 pmd_t *pud_table(pud_t e);
 pte_t *pmd_table(pmd_t e);
 
+/* Entry pointers for @addr, one level down (no counters, no locks). */
+static inline pgd_t *pgd_offset_pgd(pgd_t *pgd, unsigned long addr)
+{
+	return pgd + pgd_index(addr);
+}
+static inline pud_t *pud_offset(pgd_t *pgdp, unsigned long addr)
+{
+	return pgd_table(*pgdp) + pud_index(addr);
+}
+static inline pmd_t *pmd_offset(pud_t *pudp, unsigned long addr)
+{
+	return pud_table(*pudp) + pmd_index(addr);
+}
+static inline pte_t *pte_offset_kernel(pmd_t *pmdp, unsigned long addr)
+{
+	return pmd_table(*pmdp) + pte_index(addr);
+}
+
 /*
- * Walk from the top level to the pmd entry for @addr (one pt_descent).
- * With @alloc, missing tables are allocated; return NULL when a level is
- * missing (or allocation failed).
+ * mm_find_pmd - walk from the top level to the pmd entry for @addr (one
+ * pt_descent per call). With @alloc, missing PUD and PMD tables are
+ * allocated (the PTE table is the caller's business). The entry returned
+ * may be none, a table or a PMD leaf; the walk never goes below it.
+ * Return: NULL when a level is missing without @alloc, allocation failed,
+ * or a PUD leaf covers @addr.
  */
 pmd_t *mm_find_pmd(struct mm *mm, unsigned long addr, bool alloc);
 
-/* The PTE table page behind a pmd table entry, and its lock. */
+/* The PTE table page behind a pmd table entry (it holds the lock). */
 struct page *pmd_pt_page(pmd_t pmd);
 
 /*
  * pte_offset_map_lock - lock the PTE table behind @pmdp and return the
  * entry for @addr, with *@ptl set to the lock taken (one ptl_take).
- * Return: NULL when @pmdp is not a table (none or a leaf).
+ * Return: NULL (nothing locked) when @pmdp is not a table (none or leaf).
  */
-pte_t *pte_offset_map_lock(struct mm *mm, pmd_t *pmdp, unsigned long addr,
-			   struct spinlock **ptl);
+pte_t *pte_offset_map_lock(struct mm *mm, pmd_t *pmdp, unsigned long addr, struct spinlock **ptl);
+/* Release @ptl; @ptep may point anywhere in (or just past) the run. */
 void pte_unmap_unlock(pte_t *ptep, struct spinlock *ptl);
 
-void spin_lock(struct spinlock *l); /* panics if already held: one CPU */
+/* Uniprocessor locks: spin_lock panics with the lock's name if it is
+ * already held (a deadlock on one CPU), spin_unlock if it is not held. */
+void spin_lock(struct spinlock *l);
 void spin_unlock(struct spinlock *l);
+
+/* ---- the page-table walker (mm/pgtable.c) ------------------------------- */
+
+/*
+ * struct pt_walk_ops - what walk_page_range() calls. Any callback may be
+ * NULL (that kind of entry is skipped). Return 0 to go on, PT_WALK_AGAIN
+ * (pmd_leaf only) to have the same pmd entry looked at again, e.g. after
+ * splitting it into a PTE table, or anything else to stop the walk, which
+ * then returns that value.
+ * @pmd_leaf: a PMD leaf covering [addr, end) (a clipped part when the range
+ *	starts or ends inside it). No lock held.
+ * @pte_range: the entries of one PTE table for [addr, end): @ptep is the
+ *	entry for @addr, and the run goes to the end of the table or of the
+ *	range, so a batching callback sees the whole run at once. The
+ *	table's lock is held (taken once for the run).
+ * @pte_hole: [addr, end) has no table at some level (pgd, pud or pmd none).
+ */
+struct pt_walk_ops {
+	int (*pmd_leaf)(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsigned long end,
+			void *priv);
+	int (*pte_range)(struct mm *mm, pmd_t *pmdp, pte_t *ptep, unsigned long addr,
+			 unsigned long end, void *priv);
+	int (*pte_hole)(struct mm *mm, unsigned long addr, unsigned long end, void *priv);
+};
+
+#define PT_WALK_AGAIN 1
+
+/*
+ * walk_page_range - visit the tables of @mm under [start, end) (page
+ * aligned, start < end) in address order, nothing allocated. One
+ * pt_descent for the whole walk: it goes down each level once instead of
+ * restarting from the top per PMD. PUD leaves (kernel half only) are not
+ * visited. Return: 0, or the first callback value that stopped the walk.
+ * Context: no PTE lock held on entry; pte_range runs under one.
+ */
+int walk_page_range(struct mm *mm, unsigned long start, unsigned long end,
+		    const struct pt_walk_ops *ops, void *priv);
 
 /* ---- folio_pte_batch (mm/pte_batch.c) ----------------------------------- */
 
 #define FPB_IGNORE_DIRTY (1u << 0) /* differing dirty bits do not end a run */
 #define FPB_IGNORE_YOUNG (1u << 1) /* differing young bits do not end a run */
-#define FPB_MERGE_WRITE (1u << 2) /* differing write bits do not end a run; report if any */
+#define FPB_MERGE_WRITE (1u << 2)  /* differing write bits do not end a run; report if any */
 
 /*
  * folio_pte_batch - how many consecutive entries from @ptep, starting with
@@ -258,8 +461,14 @@ void spin_unlock(struct spinlock *l);
  * (the caller passes the VMA/range bound and its batch cap).
  * @any_writable: if not NULL, set to whether any entry of the run was
  * writable (for FPB_MERGE_WRITE).
- * Works on a copy of @pte; reads each further entry once with ptep_get().
- * Return: the run length, at least 1.
+ * Works on a copy of @pte; reads each further entry once with ptep_get()
+ * (fewer where pte_batch_hint() says a block of entries is uniform). The
+ * comparison is of values with the ignored bits cleared and dirtiness in
+ * one canonical form, so two entries that differ only in how the format
+ * records "dirty" still batch. Panics when @pte does not map a page of
+ * @folio, @max_nr is 0, or @addr is not the address of @ptep's slot.
+ * Context: the PTE table lock is held.
+ * Return: the run length, 1..@max_nr.
  */
 unsigned folio_pte_batch(struct folio *folio, unsigned long addr, pte_t *ptep, pte_t pte,
 			 unsigned max_nr, unsigned flags, bool *any_writable);

@@ -1,0 +1,243 @@
+/*
+ * mmu.c (arm64) - the kernel's own page tables and the MMU hooks.
+ *
+ * Two roots. TTBR1_EL1 holds the kernel's table: the first GiB of the
+ * physical space as Device-nGnRE (QEMU virt's devices: UART, GIC, ...)
+ * and every RAM range of `machine` as Normal memory at PAGE_OFFSET + phys,
+ * which includes the kernel image (KERNEL_VBASE = PAGE_OFFSET +
+ * KERNEL_PBASE), so the RAM map is executable at EL1 and never at EL0.
+ * TTBR0_EL1 holds the current mm's pgd, or an empty table when there is
+ * none. Every mm uses ASID 0, so switching mm invalidates the whole TLB
+ * (TLBI VMALLE1IS): simple and correct, at the price of the kernel's
+ * entries too; per-mm ASIDs would avoid that.
+ *
+ * TLB maintenance follows the architecture's rule: DSB ISHST so the table
+ * writes are visible to the walker, TLBI, then DSB ISH to wait for it and
+ * ISB so later instructions translate with the new state.
+ *
+ * Hardware A/D (FEAT_HAFDBS) stays off (TCR_EL1.HA/HD clear), matching
+ * arch_has_hw_ad() == false in <asm/pgtable.h>: the fault path sets the
+ * access flag and dirtiness on every arm64 machine alike.
+ */
+#include <string.h>
+
+#include "kernel.h"
+#include "memblock.h"
+#include "mm.h"
+#include "pgtable.h"
+
+#include <asm/mmu.h>
+
+#define TLBI_PAGES_MAX 32	 /* pages; a larger range drops all of ASID 0 */
+#define DEVICE_SPAN (1ull << 30) /* QEMU virt: devices below 1 GiB */
+
+/* TCR_EL1 fields this code relies on or sets. */
+#define TCR_T0SZ(t) ((t)&0x3f)
+#define TCR_T1SZ(t) (((t) >> 16) & 0x3f)
+#define TCR_TG0(t) (((t) >> 14) & 3) /* 0 = 4 KiB */
+#define TCR_TG1(t) (((t) >> 30) & 3) /* 2 = 4 KiB */
+#define TCR_EPD0 (1ull << 7)
+#define TCR_A1 (1ull << 22)
+#define TCR_HA (1ull << 39)
+#define TCR_HD (1ull << 40)
+
+/* Kernel leaves: EL1 read-write (AP = 00), global, access flag set. */
+#define KERNEL_NORMAL (PTE_AF | PTE_SHARED | PTE_ATTRINDX(MT_NORMAL) | PTE_UXN)
+#define KERNEL_DEVICE (PTE_AF | PTE_ATTRINDX(MT_DEVICE_nGnRE) | PTE_PXN | PTE_UXN)
+
+static pgd_t *kernel_pgd; /* TTBR1 */
+static uint64_t kernel_pgd_phys;
+static uint64_t empty_pgd_phys; /* TTBR0 when no mm is current */
+
+/* Make table writes visible, run @tlbi, wait for it, resynchronise. */
+#define TLB_SYNC(tlbi)                                                                             \
+	do {                                                                                       \
+		dsb(ishst);                                                                        \
+		tlbi;                                                                              \
+		dsb(ish);                                                                          \
+		isb();                                                                             \
+	} while (0)
+
+static void flush_user_pages(unsigned long start, unsigned long end)
+{
+	dsb(ishst);
+	for (unsigned long a = start & ~(PAGE_SIZE - 1); a < end; a += PAGE_SIZE)
+		tlbi_vae1is(tlbi_va_arg(a));
+	dsb(ish);
+	isb();
+}
+
+void arch_flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end)
+{
+	if (mm != current_mm)
+		return; /* not in the TLB: switching to it flushes everything */
+	if (end - start > TLBI_PAGES_MAX * PAGE_SIZE)
+		TLB_SYNC(tlbi_aside1is_0());
+	else
+		flush_user_pages(start, end);
+}
+
+void arch_flush_tlb_all(void)
+{
+	TLB_SYNC(tlbi_vmalle1is());
+}
+
+void arch_switch_mm(struct mm *mm, uint64_t pgd_phys)
+{
+	(void)mm;
+	if (!empty_pgd_phys)
+		panic("arch_switch_mm: called before arch_mm_init");
+	dsb(ishst);
+	write_sysreg(pgd_phys ? pgd_phys : empty_pgd_phys, ttbr0_el1); /* ASID 0 */
+	isb();
+	TLB_SYNC(tlbi_vmalle1is());
+}
+
+/* The kernel half is TTBR1's: a user pgd needs nothing from it. */
+void arch_pgd_init(void *pgd)
+{
+	(void)pgd;
+}
+
+/* ---- building the kernel's tables ------------------------------------------ */
+
+/* A zeroed table page from memblock, reachable through the boot map. */
+static void *early_table(uint64_t *pa)
+{
+	if (memblock_alloc(PAGE_SIZE, PAGE_SIZE, 0, "kernel page tables", pa))
+		panic("arch_mm_init: no memory for kernel page tables");
+	if (*pa + PAGE_SIZE > BOOT_MAP_SIZE)
+		panic("arch_mm_init: table page %#llx is beyond the boot map",
+		      (unsigned long long)*pa);
+	return memset(phys_to_virt(*pa), 0, PAGE_SIZE);
+}
+
+static pud_t *kpud(unsigned long va)
+{
+	pgd_t *g = &kernel_pgd[pgd_index(va)];
+	uint64_t pa;
+
+	if (pgd_none(*g)) {
+		early_table(&pa);
+		*g = pgd_mktable(pa >> PAGE_SHIFT);
+	}
+	return pud_offset(g, va);
+}
+
+static pmd_t *kpmd(unsigned long va)
+{
+	pud_t *u = kpud(va);
+	uint64_t pa;
+
+	if (pud_none(*u)) {
+		early_table(&pa);
+		*u = pud_mktable(pa >> PAGE_SHIFT);
+	}
+	if (pud_leaf(*u))
+		panic("arch_mm_init: %#lx is already inside a 1 GiB block", va);
+	return pmd_offset(u, va);
+}
+
+static pte_t *kpte(unsigned long va)
+{
+	pmd_t *m = kpmd(va);
+	uint64_t pa;
+
+	if (pmd_none(*m)) {
+		early_table(&pa);
+		*m = pmd_mktable(pa >> PAGE_SHIFT);
+	}
+	if (pmd_leaf(*m))
+		panic("arch_mm_init: %#lx is already inside a 2 MiB block", va);
+	return pte_offset_kernel(m, va);
+}
+
+/* Map one block or page of the largest size that fits at @va -> @pa;
+ * return its size. */
+static uint64_t kmap_one(unsigned long va, uint64_t pa, uint64_t left, uint64_t prot)
+{
+	uint64_t both = va | pa;
+
+	if (!(both & (PUD_SIZE - 1)) && left >= PUD_SIZE) {
+		pud_t *u = kpud(va);
+
+		if (!pud_none(*u))
+			panic("arch_mm_init: %#lx mapped twice", va);
+		*u = (pud_t){ (pa & PUD_ADDR_MASK) | prot | PTE_TYPE_BLOCK };
+		return PUD_SIZE;
+	}
+	if (!(both & (PMD_SIZE - 1)) && left >= PMD_SIZE) {
+		pmd_t *m = kpmd(va);
+
+		if (!pmd_none(*m))
+			panic("arch_mm_init: %#lx mapped twice", va);
+		*m = (pmd_t){ (pa & PMD_ADDR_MASK) | prot | PTE_TYPE_BLOCK };
+		return PMD_SIZE;
+	}
+	*kpte(va) = (pte_t){ (pa & PTE_ADDR_MASK) | prot | PTE_TYPE_PAGE };
+	return PAGE_SIZE;
+}
+
+static void kmap_range(unsigned long va, uint64_t pa, uint64_t size, uint64_t prot)
+{
+	for (uint64_t done = 0, step; done < size; done += step)
+		step = kmap_one(va + done, pa + done, size - done, prot);
+}
+
+/* The boot code's MMU setup must be what this file's entries assume. */
+static uint64_t check_boot_mmu(void)
+{
+	uint64_t mair = read_sysreg(mair_el1), tcr = read_sysreg(tcr_el1);
+
+	if ((mair & 0xffff) != MAIR_EL1_VALUE)
+		panic("arch_mm_init: MAIR_EL1 %#llx: need Attr%d = %#x (normal WB), Attr%d = %#x "
+		      "(device nGnRE), i.e. MAIR_EL1_VALUE from <asm/pgtable.h>",
+		      (unsigned long long)mair, MT_NORMAL, MAIR_ATTR_NORMAL, MT_DEVICE_nGnRE,
+		      MAIR_ATTR_DEVICE_nGnRE);
+	if (TCR_T0SZ(tcr) != 16 || TCR_T1SZ(tcr) != 16 || TCR_TG0(tcr) != 0 || TCR_TG1(tcr) != 2 ||
+	    (tcr & TCR_A1))
+		panic("arch_mm_init: TCR_EL1 %#llx: need 48-bit VAs and 4 KiB granules in both "
+		      "halves, ASID from TTBR0",
+		      (unsigned long long)tcr);
+	return tcr;
+}
+
+/* Devices below 1 GiB, then the RAM ranges (which must not overlap them). */
+static void map_kernel_half(void)
+{
+	kmap_range(PAGE_OFFSET, 0, DEVICE_SPAN, KERNEL_DEVICE);
+	for (int n = 0; n < machine.nr_nodes; n++)
+		for (int r = 0; r < machine.node[n].nr_ranges; r++) {
+			const struct mem_range *mr = &machine.node[n].range[r];
+			uint64_t start = mr->base & ~(PAGE_SIZE - 1);
+			uint64_t end = (mr->base + mr->size) & ~(PAGE_SIZE - 1);
+
+			if (end > start)
+				kmap_range(PAGE_OFFSET + start, start, end - start, KERNEL_NORMAL);
+		}
+}
+
+void arch_mm_init(void)
+{
+	uint64_t tcr = check_boot_mmu();
+
+	kernel_pgd = early_table(&kernel_pgd_phys);
+	early_table(&empty_pgd_phys);
+	map_kernel_half();
+	/*
+	 * The new TTBR1 table maps what the boot table maps at the same
+	 * addresses with the same attributes, so no break-before-make step:
+	 * at worst the TLB briefly holds entries of both (block sizes may
+	 * differ, which the architecture allows to raise a TLB conflict
+	 * abort; QEMU TCG never does), and the TLBI right after drops them.
+	 */
+	dsb(ishst);
+	write_sysreg(empty_pgd_phys, ttbr0_el1);
+	write_sysreg(kernel_pgd_phys, ttbr1_el1);
+	isb();
+	TLB_SYNC(tlbi_vmalle1is());
+	write_sysreg(tcr & ~(TCR_EPD0 | TCR_HA | TCR_HD), tcr_el1);
+	isb();
+	printf("mm: kernel page tables at %#llx (TTBR1), user half empty (TTBR0 %#llx)\n",
+	       (unsigned long long)kernel_pgd_phys, (unsigned long long)empty_pgd_phys);
+}

@@ -1,0 +1,45 @@
+/*
+ * setup.c - bring up the simulated machine and mm before the host mm
+ * runner's tests, and the arch hooks mm/ needs from the simulation.
+ */
+#include "kernel.h"
+#include "page.h"
+#include "mm/mm_test.h"
+
+#define HOST_NODES 2
+#define HOST_NODE_MB 64
+
+/*
+ * Boot ranges as a guest's boot protocol would report them: a "kernel"
+ * at the start of node 0 (the guest reserves its image and heap the same
+ * way) and an unaligned "fdt" straddling the 4 MiB boundary of node 0, so
+ * outward page alignment and the split of two MAX_ORDER blocks are tested.
+ */
+static const struct boot_range host_boot_ranges[] = {
+	{ HOST_RAM_BASE, 1ull << 20, "host-kernel" },
+	{ HOST_RAM_BASE + 0x3ff800, 0x1000, "host-fdt" },
+};
+
+/* There are no kernel page tables to build in the simulation. */
+void arch_mm_init(void)
+{
+}
+
+/* The host runner can catch panics (tests/mm/mm_test.h). */
+bool test_can_catch_panic(void)
+{
+	return true;
+}
+
+int test_catch_panic(void (*fn)(void *), void *arg, char *msg, size_t size)
+{
+	return host_catch_panic(fn, arg, msg, size);
+}
+
+__attribute__((constructor)) static void host_mm_setup(void)
+{
+	host_machine_init(HOST_NODES, HOST_NODE_MB);
+	for (unsigned i = 0; i < sizeof(host_boot_ranges) / sizeof(host_boot_ranges[0]); i++)
+		boot_info->reserved[boot_info->nr_reserved++] = host_boot_ranges[i];
+	mm_init();
+}

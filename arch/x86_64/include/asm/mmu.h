@@ -1,0 +1,88 @@
+/*
+ * mmu.h (x86_64) - the MMU hooks mm/ calls, and the privileged
+ * instructions behind them. The host runner shadows this file with
+ * arch/host/include/asm/mmu.h, so only guest code sees the inline asm.
+ */
+#ifndef ASM_MMU_H
+#define ASM_MMU_H
+
+#include <stdint.h>
+
+struct mm;
+void arch_flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end);
+void arch_flush_tlb_all(void);
+void arch_switch_mm(struct mm *mm, uint64_t pgd_phys);
+void arch_pgd_init(void *pgd);
+
+/* Copy to or from the current mm's user address @uaddr with real loads
+ * and stores; faults go to handle_mm_fault. Return 0 or -EFAULT. (Defined
+ * with the exception fixups, not in mmu.c.) */
+int arch_copy_user(unsigned long uaddr, void *kbuf, unsigned long len, int write);
+
+static inline void invlpg(unsigned long va)
+{
+	__asm__ volatile("invlpg (%0)" : : "r"(va) : "memory");
+}
+
+static inline uint64_t read_cr0(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("mov %%cr0, %0" : "=r"(v));
+	return v;
+}
+
+static inline void write_cr0(uint64_t v)
+{
+	__asm__ volatile("mov %0, %%cr0" : : "r"(v) : "memory");
+}
+
+static inline uint64_t read_cr3(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("mov %%cr3, %0" : "=r"(v));
+	return v;
+}
+
+/* Loading CR3 also drops every non-global TLB entry. */
+static inline void write_cr3(uint64_t v)
+{
+	__asm__ volatile("mov %0, %%cr3" : : "r"(v) : "memory");
+}
+
+static inline uint64_t read_cr4(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("mov %%cr4, %0" : "=r"(v));
+	return v;
+}
+
+static inline void write_cr4(uint64_t v)
+{
+	__asm__ volatile("mov %0, %%cr4" : : "r"(v) : "memory");
+}
+
+static inline uint64_t rdmsr(uint32_t msr)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline void wrmsr(uint32_t msr, uint64_t v)
+{
+	__asm__ volatile("wrmsr"
+			 :
+			 : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32))
+			 : "memory");
+}
+
+static inline void cpuid(uint32_t leaf, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d)
+{
+	__asm__ volatile("cpuid" : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d) : "a"(leaf), "c"(0));
+}
+
+#endif

@@ -1,0 +1,53 @@
+/*
+ * counters.c - the global event counters and their RESULT-line form.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "counters.h"
+
+struct mm_counters mm_counters;
+
+void mm_counters_delta(struct mm_counters *d, const struct mm_counters *before,
+		       const struct mm_counters *after)
+{
+#define MM_COUNTER_SUB(name, what) d->name = after->name - before->name;
+	MM_COUNTER_LIST(MM_COUNTER_SUB)
+#undef MM_COUNTER_SUB
+}
+
+/* Append "name":value (comma-separated) to @buf at *@len if it fits whole,
+ * so a truncated result is still valid JSON. */
+static void json_field(char *buf, int size, int *len, const char *name, uint64_t v)
+{
+	int n;
+
+	if (!v || *len >= size)
+		return;
+	n = snprintf(buf + *len, (size_t)(size - *len), "%s\"%s\":%llu", *len ? "," : "", name,
+		     (unsigned long long)v);
+	if (n >= size - *len) {
+		buf[*len] = '\0'; /* did not fit: drop the partial field */
+		*len = size;
+		return;
+	}
+	*len += n;
+}
+
+/*
+ * mm_counters_json - the non-zero counters of @c as a JSON object body in
+ * @buf (NUL-terminated). Fields that do not fit are left out whole.
+ * Return: strlen(buf).
+ */
+int mm_counters_json(const struct mm_counters *c, char *buf, int size)
+{
+	int len = 0;
+
+	if (size <= 0)
+		return 0;
+	buf[0] = '\0';
+#define MM_COUNTER_JSON(name, what) json_field(buf, size, &len, #name, c->name);
+	MM_COUNTER_LIST(MM_COUNTER_JSON)
+#undef MM_COUNTER_JSON
+	return (int)strlen(buf);
+}

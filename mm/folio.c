@@ -1,0 +1,246 @@
+/*
+ * folio.c - folio reference counts, mapcounts and pins.
+ *
+ * Every entry point checks before it changes anything, so a panic (which
+ * the host runner can catch) leaves the folio as it was. Each call counts
+ * one ref_update or mapcount_update, whatever the amount, so that a batch
+ * of 16 PTEs shows up as one update where the unbatched path shows 16.
+ *
+ * Context: uniprocessor, no locks; callers may hold a PTE lock.
+ */
+#include <stdio.h>
+
+#include "counters.h"
+#include "kernel.h"
+#include "page_internal.h"
+
+void folio_describe(const struct folio *f, char *buf, size_t size)
+{
+	const struct page *h = &f->page;
+	uint64_t pfn = 0;
+	int mapped = 0;
+	bool known = memmap_lookup(h, &pfn);
+
+	if (known && (h->flags & PG_large) && h->order <= MAX_ORDER)
+		for (unsigned long i = 0; i < 1ul << h->order; i++)
+			mapped += h[i].mapcount != 0;
+	snprintf(buf, size,
+		 "folio pfn %#llx%s order %u node %u refcount %d mapcount %d entire_mapcount %d "
+		 "large_mapcount %d pages_mapped %d pincount %d flags %#x",
+		 (unsigned long long)pfn, known ? "" : " (not in any memmap)", h->order, h->node,
+		 h->refcount, h->mapcount, h->entire_mapcount, h->large_mapcount, mapped,
+		 h->pincount, h->flags);
+}
+
+void folio_bug(const char *func, const struct folio *f, const char *what)
+{
+	char state[320];
+
+	folio_describe(f, state, sizeof(state));
+	panic("%s: %s: %s", func, what, state);
+}
+
+/* Panic unless @f is the head of an allocated folio with references. */
+static void check_live(const char *func, const struct folio *f)
+{
+	if (f->page.flags & PG_reserved)
+		folio_bug(func, f, "reserved page, not a folio");
+	if (f->page.flags & PG_tail)
+		folio_bug(func, f, "tail page, not a folio head");
+	if ((f->page.flags & PG_buddy) || f->page.refcount == 0)
+		folio_bug(func, f, "folio is free (double free or use after free)");
+	if (f->page.refcount < 0)
+		folio_bug(func, f, "negative refcount");
+}
+
+/* Panic if @f, about to lose its last reference with @unpins pins being
+ * dropped, is still mapped or pinned. */
+static void check_freeable(const char *func, const struct folio *f, int unpins)
+{
+	if (folio_mapcount(f) || f->page.entire_mapcount)
+		folio_bug(func, f, "freeing a mapped folio");
+	for (unsigned long i = 0; i < folio_nr_pages(f); i++)
+		if ((&f->page)[i].mapcount)
+			folio_bug(func, f, "freeing a folio with a mapped page");
+	if (f->page.pincount - unpins)
+		folio_bug(func, f, "freeing a pinned folio");
+}
+
+/* Add @nr (>= 0) references; one ref_update. */
+static void ref_add(const char *func, struct folio *f, int nr)
+{
+	check_live(func, f);
+	if (nr < 0 || f->page.refcount > INT32_MAX - nr)
+		folio_bug(func, f, "refcount add out of range");
+	f->page.refcount += nr;
+	count_event(ref_updates, 1);
+}
+
+/*
+ * put_refs - drop @nr references, @unpins of them pins of a large folio;
+ * free @f when none is left. Checks everything first. One ref_update.
+ */
+static void put_refs(const char *func, struct folio *f, int nr, int unpins)
+{
+	check_live(func, f);
+	if (nr <= 0)
+		folio_bug(func, f, "put of a non-positive number of references");
+	if (nr > f->page.refcount)
+		folio_bug(func, f, "refcount would go negative");
+	if (unpins > f->page.pincount)
+		folio_bug(func, f, "unpinning more pins than the folio has");
+	if (nr == f->page.refcount)
+		check_freeable(func, f, unpins);
+	f->page.pincount -= unpins;
+	f->page.refcount -= nr;
+	count_event(ref_updates, 1);
+	if (f->page.refcount == 0)
+		folio_free(f);
+}
+
+void folio_get(struct folio *f)
+{
+	ref_add("folio_get", f, 1);
+}
+
+void folio_ref_add(struct folio *f, int nr)
+{
+	ref_add("folio_ref_add", f, nr);
+}
+
+/* folio_ref_sub - drop @nr references that are known not to be the last. */
+void folio_ref_sub(struct folio *f, int nr)
+{
+	check_live("folio_ref_sub", f);
+	if (nr < 0 || nr >= f->page.refcount)
+		folio_bug("folio_ref_sub", f, "refcount would reach zero (use folio_put_refs)");
+	f->page.refcount -= nr;
+	count_event(ref_updates, 1);
+}
+
+void folio_put(struct folio *f)
+{
+	put_refs("folio_put", f, 1, 0);
+}
+
+void folio_put_refs(struct folio *f, int nr)
+{
+	put_refs("folio_put_refs", f, nr, 0);
+}
+
+void folio_pin(struct folio *f, int nr)
+{
+	if (nr <= 0 || nr > INT32_MAX / GUP_PIN_COUNTING_BIAS)
+		folio_bug("folio_pin", f, "pin count out of range");
+	if (!folio_test_large(f)) {
+		ref_add("folio_pin", f, nr * GUP_PIN_COUNTING_BIAS);
+		return;
+	}
+	ref_add("folio_pin", f, nr);
+	f->page.pincount += nr;
+}
+
+void folio_unpin(struct folio *f, int nr)
+{
+	if (nr <= 0 || nr > INT32_MAX / GUP_PIN_COUNTING_BIAS)
+		folio_bug("folio_unpin", f, "pin count out of range");
+	if (!folio_test_large(f)) {
+		if (f->page.refcount < nr * GUP_PIN_COUNTING_BIAS)
+			folio_bug("folio_unpin", f, "unpinning a folio that is not pinned");
+		put_refs("folio_unpin", f, nr * GUP_PIN_COUNTING_BIAS, 0);
+		return;
+	}
+	put_refs("folio_unpin", f, nr, nr);
+}
+
+bool folio_maybe_dma_pinned(const struct folio *f)
+{
+	if (folio_test_large(f))
+		return f->page.pincount > 0;
+	return f->page.refcount >= GUP_PIN_COUNTING_BIAS;
+}
+
+/* Panic unless [@page, @page + @nr) is a non-empty run inside live @f. */
+static void check_run(const char *func, const struct folio *f, const struct page *page, int nr)
+{
+	uintptr_t off = (uintptr_t)page - (uintptr_t)&f->page;
+	char what[96];
+
+	check_live(func, f);
+	off /= sizeof(struct page);
+	if (nr > 0 && (uintptr_t)page >= (uintptr_t)&f->page &&
+	    off + (unsigned long)nr <= folio_nr_pages(f))
+		return;
+	snprintf(what, sizeof(what), "pages [%ld, +%d) are not inside the folio",
+		 (long)((intptr_t)page - (intptr_t)&f->page) / (long)sizeof(struct page), nr);
+	folio_bug(func, f, what);
+}
+
+void folio_add_rmap_ptes(struct folio *f, struct page *page, int nr)
+{
+	check_run("folio_add_rmap_ptes", f, page, nr);
+	for (int i = 0; i < nr; i++)
+		page[i].mapcount++;
+	if (folio_test_large(f))
+		f->page.large_mapcount += nr;
+	count_event(mapcount_updates, 1);
+}
+
+void folio_remove_rmap_ptes(struct folio *f, struct page *page, int nr)
+{
+	check_run("folio_remove_rmap_ptes", f, page, nr);
+	for (int i = 0; i < nr; i++)
+		if (page[i].mapcount <= 0)
+			folio_bug("folio_remove_rmap_ptes", f, "page mapcount underflow");
+	if (folio_test_large(f) && f->page.large_mapcount < nr)
+		folio_bug("folio_remove_rmap_ptes", f, "large_mapcount underflow");
+	for (int i = 0; i < nr; i++)
+		page[i].mapcount--;
+	if (folio_test_large(f))
+		f->page.large_mapcount -= nr;
+	count_event(mapcount_updates, 1);
+}
+
+/* Panic unless @f is a live PMD_ORDER folio. */
+static void check_pmd_folio(const char *func, const struct folio *f)
+{
+	check_live(func, f);
+	if (folio_order(f) != PMD_ORDER)
+		folio_bug(func, f, "PMD mapping of a folio that is not PMD-sized");
+}
+
+void folio_add_rmap_pmd(struct folio *f)
+{
+	check_pmd_folio("folio_add_rmap_pmd", f);
+	f->page.entire_mapcount++;
+	f->page.large_mapcount++;
+	count_event(mapcount_updates, 1);
+}
+
+void folio_remove_rmap_pmd(struct folio *f)
+{
+	check_pmd_folio("folio_remove_rmap_pmd", f);
+	if (f->page.entire_mapcount <= 0 || f->page.large_mapcount <= 0)
+		folio_bug("folio_remove_rmap_pmd", f, "entire_mapcount underflow");
+	f->page.entire_mapcount--;
+	f->page.large_mapcount--;
+	count_event(mapcount_updates, 1);
+}
+
+bool folio_maybe_mapped_shared(const struct folio *f)
+{
+	int entire = f->page.entire_mapcount;
+
+	if (!folio_test_large(f))
+		return f->page.mapcount > 1;
+	if (entire > 1 || (entire && f->page.large_mapcount > entire))
+		return true;
+	if (entire || f->page.large_mapcount <= 1)
+		return false;
+	if ((unsigned long)f->page.large_mapcount > folio_nr_pages(f))
+		return true;
+	for (unsigned long i = 0; i < folio_nr_pages(f); i++)
+		if ((&f->page)[i].mapcount > 1)
+			return true;
+	return false;
+}

@@ -1,0 +1,276 @@
+/*
+ * page_alloc.c - the per-node buddy allocator of folios.
+ *
+ * Each node keeps free lists of naturally aligned blocks, one per order
+ * 0..MAX_ORDER. A free block's head page has PG_buddy and its order; its
+ * other pages are blank. Allocation takes the smallest block that fits and
+ * puts the upper halves of each split back; freeing merges a block with its
+ * buddy (pfn ^ 2^order) for as long as the buddy is a free block of the
+ * same order inside the node. Because merging is always complete, the set
+ * of free blocks depends only on which pages are free - the tests rely on
+ * that to compare free lists before and after.
+ *
+ * Context: uniprocessor, no locks; callers may hold a PTE lock.
+ */
+#include <string.h>
+
+#include "counters.h"
+#include "kernel.h"
+#include "memblock.h"
+#include "page_internal.h"
+
+struct pglist pglists[MAX_NUMNODES];
+int nr_pglists;
+bool mm_debug_poison = true;
+uint64_t mm_poison_errors;
+
+/* Put the block at @p (free, blank) on @pg's order-@order list. */
+static void free_area_add(struct pglist *pg, struct page *p, unsigned order)
+{
+	p->flags |= PG_buddy;
+	p->order = (uint8_t)order;
+	list_add(&p->lru, &pg->free_area[order]);
+	pg->nr_free[order]++;
+}
+
+/* Take the block at @p off its order-@order list and blank its head. */
+static void free_area_del(struct pglist *pg, struct page *p, unsigned order)
+{
+	list_del(&p->lru);
+	pg->nr_free[order]--;
+	p->flags &= ~PG_buddy;
+	p->order = 0;
+}
+
+/*
+ * buddy_merge_free - make [pfn, pfn + 2^order) of @pg a free block,
+ * merging with free buddies. Its pages must already be blank.
+ */
+static void buddy_merge_free(struct pglist *pg, uint64_t pfn, unsigned order)
+{
+	while (order < MAX_ORDER) {
+		uint64_t bpfn = pfn ^ (1ul << order);
+		struct page *b;
+
+		if (bpfn < pg->start_pfn || bpfn + (1ul << order) > pg->end_pfn)
+			break;
+		b = pglist_page(pg, bpfn);
+		if (!(b->flags & PG_buddy) || b->order != order)
+			break;
+		free_area_del(pg, b, order);
+		pfn &= ~(1ul << order);
+		order++;
+	}
+	free_area_add(pg, pglist_page(pg, pfn), order);
+}
+
+void buddy_add_run(struct pglist *pg, uint64_t start, uint64_t end)
+{
+	while (start < end) {
+		unsigned order = MAX_ORDER;
+
+		while (order && ((start & ((1ul << order) - 1)) || start + (1ul << order) > end))
+			order--;
+		buddy_merge_free(pg, start, order);
+		pg->free_pages += 1ul << order;
+		start += 1ul << order;
+	}
+}
+
+/*
+ * buddy_take - remove a free block of exactly 2^@order pages from @pg,
+ * splitting a larger one if needed. Return: its head page, or NULL.
+ */
+static struct page *buddy_take(struct pglist *pg, unsigned order)
+{
+	for (unsigned k = order; k <= MAX_ORDER; k++) {
+		struct page *p;
+		uint64_t pfn;
+
+		if (list_empty(&pg->free_area[k]))
+			continue;
+		p = list_entry(pg->free_area[k].next, struct page, lru);
+		free_area_del(pg, p, k);
+		pfn = pg->start_pfn + (uint64_t)(p - pg->memmap);
+		while (k > order) {
+			k--;
+			free_area_add(pg, pglist_page(pg, pfn + (1ul << k)), k);
+		}
+		pg->free_pages -= 1ul << order;
+		return p;
+	}
+	return NULL;
+}
+
+/* Report (and count) poison in free page @p that was overwritten. */
+static void check_poison(struct page *p)
+{
+	const uint64_t *w = page_address(p), pat = 0x0101010101010101ull * PAGE_POISON;
+
+	for (unsigned i = 0; i < PAGE_SIZE / sizeof(*w); i++) {
+		if (w[i] == pat)
+			continue;
+		printf("folio_alloc: poison overwritten in free page pfn %#llx at offset %#x: "
+		       "%#018llx (use after free?)\n",
+		       (unsigned long long)page_to_pfn(p), (unsigned)(i * sizeof(*w)),
+		       (unsigned long long)w[i]);
+		mm_poison_errors++;
+		return;
+	}
+}
+
+/*
+ * folio_prep - turn the free block at @head (2^@order pages, off the lists)
+ * into a folio: check the poison and that the pages are really free, then
+ * write each page's allocated state once.
+ */
+static struct folio *folio_prep(struct page *head, unsigned order, unsigned flags)
+{
+	uint8_t node = head->node;
+
+	for (unsigned long i = 0; i < 1ul << order; i++) {
+		struct page *p = head + i;
+
+		if ((p->flags & ~PG_poisoned) || p->refcount)
+			folio_bug("folio_alloc", (struct folio *)p, "free page is in use");
+		if (mm_debug_poison && (p->flags & PG_poisoned))
+			check_poison(p);
+		*p = (struct page){ .flags = i ? PG_tail : 0, .node = node,
+				    .head_offset = (uint32_t)i };
+	}
+	head->order = (uint8_t)order;
+	head->refcount = 1;
+	if (order)
+		head->flags = PG_large;
+	if (flags & ALLOC_ZERO)
+		memset(page_address(head), 0, PAGE_SIZE << order);
+	count_event(folio_allocs, 1);
+	return (struct folio *)head;
+}
+
+struct folio *folio_alloc(int nid, unsigned order, unsigned flags)
+{
+	struct page *p = NULL;
+	int tries = flags & ALLOC_ANY_NODE ? nr_pglists : 1;
+
+	if (nid < 0 || nid >= nr_pglists || order > MAX_ORDER)
+		panic("folio_alloc: bad node index %d (of %d) or order %u", nid, nr_pglists,
+		      order);
+	for (int i = 0; !p && i < tries; i++)
+		p = buddy_take(&pglists[pglists[nid].fallback[i]], order);
+	return p ? folio_prep(p, order, flags) : NULL;
+}
+
+struct folio *folio_alloc_orders(int nid, unsigned long orders, unsigned flags)
+{
+	if (orders >> (MAX_ORDER + 1))
+		panic("folio_alloc_orders: orders %#lx above MAX_ORDER %d", orders, MAX_ORDER);
+	for (int order = MAX_ORDER; order >= 0; order--) {
+		struct folio *f;
+
+		if (!(orders & (1ul << order)))
+			continue;
+		f = folio_alloc(nid, (unsigned)order, flags);
+		if (f)
+			return f;
+	}
+	return NULL;
+}
+
+/*
+ * folio_free - blank every page of @f (poisoning its memory when
+ * mm_debug_poison is set) and merge it into the free lists.
+ * Context: refcount is zero; folio.c checked it is unmapped and unpinned.
+ */
+void folio_free(struct folio *f)
+{
+	struct pglist *pg = page_pglist(&f->page);
+	unsigned order = folio_order(f);
+	uint64_t pfn = folio_pfn(f);
+	uint32_t blank = mm_debug_poison ? PG_poisoned : 0;
+	uint8_t node = f->page.node;
+
+	if (mm_debug_poison)
+		memset(page_address(&f->page), PAGE_POISON, PAGE_SIZE << order);
+	for (unsigned long i = 0; i < 1ul << order; i++)
+		*folio_page(f, i) = (struct page){ .flags = blank, .node = node };
+	buddy_merge_free(pg, pfn, order);
+	pg->free_pages += 1ul << order;
+	count_event(folio_frees, 1);
+}
+
+/* Node index @a before @b in @from's fallback order? (distance, then index) */
+static bool nearer(int from, int a, int b)
+{
+	int da = machine.distance[from][a], db = machine.distance[from][b];
+
+	if (a == from || b == from)
+		return a == from;
+	return da != db ? da < db : a < b;
+}
+
+/* Fill pglists[@idx].fallback: every node index, nearest first. */
+static void build_fallback(int idx, int nr)
+{
+	int *fb = pglists[idx].fallback;
+
+	for (int i = 0; i < nr; i++) {
+		int j = i;
+
+		for (; j > 0 && nearer(idx, i, fb[j - 1]); j--)
+			fb[j] = fb[j - 1];
+		fb[j] = i;
+	}
+}
+
+/*
+ * page_alloc_init - build every node's memmap and free lists from
+ * `machine` and the reservations made so far, then close memblock.
+ * Panics when called twice or when the machine has no usable nodes.
+ */
+void page_alloc_init(void)
+{
+	int nr = machine.nr_nodes;
+
+	if (nr_pglists)
+		panic("page_alloc_init: called twice");
+	if (nr < 1 || nr > MAX_NUMNODES || nr > MACHINE_MAX_NODES)
+		panic("page_alloc_init: %d memory nodes (1..%d supported)", nr, MAX_NUMNODES);
+	for (int i = 0; i < nr; i++)
+		memmap_alloc(i);
+	memblock_close();
+	for (int i = 0; i < nr; i++) {
+		memmap_init_node(i);
+		build_fallback(i, nr);
+	}
+	nr_pglists = nr;
+}
+
+uint64_t node_free_pages(int nid)
+{
+	return nid >= 0 && nid < nr_pglists ? pglists[nid].free_pages : 0;
+}
+
+uint64_t total_free_pages(void)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < nr_pglists; i++)
+		n += pglists[i].free_pages;
+	return n;
+}
+
+void page_alloc_print(void)
+{
+	for (int i = 0; i < nr_pglists; i++) {
+		const struct pglist *pg = &pglists[i];
+
+		printf("mm: node %d: %llu of %llu pages free (%llu reserved), blocks per order:",
+		       pg->node_id, (unsigned long long)pg->free_pages,
+		       (unsigned long long)pg->present_pages,
+		       (unsigned long long)pg->reserved_pages);
+		for (int k = 0; k <= MAX_ORDER; k++)
+			printf(" %llu", (unsigned long long)pg->nr_free[k]);
+		printf("\n");
+	}
+}

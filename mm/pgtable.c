@@ -1,0 +1,431 @@
+/*
+ * pgtable.c - the generic page-table layer: table pages and their locks,
+ * the descent to a pmd entry, the walker, and freeing empty tables.
+ *
+ * Every table below the pgd is an order-0 folio flagged PG_pgtable whose
+ * struct page holds the split PTE lock (only PTE tables use it). The
+ * walker and mm_find_pmd() read upper levels directly; only PTE entries go
+ * through ptep_get(), in the callers.
+ */
+#include "kernel.h"
+#include "mm.h"
+#include "pgtable.h"
+
+/* ---- protections ---------------------------------------------------------- */
+
+pgprot_t vm_get_page_prot(unsigned vm_flags)
+{
+	bool write = vm_flags & VM_WRITE, exec = vm_flags & VM_EXEC;
+
+	if (!(vm_flags & VM_ACCESS_FLAGS))
+		return PAGE_USER_NONE;
+	if (write)
+		return exec ? PAGE_USER_RWX : PAGE_USER_RW;
+	return exec ? PAGE_USER_RX : PAGE_USER_RO;
+}
+
+/* ---- locks ---------------------------------------------------------------- */
+
+void spin_lock(struct spinlock *l)
+{
+	if (l->locked)
+		panic("spin_lock: %s already held (a deadlock on one CPU)",
+		      l->name ? l->name : "lock");
+	l->locked = 1;
+}
+
+void spin_unlock(struct spinlock *l)
+{
+	if (!l->locked)
+		panic("spin_unlock: %s is not held", l->name ? l->name : "lock");
+	l->locked = 0;
+}
+
+/* ---- table pages ---------------------------------------------------------- */
+
+/* A zeroed PG_pgtable page with its lock ready; counts pt_allocs. */
+static struct page *pt_page_alloc(void)
+{
+	struct folio *f = folio_alloc(0, 0, ALLOC_ZERO | ALLOC_ANY_NODE);
+
+	if (!f)
+		return NULL;
+	f->page.flags |= PG_pgtable;
+	f->page.ptl = (struct spinlock){ 0, "PTE table lock" };
+	count_event(pt_allocs, 1);
+	return &f->page;
+}
+
+/* Return a table page whose lock the caller checked (or reused). */
+static void pt_page_release(struct page *pt)
+{
+	if (!(pt->flags & PG_pgtable))
+		panic("pt_free: pfn %#llx is not a page-table page (flags %#x)",
+		      (unsigned long long)page_to_pfn(pt), pt->flags);
+	pt->flags &= ~PG_pgtable;
+	count_event(pt_frees, 1);
+	folio_put(page_folio(pt));
+}
+
+struct page *pt_alloc(struct mm *mm)
+{
+	struct page *pt = pt_page_alloc();
+
+	if (pt && mm)
+		mm->nr_pt_pages++;
+	return pt;
+}
+
+/* The mm's count of tables below the pgd goes down by one. */
+static void mm_dec_pt_pages(struct mm *mm)
+{
+	if (!mm)
+		return;
+	if (mm->nr_pt_pages == 0)
+		panic("pt_free: mm %d has no page-table pages to free", mm->id);
+	mm->nr_pt_pages--;
+}
+
+void pt_free(struct mm *mm, struct page *pt)
+{
+	if (!(pt->flags & PG_pgtable) || pt->ptl.locked)
+		panic("pt_free: pfn %#llx is %s", (unsigned long long)page_to_pfn(pt),
+		      pt->flags & PG_pgtable ? "a table freed with its lock held"
+					     : "not a page-table page");
+	mm_dec_pt_pages(mm);
+	pt_page_release(pt);
+}
+
+pgd_t *pgd_alloc(struct mm *mm)
+{
+	struct page *pt = pt_page_alloc();
+	pgd_t *pgd;
+
+	(void)mm;
+	if (!pt)
+		return NULL;
+	pgd = page_address(pt);
+	arch_pgd_init(pgd);
+	return pgd;
+}
+
+void pgd_free(struct mm *mm, pgd_t *pgd)
+{
+	for (unsigned long a = 0; a < MM_USER_END; a += PGDIR_SIZE)
+		if (!pgd_none(pgd[pgd_index(a)]))
+			panic("pgd_free: mm %d still has a table under %#lx", mm ? mm->id : -1, a);
+	pt_page_release(pfn_to_page(virt_to_phys(pgd) >> PAGE_SHIFT));
+}
+
+/* ---- entries to tables ---------------------------------------------------- */
+
+static void *table_va(uint64_t pfn)
+{
+	return phys_to_virt(pfn << PAGE_SHIFT);
+}
+
+pud_t *pgd_table(pgd_t e)
+{
+	if (!pgd_present(e))
+		panic("pgd_table: entry %#llx is not a table", (unsigned long long)e.val);
+	return table_va(pgd_table_pfn(e));
+}
+
+pmd_t *pud_table(pud_t e)
+{
+	if (!pud_present(e) || pud_leaf(e))
+		panic("pud_table: entry %#llx is not a table", (unsigned long long)e.val);
+	return table_va(pud_table_pfn(e));
+}
+
+pte_t *pmd_table(pmd_t e)
+{
+	if (!pmd_present(e) || pmd_leaf(e))
+		panic("pmd_table: entry %#llx is not a table", (unsigned long long)e.val);
+	return table_va(pmd_table_pfn(e));
+}
+
+struct page *pmd_pt_page(pmd_t pmd)
+{
+	struct page *pt = pfn_to_page(pmd_table_pfn(pmd));
+
+	if (!pmd_present(pmd) || pmd_leaf(pmd) || !pt || !(pt->flags & PG_pgtable))
+		panic("pmd_pt_page: entry %#llx does not point at a page-table page",
+		      (unsigned long long)pmd.val);
+	return pt;
+}
+
+/* ---- the descent to a pmd entry ------------------------------------------ */
+
+/* Make sure *@pgdp points at a PUD table (allocating with @alloc). */
+static bool pgd_ensure_table(struct mm *mm, pgd_t *pgdp, bool alloc)
+{
+	struct page *pt;
+
+	if (!pgd_none(*pgdp))
+		return true;
+	if (!alloc || !(pt = pt_alloc(mm)))
+		return false;
+	*pgdp = pgd_mktable(page_to_pfn(pt));
+	return true;
+}
+
+/* Make sure *@pudp points at a PMD table (allocating with @alloc). */
+static bool pud_ensure_table(struct mm *mm, pud_t *pudp, bool alloc)
+{
+	struct page *pt;
+
+	if (!pud_none(*pudp))
+		return !pud_leaf(*pudp);
+	if (!alloc || !(pt = pt_alloc(mm)))
+		return false;
+	*pudp = pud_mktable(page_to_pfn(pt));
+	return true;
+}
+
+pmd_t *mm_find_pmd(struct mm *mm, unsigned long addr, bool alloc)
+{
+	pgd_t *pgdp = pgd_offset_pgd(mm->pgd, addr);
+	pud_t *pudp;
+
+	count_event(pt_descents, 1);
+	if (!pgd_ensure_table(mm, pgdp, alloc))
+		return NULL;
+	pudp = pud_offset(pgdp, addr);
+	if (!pud_ensure_table(mm, pudp, alloc))
+		return NULL;
+	return pmd_offset(pudp, addr);
+}
+
+pte_t *pte_offset_map_lock(struct mm *mm, pmd_t *pmdp, unsigned long addr, struct spinlock **ptl)
+{
+	pmd_t pmd = *pmdp;
+	struct page *pt;
+
+	(void)mm;
+	if (!pmd_present(pmd) || pmd_leaf(pmd))
+		return NULL;
+	pt = pmd_pt_page(pmd);
+	spin_lock(&pt->ptl);
+	count_event(ptl_takes, 1);
+	*ptl = &pt->ptl;
+	return pmd_table(pmd) + pte_index(addr);
+}
+
+void pte_unmap_unlock(pte_t *ptep, struct spinlock *ptl)
+{
+	(void)ptep;
+	spin_unlock(ptl);
+}
+
+/* ---- the walker ----------------------------------------------------------- */
+
+struct walk {
+	struct mm *mm;
+	const struct pt_walk_ops *ops;
+	void *priv;
+};
+
+static int walk_hole(struct walk *w, unsigned long addr, unsigned long end)
+{
+	return w->ops->pte_hole ? w->ops->pte_hole(w->mm, addr, end, w->priv) : 0;
+}
+
+/* One PTE table, locked once for the whole run [addr, end). */
+static int walk_pte_table(struct walk *w, pmd_t *pmdp, unsigned long addr, unsigned long end)
+{
+	struct spinlock *ptl;
+	pte_t *ptep;
+	int ret;
+
+	if (!w->ops->pte_range)
+		return 0;
+	ptep = pte_offset_map_lock(w->mm, pmdp, addr, &ptl);
+	ret = w->ops->pte_range(w->mm, pmdp, ptep, addr, end, w->priv);
+	pte_unmap_unlock(ptep, ptl);
+	return ret;
+}
+
+static int walk_pmd_entry(struct walk *w, pmd_t *pmdp, unsigned long addr, unsigned long end)
+{
+	int ret;
+
+	for (;;) {
+		if (pmd_none(*pmdp))
+			return walk_hole(w, addr, end);
+		if (!pmd_leaf(*pmdp))
+			return walk_pte_table(w, pmdp, addr, end);
+		if (!w->ops->pmd_leaf)
+			return 0;
+		ret = w->ops->pmd_leaf(w->mm, pmdp, addr, end, w->priv);
+		if (ret != PT_WALK_AGAIN)
+			return ret;
+	}
+}
+
+static int walk_pmd_range(struct walk *w, pud_t *pudp, unsigned long addr, unsigned long end)
+{
+	pmd_t *pmds = pud_table(*pudp);
+	unsigned long next;
+	int ret = 0;
+
+	for (; addr < end && !ret; addr = next) {
+		next = pmd_addr_end(addr, end);
+		ret = walk_pmd_entry(w, &pmds[pmd_index(addr)], addr, next);
+	}
+	return ret;
+}
+
+static int walk_pud_range(struct walk *w, pgd_t *pgdp, unsigned long addr, unsigned long end)
+{
+	pud_t *puds = pgd_table(*pgdp), *pudp;
+	unsigned long next;
+	int ret = 0;
+
+	for (; addr < end && !ret; addr = next) {
+		next = pud_addr_end(addr, end);
+		pudp = &puds[pud_index(addr)];
+		if (pud_none(*pudp))
+			ret = walk_hole(w, addr, next);
+		else if (!pud_leaf(*pudp))
+			ret = walk_pmd_range(w, pudp, addr, next);
+	}
+	return ret;
+}
+
+int walk_page_range(struct mm *mm, unsigned long start, unsigned long end,
+		    const struct pt_walk_ops *ops, void *priv)
+{
+	struct walk w = { mm, ops, priv };
+	unsigned long addr, next;
+	int ret = 0;
+
+	if (start >= end || ((start | end) & (PAGE_SIZE - 1)))
+		panic("walk_page_range: bad range [%#lx, %#lx)", start, end);
+	count_event(pt_descents, 1);
+	for (addr = start; addr < end && !ret; addr = next) {
+		pgd_t *pgdp = pgd_offset_pgd(mm->pgd, addr);
+
+		next = pgd_addr_end(addr, end);
+		if (pgd_none(*pgdp))
+			ret = walk_hole(&w, addr, next);
+		else
+			ret = walk_pud_range(&w, pgdp, addr, next);
+	}
+	return ret;
+}
+
+/* ---- freeing empty tables ------------------------------------------------- */
+
+/* Tables unhooked from the tree, freed after one TLB flush of [lo, hi). */
+struct pt_gather {
+	struct mm *mm;
+	struct list_head pages;
+	unsigned long lo, hi;
+};
+
+static bool table_empty(const void *table)
+{
+	const uint64_t *e = table;
+
+	for (int i = 0; i < PTRS_PER_TABLE; i++)
+		if (e[i])
+			return false;
+	return true;
+}
+
+/* Take @pt (which mapped [base, base+size)) out of use; its lock word
+ * becomes the list link, so it must not be held. */
+static void pt_gather_add(struct pt_gather *g, struct page *pt, unsigned long base,
+			  unsigned long size)
+{
+	if (!(pt->flags & PG_pgtable) || pt->ptl.locked)
+		panic("free_pgtables: table pfn %#llx under %#lx is %s",
+		      (unsigned long long)page_to_pfn(pt), base,
+		      pt->flags & PG_pgtable ? "locked" : "not a page-table page");
+	list_add(&pt->lru, &g->pages);
+	if (base < g->lo)
+		g->lo = base;
+	if (base + size > g->hi)
+		g->hi = base + size;
+}
+
+static struct page *table_page(const void *table)
+{
+	return pfn_to_page(virt_to_phys(table) >> PAGE_SHIFT);
+}
+
+/* Free the empty PTE tables under [addr, end), then the PMD table if it
+ * is left empty. */
+static void free_pmd_range(struct pt_gather *g, pud_t *pudp, unsigned long addr, unsigned long end)
+{
+	pmd_t *pmds = pud_table(*pudp);
+	unsigned long next;
+
+	for (; addr < end; addr = next) {
+		pmd_t *pmdp = &pmds[pmd_index(addr)];
+
+		next = pmd_addr_end(addr, end);
+		if (!pmd_present(*pmdp) || pmd_leaf(*pmdp) || !table_empty(pmd_table(*pmdp)))
+			continue;
+		pt_gather_add(g, pmd_pt_page(*pmdp), addr & PMD_MASK, PMD_SIZE);
+		*pmdp = (pmd_t){ 0 };
+	}
+	if (table_empty(pmds)) {
+		pt_gather_add(g, table_page(pmds), (end - 1) & PUD_MASK, PUD_SIZE);
+		*pudp = (pud_t){ 0 };
+	}
+}
+
+static void free_pud_range(struct pt_gather *g, pgd_t *pgdp, unsigned long addr, unsigned long end)
+{
+	pud_t *puds = pgd_table(*pgdp);
+	unsigned long next;
+
+	for (; addr < end; addr = next) {
+		pud_t *pudp = &puds[pud_index(addr)];
+
+		next = pud_addr_end(addr, end);
+		if (pud_present(*pudp) && !pud_leaf(*pudp))
+			free_pmd_range(g, pudp, addr, next);
+	}
+	if (table_empty(puds)) {
+		pt_gather_add(g, table_page(puds), (end - 1) & PGDIR_MASK, PGDIR_SIZE);
+		*pgdp = (pgd_t){ 0 };
+	}
+}
+
+/* Flush once for everything unhooked, then give the pages back. */
+static void pt_gather_finish(struct pt_gather *g)
+{
+	if (list_empty(&g->pages))
+		return;
+	flush_tlb_range(g->mm, g->lo, g->hi);
+	while (!list_empty(&g->pages)) {
+		struct page *pt = list_entry(g->pages.next, struct page, lru);
+
+		list_del(&pt->lru);
+		mm_dec_pt_pages(g->mm);
+		pt_page_release(pt);
+	}
+}
+
+void free_pgtables(struct mm *mm, unsigned long start, unsigned long end)
+{
+	struct pt_gather g = { .mm = mm, .lo = ~0ul, .hi = 0 };
+	unsigned long addr, next;
+
+	if (start >= end)
+		return;
+	if (end > MM_USER_END)
+		panic("free_pgtables: [%#lx, %#lx) reaches past the user half", start, end);
+	list_init(&g.pages);
+	for (addr = start; addr < end; addr = next) {
+		pgd_t *pgdp = pgd_offset_pgd(mm->pgd, addr);
+
+		next = pgd_addr_end(addr, end);
+		if (!pgd_none(*pgdp))
+			free_pud_range(&g, pgdp, addr, next);
+	}
+	pt_gather_finish(&g);
+}

@@ -1,0 +1,348 @@
+/*
+ * args.c - the ptelab command line: options, their limits, guest words.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "vmm_config.h"
+#include "vmm_util.h"
+
+const char vmm_usage_text[] =
+	"usage: ptelab [OPTIONS] [GUEST ARGS...] [-- GUEST ARGS...]\n"
+	"Boot the ptelab guest kernel on KVM or QEMU and exit with its status.\n"
+	"\n"
+	"  --backend auto|kvm|qemu  auto: KVM when /dev/kvm is usable, else QEMU (TCG);\n"
+	"                           arm64 guests always run on QEMU\n"
+	"  --arch x86_64|arm64      guest architecture (default x86_64)\n"
+	"  --accel tcg|kvm          QEMU accelerator (default tcg); with --backend auto\n"
+	"                           giving --accel selects QEMU\n"
+	"  --mem SIZE               guest RAM, K/M/G suffix, plain = bytes (default 1G,\n"
+	"                           at most 64G); split evenly over the nodes, each\n"
+	"                           share a multiple of 2M and at least 16M\n"
+	"  --nodes N                NUMA nodes, 1..8 (default 2)\n"
+	"  --cpus N                 CPUs, 1..8 (default 1), cpu i on node i % nodes;\n"
+	"                           the KVM backend runs one vCPU and only describes\n"
+	"                           the others in the device tree\n"
+	"  --timeout SEC            stop the guest after SEC seconds, 1..86400\n"
+	"                           (default 120; exit status 124)\n"
+	"  --kernel ELF             guest image (default <ptelab's dir>/<arch>/guest.elf)\n"
+	"  --results FILE           write the JSON of every 'RESULT ' line to FILE\n"
+	"  --dtb-out FILE           write the guest's device tree to FILE and exit\n"
+	"  --verbose                print the QEMU command line or the KVM memory layout\n"
+	"  --timing                 print where the time went at exit\n"
+	"  --help                   this text\n"
+	"\n"
+	"GUEST ARGS become the guest command line (default: run=hello), e.g.\n"
+	"run=hello, run=exit:N, run=fault, run=hang, run=selftest, run=list.\n"
+	"\n"
+	"Exit status: the guest's (0 = all passed), 2 usage or input error, 3 guest\n"
+	"crashed, 4 no backend available, 124 timeout.\n";
+
+const char *vmm_arch_name(enum vmm_arch arch)
+{
+	return arch == VMM_ARCH_ARM64 ? "arm64" : "x86_64";
+}
+
+/* Parse a run of decimal digits filling the whole of @s; -1 on overflow or
+ * on anything that is not a digit (no sign, no spaces, not empty). */
+static int parse_digits(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (n == 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		if (v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
+			return -2;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+int vmm_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
+{
+	size_t n = strlen(s);
+	uint64_t v = 0, mult = 1;
+	int r;
+
+	if (n && strchr("kKmMgG", s[n - 1])) {
+		char c = s[n - 1] | 0x20;
+
+		mult = c == 'k' ? VMM_KIB : c == 'm' ? VMM_MIB : VMM_GIB;
+		n--;
+	}
+	r = parse_digits(s, n, &v);
+	if (r == -1) {
+		snprintf(err, errlen, "'%s' is not a size", s);
+		return -1;
+	}
+	if (r == -2 || v > UINT64_MAX / mult) {
+		snprintf(err, errlen, "'%s' does not fit in 64 bits", s);
+		return -1;
+	}
+	*out = v * mult;
+	return 0;
+}
+
+/* Parse @s as an integer in [lo, hi] for option @opt. */
+static int parse_int(const char *opt, const char *s, int lo, int hi, int *out, char *err,
+		     size_t errlen)
+{
+	uint64_t v = 0;
+	int r = parse_digits(s, strlen(s), &v);
+
+	if (r == -1) {
+		snprintf(err, errlen, "%s: '%s' is not a number (limit %d..%d)", opt, s, lo, hi);
+		return -1;
+	}
+	if (r == -2 || v < (uint64_t)lo || v > (uint64_t)hi) {
+		snprintf(err, errlen, "%s: '%s' is out of range (limit %d..%d)", opt, s, lo, hi);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+/* Match @s against the NULL-terminated @names; its index or -1. */
+static int parse_choice(const char *opt, const char *s, const char *const names[], char *err,
+			size_t errlen)
+{
+	char list[64] = "";
+
+	for (int i = 0; names[i]; i++) {
+		if (strcmp(s, names[i]) == 0)
+			return i;
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "",
+			 names[i]);
+	}
+	snprintf(err, errlen, "%s: '%s' is not one of %s", opt, s, list);
+	return -1;
+}
+
+static int parse_mem(const char *s, struct vmm_config *cfg, char *err, size_t errlen)
+{
+	char why[96];
+
+	if (vmm_parse_size(s, &cfg->mem, why, sizeof(why))) {
+		if (strstr(why, "64 bits"))
+			snprintf(err, errlen, "--mem: '%s' is too large (limit 64G)", s);
+		else
+			snprintf(err, errlen,
+				 "--mem: '%s' is not a size (limit: digits with an optional K, M or "
+				 "G suffix, at most 64G)",
+				 s);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * check_mem - the limits on --mem that depend on --nodes: at most 64G in
+ * all, an even split, each share a multiple of 2M and at least 16M.
+ */
+static int check_mem(const struct vmm_config *cfg, char *err, size_t errlen)
+{
+	uint64_t share = cfg->mem / (uint64_t)cfg->nodes;
+	char total[24], part[24];
+
+	vmm_fmt_size(cfg->mem, total, sizeof(total));
+	vmm_fmt_size(share, part, sizeof(part));
+	if (cfg->mem > VMM_MEM_MAX)
+		snprintf(err, errlen, "--mem: %s is too large (limit 64G)", total);
+	else if (share < VMM_NODE_MIN)
+		snprintf(err, errlen, "--mem: %s over %d node%s is %s per node (limit: at least 16M "
+			 "per node)", total, cfg->nodes, cfg->nodes > 1 ? "s" : "", part);
+	else if (cfg->mem % (uint64_t)cfg->nodes || share % VMM_NODE_ALIGN)
+		snprintf(err, errlen, "--mem: %s does not split over %d node%s in whole 2M units "
+			 "(limit: each node's share a multiple of 2M)", total, cfg->nodes,
+			 cfg->nodes > 1 ? "s" : "");
+	else
+		return 0;
+	return -1;
+}
+
+enum opt_id {
+	O_BACKEND, O_ARCH, O_ACCEL, O_MEM, O_NODES, O_CPUS, O_TIMEOUT,
+	O_KERNEL, O_RESULTS, O_DTB_OUT, O_VERBOSE, O_TIMING, O_HELP,
+};
+
+static const struct opt {
+	const char *name;
+	int has_value;
+	enum opt_id id;
+} opts[] = {
+	{ "--backend", 1, O_BACKEND }, { "--arch", 1, O_ARCH },	      { "--accel", 1, O_ACCEL },
+	{ "--mem", 1, O_MEM },	       { "--nodes", 1, O_NODES },     { "--cpus", 1, O_CPUS },
+	{ "--timeout", 1, O_TIMEOUT }, { "--kernel", 1, O_KERNEL },   { "--results", 1, O_RESULTS },
+	{ "--dtb-out", 1, O_DTB_OUT }, { "--verbose", 0, O_VERBOSE }, { "--timing", 0, O_TIMING },
+	{ "--help", 0, O_HELP },
+};
+
+static const char *const backend_names[] = { "auto", "kvm", "qemu", NULL };
+static const char *const arch_names[] = { "x86_64", "arm64", NULL };
+static const char *const accel_names[] = { "tcg", "kvm", NULL };
+
+/* Apply one option with its value (NULL for flags) to @cfg. */
+static int apply_opt(const struct opt *o, const char *v, struct vmm_config *cfg, char *err,
+		     size_t errlen)
+{
+	int r = 0;
+
+	switch (o->id) {
+	case O_BACKEND:
+		r = parse_choice(o->name, v, backend_names, err, errlen);
+		cfg->backend = (enum vmm_backend)r;
+		break;
+	case O_ARCH:
+		r = parse_choice(o->name, v, arch_names, err, errlen);
+		cfg->arch = (enum vmm_arch)r;
+		break;
+	case O_ACCEL:
+		r = parse_choice(o->name, v, accel_names, err, errlen);
+		cfg->accel = (enum vmm_accel)r;
+		cfg->accel_set = true;
+		break;
+	case O_MEM:
+		return parse_mem(v, cfg, err, errlen);
+	case O_NODES:
+		return parse_int(o->name, v, 1, VMM_MAX_NODES, &cfg->nodes, err, errlen);
+	case O_CPUS:
+		return parse_int(o->name, v, 1, VMM_MAX_CPUS, &cfg->cpus, err, errlen);
+	case O_TIMEOUT:
+		return parse_int(o->name, v, 1, VMM_TIMEOUT_MAX, &cfg->timeout, err, errlen);
+	case O_KERNEL:
+		if (!*v || snprintf(cfg->kernel, sizeof(cfg->kernel), "%s", v) >=
+				   (int)sizeof(cfg->kernel)) {
+			snprintf(err, errlen, "--kernel: the path is empty or too long");
+			return -1;
+		}
+		break;
+	case O_RESULTS:
+		cfg->results = v;
+		break;
+	case O_DTB_OUT:
+		cfg->dtb_out = v;
+		break;
+	case O_VERBOSE:
+		cfg->verbose = true;
+		break;
+	case O_TIMING:
+		cfg->timing = true;
+		break;
+	case O_HELP:
+		cfg->help = true;
+		break;
+	}
+	return r < 0 ? -1 : 0;
+}
+
+/* Join the non-empty @words with single spaces into cfg->bootargs. */
+static int join_bootargs(char *const words[], int n, struct vmm_config *cfg, char *err,
+			 size_t errlen)
+{
+	size_t len = 0;
+
+	cfg->bootargs[0] = 0;
+	for (int i = 0; i < n; i++) {
+		size_t w = strlen(words[i]);
+
+		if (!w)
+			continue;
+		if (len + !!len + w >= sizeof(cfg->bootargs)) {
+			snprintf(err, errlen, "guest arguments: too long (limit %d bytes)",
+				 VMM_BOOTARGS_MAX - 1);
+			return -1;
+		}
+		if (len)
+			cfg->bootargs[len++] = ' ';
+		memcpy(cfg->bootargs + len, words[i], w + 1);
+		len += w;
+	}
+	if (!len)
+		strcpy(cfg->bootargs, "run=hello");
+	return 0;
+}
+
+static const struct opt *find_opt(const char *word, size_t n)
+{
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		if (strlen(opts[i].name) == n && strncmp(word, opts[i].name, n) == 0)
+			return &opts[i];
+	return NULL;
+}
+
+static void config_defaults(struct vmm_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->backend = VMM_BACKEND_AUTO;
+	cfg->arch = VMM_ARCH_X86_64;
+	cfg->accel = VMM_ACCEL_TCG;
+	cfg->mem = VMM_GIB;
+	cfg->nodes = 2;
+	cfg->cpus = 1;
+	cfg->timeout = 120;
+}
+
+/* Parse the option at argv[*i] (and its value); advance *i past them. */
+static int parse_opt(int argc, char *const argv[], int *i, struct vmm_config *cfg, char *err,
+		     size_t errlen)
+{
+	const char *w = argv[*i], *eq = strchr(w, '='), *v = NULL;
+	int n = eq ? (int)(eq - w) : (int)strlen(w);
+	const struct opt *o = find_opt(w, (size_t)n);
+
+	if (!o) {
+		snprintf(err, errlen, "unknown option '%.*s'", n, w);
+		return -2;
+	}
+	if (o->has_value) {
+		v = eq ? eq + 1 : *i + 1 < argc ? argv[++*i] : NULL;
+		if (!v) {
+			snprintf(err, errlen, "option '%s' needs a value", o->name);
+			return -2;
+		}
+	} else if (eq) {
+		snprintf(err, errlen, "option '%s' takes no value", o->name);
+		return -2;
+	}
+	return apply_opt(o, v, cfg, err, errlen);
+}
+
+int vmm_args_parse(int argc, char *const argv[], struct vmm_config *cfg, char *err,
+		   size_t errlen)
+{
+	char *words[argc > 0 ? argc : 1];
+	int nr_words = 0, opts_done = 0, r;
+
+	config_defaults(cfg);
+	for (int i = 1; i < argc; i++) {
+		if (opts_done || argv[i][0] != '-')
+			words[nr_words++] = argv[i];
+		else if (strcmp(argv[i], "--") == 0)
+			opts_done = 1;
+		else if ((r = parse_opt(argc, argv, &i, cfg, err, errlen)))
+			return r;
+	}
+	if (cfg->help)
+		return 1;
+	if (check_mem(cfg, err, errlen) || join_bootargs(words, nr_words, cfg, err, errlen))
+		return -1;
+	return 0;
+}
+
+int vmm_config_default_kernel(struct vmm_config *cfg, const char *self_exe)
+{
+	const char *slash = strrchr(self_exe, '/');
+	int dirlen = slash ? (int)(slash - self_exe) : 1;
+	const char *dir = slash ? self_exe : ".";
+	int n;
+
+	if (cfg->kernel[0])
+		return 0;
+	n = snprintf(cfg->kernel, sizeof(cfg->kernel), "%.*s/%s/guest.elf", dirlen, dir,
+		     vmm_arch_name(cfg->arch));
+	return n < (int)sizeof(cfg->kernel) ? 0 : -1;
+}

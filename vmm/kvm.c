@@ -1,0 +1,312 @@
+/*
+ * kvm.c - the generic half of ptelab's KVM backend: the VM, its memory
+ * slots, one vCPU, the run loop and the timeout.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/kvm.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "ptelab_abi.h"
+#include "vmm_kvm.h"
+#include "vmm_util.h"
+
+#define KVM_API 12
+
+/* Set by the SIGALRM handler; it also kicks the vCPU out of KVM_RUN. */
+static volatile sig_atomic_t kvm_timed_out;
+static struct kvm_run *volatile kvm_timer_run;
+
+#define EXIT_NAME(x) [KVM_EXIT_##x] = "KVM_EXIT_" #x
+static const char *const exit_names[] = {
+	EXIT_NAME(UNKNOWN),	   EXIT_NAME(EXCEPTION),   EXIT_NAME(IO),
+	EXIT_NAME(HYPERCALL),	   EXIT_NAME(DEBUG),	   EXIT_NAME(HLT),
+	EXIT_NAME(MMIO),	   EXIT_NAME(IRQ_WINDOW_OPEN), EXIT_NAME(SHUTDOWN),
+	EXIT_NAME(FAIL_ENTRY),	   EXIT_NAME(INTR),	   EXIT_NAME(SET_TPR),
+	EXIT_NAME(TPR_ACCESS),	   EXIT_NAME(NMI),	   EXIT_NAME(INTERNAL_ERROR),
+	EXIT_NAME(WATCHDOG),	   EXIT_NAME(EPR),	   EXIT_NAME(SYSTEM_EVENT),
+	EXIT_NAME(IOAPIC_EOI),	   EXIT_NAME(HYPERV),	   EXIT_NAME(X86_RDMSR),
+	EXIT_NAME(X86_WRMSR),	   EXIT_NAME(DIRTY_RING_FULL), EXIT_NAME(AP_RESET_HOLD),
+	EXIT_NAME(X86_BUS_LOCK),   EXIT_NAME(XEN),	   EXIT_NAME(NOTIFY),
+};
+
+const char *vmm_kvm_exit_name(uint32_t reason, char *buf, size_t size)
+{
+	if (reason < sizeof(exit_names) / sizeof(exit_names[0]) && exit_names[reason])
+		return exit_names[reason];
+	snprintf(buf, size, "KVM_EXIT_%u", reason);
+	return buf;
+}
+
+/* Open /dev/kvm and check its API version. Return: the fd, or -1 (@why). */
+static int kvm_open(char *why, size_t whylen)
+{
+	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC), v;
+
+	if (fd < 0) {
+		snprintf(why, whylen, "/dev/kvm: %s", strerror(errno));
+		return -1;
+	}
+	v = ioctl(fd, KVM_GET_API_VERSION, 0);
+	if (v != KVM_API) {
+		snprintf(why, whylen, "/dev/kvm: API version %d, want %d", v, KVM_API);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int vmm_kvm_usable(char *why, size_t whylen)
+{
+	int fd = kvm_open(why, whylen);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+/* Undo whatever of kvm_setup() was done; fds are -1 when not open. */
+static void kvm_teardown(struct vmm_kvm *k)
+{
+	if (k->run)
+		munmap(k->run, k->run_size);
+	if (k->vcpu_fd >= 0)
+		close(k->vcpu_fd);
+	if (k->vm_fd >= 0)
+		close(k->vm_fd);
+	if (k->sys_fd >= 0)
+		close(k->sys_fd);
+	vmm_guest_mem_unmap(&k->mem);
+	k->run = NULL;
+	k->sys_fd = k->vm_fd = k->vcpu_fd = -1;
+}
+
+/* Map guest RAM (one region per contiguous run of @m) into the VM. */
+static int kvm_add_memory(struct vmm_kvm *k, const struct vmm_machine *m)
+{
+	if (vmm_guest_mem_map(&k->mem, m->ram, m->nr_ram)) {
+		vmm_msg("cannot map %llu bytes of guest RAM: %s",
+			(unsigned long long)m->ram_size, strerror(errno));
+		return -1;
+	}
+	for (int i = 0; i < k->mem.nr; i++) {
+		struct kvm_userspace_memory_region r = {
+			.slot = (uint32_t)i,
+			.guest_phys_addr = k->mem.region[i].gpa,
+			.memory_size = k->mem.region[i].size,
+			.userspace_addr = (uint64_t)(uintptr_t)k->mem.region[i].host,
+		};
+
+		if (ioctl(k->vm_fd, KVM_SET_USER_MEMORY_REGION, &r)) {
+			vmm_msg("KVM_SET_USER_MEMORY_REGION slot %d: %s", i, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * kvm_setup - the VM with @m's RAM (unless @m is NULL), vCPU 0 and its
+ * kvm_run mapping, vCPU identity set by the arch.
+ * Return: 0, or -1 (reported) with everything undone.
+ */
+static int kvm_setup(struct vmm_kvm *k, struct vmm_machine *m)
+{
+	char why[128];
+	int size;
+
+	memset(k, 0, sizeof(*k));
+	k->vm_fd = k->vcpu_fd = -1;
+	k->m = m;
+	k->sys_fd = kvm_open(why, sizeof(why));
+	if (k->sys_fd < 0) {
+		vmm_msg("%s", why);
+		return -1;
+	}
+	k->vm_fd = ioctl(k->sys_fd, KVM_CREATE_VM, 0);
+	if (k->vm_fd < 0) {
+		vmm_msg("KVM_CREATE_VM: %s", strerror(errno));
+		goto err_teardown;
+	}
+	if (m && kvm_add_memory(k, m))
+		goto err_teardown;
+	k->vcpu_fd = ioctl(k->vm_fd, KVM_CREATE_VCPU, 0);
+	size = ioctl(k->sys_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
+	if (k->vcpu_fd < 0 || size < (int)sizeof(struct kvm_run)) {
+		vmm_msg("KVM_CREATE_VCPU: %s", strerror(errno));
+		goto err_teardown;
+	}
+	k->run_size = (size_t)size;
+	k->run = mmap(NULL, k->run_size, PROT_READ | PROT_WRITE, MAP_SHARED, k->vcpu_fd, 0);
+	if (k->run == MAP_FAILED) {
+		k->run = NULL;
+		vmm_msg("mmap of kvm_run: %s", strerror(errno));
+		goto err_teardown;
+	}
+	if (vmm_kvm_arch_init_vcpu(k))
+		goto err_teardown;
+	return 0;
+
+err_teardown:
+	kvm_teardown(k);
+	return -1;
+}
+
+uint64_t vmm_kvm_probe_timebase_hz(void)
+{
+	struct vmm_kvm k;
+	uint64_t hz;
+	char why[128];
+
+	if (!vmm_kvm_usable(why, sizeof(why)) || kvm_setup(&k, NULL))
+		return 0;
+	hz = vmm_kvm_arch_timebase_hz(&k);
+	kvm_teardown(&k);
+	return hz;
+}
+
+static void on_alarm(int sig)
+{
+	struct kvm_run *run = kvm_timer_run;
+
+	(void)sig;
+	kvm_timed_out = 1;
+	if (run)
+		run->immediate_exit = 1;
+}
+
+/* Arm a one-shot SIGALRM after @sec seconds (0 disarms). Without
+ * SA_RESTART, so a blocked KVM_RUN returns EINTR. */
+static int kvm_arm_timeout(struct vmm_kvm *k, int sec)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct itimerval it = { .it_value = { .tv_sec = sec } };
+
+	kvm_timer_run = sec ? k->run : NULL;
+	kvm_timed_out = 0;
+	sigemptyset(&sa.sa_mask);
+	if (sec && sigaction(SIGALRM, &sa, NULL))
+		return -1;
+	return setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/* Report an exit nobody handled: its name, the details KVM gives, registers. */
+static void kvm_report_exit(struct vmm_kvm *k)
+{
+	struct kvm_run *run = k->run;
+	char buf[32];
+
+	vmm_console_flush(k->con);
+	vmm_msg("guest crashed: unhandled exit %s",
+		vmm_kvm_exit_name(run->exit_reason, buf, sizeof(buf)));
+	switch (run->exit_reason) {
+	case KVM_EXIT_SHUTDOWN:
+		vmm_msg("(a triple fault; KVM may already have reset the registers below)");
+		break;
+	case KVM_EXIT_FAIL_ENTRY:
+		vmm_msg("hardware entry failure reason 0x%llx",
+			(unsigned long long)run->fail_entry.hardware_entry_failure_reason);
+		break;
+	case KVM_EXIT_INTERNAL_ERROR:
+		vmm_msg("internal error suberror %u", run->internal.suberror);
+		for (uint32_t i = 0; i < run->internal.ndata && i < 16; i++)
+			vmm_msg("  data[%u] = 0x%llx", i, (unsigned long long)run->internal.data[i]);
+		break;
+	case KVM_EXIT_MMIO:
+		vmm_msg("MMIO %s of %u bytes at 0x%llx (no device there)",
+			run->mmio.is_write ? "write" : "read", run->mmio.len,
+			(unsigned long long)run->mmio.phys_addr);
+		break;
+	}
+	vmm_kvm_arch_dump(k);
+}
+
+/*
+ * kvm_loop - run vCPU 0 until the guest is done, crashes or times out.
+ * Return: the ptelab exit status.
+ */
+static int kvm_loop(struct vmm_kvm *k, int timeout, struct vmm_timing *t)
+{
+	uint64_t start = vmm_now_us();
+	int status = PTELAB_EXIT_CRASH, first = 1;
+
+	for (;;) {
+		int r = ioctl(k->vcpu_fd, KVM_RUN, 0);
+		enum vmm_kvm_exit what;
+
+		if (first)
+			t->first_exit_us = vmm_now_us() - start;
+		first = 0;
+		if (kvm_timed_out) {
+			vmm_console_flush(k->con);
+			vmm_msg("guest timed out after %d s", timeout);
+			status = PTELAB_EXIT_TIMEOUT;
+			break;
+		}
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (r < 0) {
+			vmm_console_flush(k->con);
+			vmm_msg("KVM_RUN: %s", strerror(errno));
+			vmm_kvm_arch_dump(k);
+			break;
+		}
+		what = vmm_kvm_arch_handle_exit(k, &status);
+		if (what == VMM_KVM_CONTINUE)
+			continue;
+		if (what == VMM_KVM_UNHANDLED)
+			kvm_report_exit(k);
+		if (what != VMM_KVM_DONE)
+			status = PTELAB_EXIT_CRASH;
+		break;
+	}
+	t->run_us = vmm_now_us() - start;
+	return status;
+}
+
+int vmm_kvm_boot(struct vmm_machine *m, const struct vmm_elf_image *img, const void *elf,
+		 struct vmm_console *con, int timeout, int verbose, struct vmm_timing *t)
+{
+	struct vmm_kvm k;
+	uint64_t t0 = vmm_now_us();
+	char err[160];
+	int status;
+
+	t->have_kvm = 1;
+	if (kvm_setup(&k, m))
+		return PTELAB_EXIT_NOBACKEND;
+	k.con = con;
+	t->vm_create_us = vmm_now_us() - t0;
+	t0 = vmm_now_us();
+	m->timebase_hz = vmm_kvm_arch_timebase_hz(&k);
+	if (vmm_elf_load(img, elf, &k.mem, err, sizeof(err))) {
+		vmm_msg("loading the guest: %s", err);
+		goto err_teardown;
+	}
+	if (vmm_kvm_arch_boot(&k, img))
+		goto err_teardown;
+	t->load_us = vmm_now_us() - t0;
+	if (verbose) {
+		vmm_machine_print(m);
+		vmm_kvm_arch_print_layout(&k);
+	}
+	if (kvm_arm_timeout(&k, timeout)) {
+		vmm_msg("cannot arm the timeout: %s", strerror(errno));
+		goto err_teardown;
+	}
+	status = kvm_loop(&k, timeout, t);
+	kvm_arm_timeout(&k, 0);
+	kvm_teardown(&k);
+	return status;
+
+err_teardown:
+	kvm_teardown(&k);
+	return PTELAB_EXIT_NOBACKEND;
+}

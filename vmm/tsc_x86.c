@@ -1,0 +1,38 @@
+/*
+ * tsc_x86.c - the host TSC rate for guests that do not run on ptelab's KVM
+ * backend. The only host-x86-specific code outside kvm_x86.c.
+ */
+#include <time.h>
+#include <x86intrin.h>
+
+#include "vmm_kvm.h"
+#include "vmm_tsc.h"
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t vmm_tsc_calibrate_hz(int ms)
+{
+	uint64_t t0 = mono_ns(), c0 = __rdtsc(), t1, c1;
+
+	do {
+		t1 = mono_ns();
+	} while (t1 - t0 < (uint64_t)ms * 1000000u);
+	c1 = __rdtsc();
+	if (c1 <= c0 || t1 <= t0)
+		return 0;
+	/* (c1 - c0) cycles in (t1 - t0) ns, as kHz rounded to nearest. */
+	return ((c1 - c0) * 1000000u + (t1 - t0) / 2) / (t1 - t0) * 1000;
+}
+
+uint64_t vmm_host_tsc_hz(void)
+{
+	uint64_t hz = vmm_kvm_probe_timebase_hz();
+
+	return hz ? hz : vmm_tsc_calibrate_hz(20);
+}

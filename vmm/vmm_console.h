@@ -1,0 +1,42 @@
+/*
+ * vmm_console.h - the guest's serial output: passed to stdout line by line,
+ * with the JSON of every "RESULT " line also written to the --results file.
+ */
+#ifndef VMM_CONSOLE_H
+#define VMM_CONSOLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define VMM_CONSOLE_LINE_MAX 65536 /* longer lines pass through uncaptured */
+
+struct vmm_console {
+	int out_fd; /* where guest bytes go (stdout) */
+	bool out_broken; /* a write failed (reader gone): drop the rest */
+	FILE *results; /* NULL without --results */
+	size_t len; /* bytes of the current line in line[] */
+	bool overlong; /* the current line outgrew line[] and was flushed */
+	unsigned long nr_results;
+	char line[VMM_CONSOLE_LINE_MAX];
+};
+
+/*
+ * vmm_console_init - start a console writing to @out_fd and, unless
+ * @results_path is NULL, to a results file created (truncated) there.
+ * Return: 0, or -1 with errno set when the results file cannot be opened.
+ */
+int vmm_console_init(struct vmm_console *c, int out_fd, const char *results_path);
+
+/* Feed @n guest bytes; complete lines are written out at once. */
+void vmm_console_put(struct vmm_console *c, const void *buf, size_t n);
+
+/* Write out the partial line so far (it is no longer captured): call
+ * before ptelab reports on stderr, so the report follows the guest's output. */
+void vmm_console_flush(struct vmm_console *c);
+
+/* Write out a partial last line and close the results file.
+ * Return: 0, or -1 when writing the results file failed. */
+int vmm_console_close(struct vmm_console *c);
+
+#endif
