@@ -21,7 +21,8 @@ HOST_CFLAGS := -O2 -g -std=gnu11 $(WARN) -Ivmm -Iguest/include -Itests -MMD -MP
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 .PHONY: all run test bench clean format deps
-all: $(B)/ptelab $(foreach a,$(GUEST_ARCHES),$(B)/$(a)/guest.elf) $(B)/host-tests $(B)/timeit
+all: $(B)/ptelab $(foreach a,$(GUEST_ARCHES),$(B)/$(a)/guest.elf) $(B)/host-tests $(B)/timeit \
+	$(EXTRA_ALL)
 
 # --- Debian packages -------------------------------------------------------
 # Installs what is missing when we are root with apt-get, else stops with the
@@ -52,6 +53,7 @@ $(B)/host/%.o: %.c | $(DEPS)
 	$(HOSTCC) $(HOST_CFLAGS) -c $< -o $@
 
 $(B)/ptelab: $(VMM_OBJS)
+	@mkdir -p $(dir $@)
 	$(HOSTCC) -o $@ $^ -lfdt
 
 $(B)/timeit: tests/bench/timeit.c | $(DEPS)
@@ -67,6 +69,7 @@ $(B)/host-san/%.o: %.c | $(DEPS)
 	$(HOSTCC) $(HOST_CFLAGS) $(SAN) -c $< -o $@
 
 $(B)/host-tests: $(HT_OBJS)
+	@mkdir -p $(dir $@)
 	$(HOSTCC) $(SAN) -o $@ $^ -lfdt
 
 # --- newlib, built once per guest arch --------------------------------------
@@ -80,7 +83,11 @@ CC_x86_64 := gcc
 CC_arm64 := aarch64-linux-gnu-gcc
 GFLAGS_x86_64 := -mno-red-zone -mcmodel=kernel
 GFLAGS_arm64 := -mcmodel=small
-GUEST_COMMON := $(wildcard guest/*.c) $(wildcard tests/guest/*.c)
+# GUEST_MM: the mm/ sources linked into the guest; GUEST_EXCLUDE: sources
+# kept out of the guest for now (set by the mk/ fragments as parts land).
+GUEST_MM ?= mm/knobs.c
+GUEST_EXCLUDE ?= guest/bench.c guest/bench_cmd.c guest/bench_mm.c arch/x86_64/mmu.c arch/arm64/mmu.c
+GUEST_COMMON = $(filter-out $(GUEST_EXCLUDE),$(wildcard guest/*.c) $(wildcard tests/guest/*.c) $(GUEST_MM))
 
 # $(1) = arch
 define guest_rules
@@ -89,7 +96,7 @@ $(1)_CFLAGS := -O2 -g -std=gnu11 $(WARN) -ffreestanding -fno-pie -fno-stack-prot
 	-fno-builtin -fno-omit-frame-pointer $(GFLAGS_$(1)) -nostdinc \
 	-isystem $$($(1)_NL)/include -isystem $$(shell $(CC_$(1)) -print-file-name=include) \
 	-Iguest/include -Iarch/$(1)/include -Imm -Ivmm -Itests -MMD -MP
-$(1)_SRCS := $(GUEST_COMMON) $(wildcard arch/$(1)/*.c) $(wildcard arch/$(1)/*.S)
+$(1)_SRCS := $(GUEST_COMMON) $(filter-out $(GUEST_EXCLUDE),$(wildcard arch/$(1)/*.c)) $(wildcard arch/$(1)/*.S)
 $(1)_OBJS := $$(patsubst %,$(B)/$(1)/obj/%.o,$$($(1)_SRCS))
 $(1)_LIBS := $$($(1)_NL)/lib/libc.a $$($(1)_NL)/lib/libm.a \
 	$$(shell $(CC_$(1)) -print-libgcc-file-name)
@@ -103,9 +110,13 @@ $(B)/$(1)/obj/%.S.o: %.S | $(B)/newlib/.built-$(TRIPLE_$(1))
 	$(CC_$(1)) $$($(1)_CFLAGS) -D__ASSEMBLER__ -c $$< -o $$@
 
 $(B)/$(1)/guest.elf: $$($(1)_OBJS) linker/$(1).ld
-	$(CC_$(1)) -nostdlib -static -no-pie -T linker/$(1).ld -Wl,--build-id=none \
+	$(CC_$(1)) -nostdlib -static -no-pie -T linker/$(1).ld -Wl,--build-id=none -Wl,-z,noexecstack \
 		-Wl,-Map=$(B)/$(1)/guest.map -o $$@ $$($(1)_OBJS) $$($(1)_LIBS)
 endef
+# Fragments: one per part of the build that has its own owner (mm host
+# runner, VMM test tools); each may add to `all` through EXTRA_ALL.
+-include $(sort $(wildcard mk/*.mk))
+
 $(foreach a,$(GUEST_ARCHES),$(eval $(call guest_rules,$(a))))
 
 # --- the two commands and friends -------------------------------------------

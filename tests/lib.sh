@@ -15,14 +15,14 @@ skip() { SKIPPED=$((SKIPPED + 1)); echo "SKIP: $1: $2"; }
 
 # expect_status NAME WANT CMD...: run CMD, output in $TMPD/out, check status.
 expect_status() {
-	name=$1 want=$2
+	es_name=$1 es_want=$2
 	shift 2
 	"$@" >"$TMPD/out" 2>&1
-	got=$?
-	if [ "$got" -eq "$want" ]; then
+	es_got=$?
+	if [ "$es_got" -eq "$es_want" ]; then
 		return 0
 	fi
-	fail "$name" "exit status $got, wanted $want; output: $(tail -n 5 "$TMPD/out" | tr '\n' '|')"
+	fail "$es_name" "exit status $es_got, wanted $es_want; output: $(tail -n 5 "$TMPD/out" | tr '\n' '|')"
 	return 1
 }
 

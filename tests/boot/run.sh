@@ -68,6 +68,9 @@ for be in kvm-x86_64 qemu-x86_64 qemu-arm64; do
 	status_case "$be" 0 run=exit:0
 	status_case "$be" 5 run=hello,exit:5
 	selftest_case "$be"
-	status_case "$be" 2 run=nosuchcommand
+	name="$be: unknown command -> exit 2"
+	# shellcheck disable=SC2046
+	expect_status "$name" 2 "$PTELAB" $(backend_args "$be") --timeout 60 run=nosuchcommand &&
+		out_has "$name" "unknown command 'nosuchcommand'" && pass "$name"
 done
 summary

@@ -1,0 +1,34 @@
+/*
+ * traps.h (x86_64) - the exception frame entry.S builds, and the hook
+ * through which mm/ resolves page faults on user addresses.
+ */
+#ifndef ASM_TRAPS_H
+#define ASM_TRAPS_H
+
+#include <stdint.h>
+
+/* Lowest address first: what entry.S pushed, then what the CPU pushed. */
+struct trap_frame {
+	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
+	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
+	uint64_t vector, error;
+	uint64_t rip, cs, rflags, rsp, ss;
+};
+
+#define X86_PF_PRESENT (1u << 0) /* the error code's bits */
+#define X86_PF_WRITE (1u << 1)
+#define X86_PF_USER (1u << 2)
+#define X86_PF_INSTR (1u << 4)
+
+/*
+ * arch_handle_user_fault - resolve a #PF at @addr (CR2) taken in @f.
+ * The default (weak) handles nothing; the uaccess code overrides it to
+ * call handle_mm_fault() and, when that fails, to resume at a fixup.
+ * Return: 1 when @f may be resumed (possibly with f->rip changed), 0 when
+ * the fault is fatal.
+ */
+int arch_handle_user_fault(struct trap_frame *f, uint64_t addr);
+
+void traps_init(void);
+
+#endif

@@ -1,0 +1,158 @@
+/*
+ * traps.c (x86_64) - GDT with a TSS, the IDT, and the C side of exception
+ * entry: page faults go to mm/ through arch_handle_user_fault(); anything
+ * else is reported (vector by name, error code, RIP, CR2, registers) and
+ * stops the guest with PTELAB_EXIT_CRASH.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernel.h"
+#include "ptelab_abi.h"
+
+#include <asm/io.h>
+#include <asm/traps.h>
+
+#define NR_VECTORS 32
+#define KERNEL_CS 0x08
+#define TSS_SEL 0x18
+#define IST_STACK_SIZE 8192
+#define GATE_INTR 0x8e00 /* present, DPL 0, 64-bit interrupt gate */
+
+struct idt_gate {
+	uint16_t off0, sel, flags, off1;
+	uint32_t off2, zero;
+};
+
+struct tss {
+	uint32_t rsv0;
+	uint64_t rsp[3];
+	uint64_t rsv1;
+	uint64_t ist[7];
+	uint64_t rsv2;
+	uint16_t rsv3, iomap;
+} __attribute__((packed));
+
+extern uint64_t boot_gdt[];
+extern const uint64_t trap_stubs[NR_VECTORS];
+
+static struct idt_gate idt[NR_VECTORS];
+static struct tss tss;
+static uint8_t ist_stack[IST_STACK_SIZE] __attribute__((aligned(16)));
+static int in_trap; /* a fault while reporting one: do not recurse */
+
+static const char *const vector_names[NR_VECTORS] = {
+	"#DE divide error",
+	"#DB debug",
+	"NMI",
+	"#BP breakpoint",
+	"#OF overflow",
+	"#BR bound range",
+	"#UD invalid opcode",
+	"#NM device not available",
+	"#DF double fault",
+	"coprocessor overrun",
+	"#TS invalid TSS",
+	"#NP segment not present",
+	"#SS stack fault",
+	"#GP general protection",
+	"#PF page fault",
+	"reserved 15",
+	"#MF x87 error",
+	"#AC alignment check",
+	"#MC machine check",
+	"#XM SIMD error",
+	"#VE virtualization",
+	"#CP control protection",
+};
+
+__attribute__((weak)) int arch_handle_user_fault(struct trap_frame *f, uint64_t addr)
+{
+	(void)f;
+	(void)addr;
+	return 0;
+}
+
+/* The TSS descriptor (16 bytes at selector 0x18) and its IST1 stack, used
+ * by #DF, NMI and #MC so a blown kernel stack still gets reported. */
+static void tss_init(void)
+{
+	uint64_t base = (uint64_t)(uintptr_t)&tss, limit = sizeof(tss) - 1;
+
+	tss.ist[0] = (uint64_t)(uintptr_t)(ist_stack + IST_STACK_SIZE);
+	tss.iomap = sizeof(tss);
+	boot_gdt[TSS_SEL / 8] = (limit & 0xffff) | (base & 0xffffff) << 16 | 0x89ull << 40 |
+				((limit >> 16) & 0xf) << 48 | ((base >> 24) & 0xff) << 56;
+	boot_gdt[TSS_SEL / 8 + 1] = base >> 32;
+	__asm__ volatile("ltr %w0" : : "r"(TSS_SEL));
+}
+
+void traps_init(void)
+{
+	struct {
+		uint16_t limit;
+		uint64_t base;
+	} __attribute__((packed)) idtr = { sizeof(idt) - 1, (uint64_t)(uintptr_t)idt };
+
+	tss_init();
+	for (int v = 0; v < NR_VECTORS; v++) {
+		uint64_t a = trap_stubs[v];
+		int ist = v == 2 || v == 8 || v == 18;
+
+		idt[v] = (struct idt_gate){ (uint16_t)a,	 KERNEL_CS,
+					    GATE_INTR | ist,	 (uint16_t)(a >> 16),
+					    (uint32_t)(a >> 32), 0 };
+	}
+	__asm__ volatile("lidt %0" : : "m"(idtr));
+}
+
+/* Print without stdio's buffers: the fault may have hit inside printf. */
+static void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void report(const char *fmt, ...)
+{
+	char line[160];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(line) - 1)
+		n = sizeof(line) - 1;
+	arch_console_write(line, n > 0 ? (size_t)n : 0);
+}
+
+static void report_frame(const struct trap_frame *f, uint64_t cr2)
+{
+	unsigned v = (unsigned)f->vector;
+
+	report("\nguest: unhandled exception %s (vector %u), error code 0x%llx\n",
+	       v < NR_VECTORS && vector_names[v] ? vector_names[v] : "reserved", v,
+	       (unsigned long long)f->error);
+	report("guest: RIP 0x%016llx CR2 (fault address) 0x%016llx RSP 0x%016llx RFLAGS 0x%llx\n",
+	       (unsigned long long)f->rip, (unsigned long long)cr2, (unsigned long long)f->rsp,
+	       (unsigned long long)f->rflags);
+	report("guest: RAX %016llx RBX %016llx RCX %016llx RDX %016llx\n",
+	       (unsigned long long)f->rax, (unsigned long long)f->rbx, (unsigned long long)f->rcx,
+	       (unsigned long long)f->rdx);
+	report("guest: RSI %016llx RDI %016llx RBP %016llx\n", (unsigned long long)f->rsi,
+	       (unsigned long long)f->rdi, (unsigned long long)f->rbp);
+}
+
+/* Called by entry.S with interrupts off. Returns to resume @f. */
+void x86_trap(struct trap_frame *f);
+void x86_trap(struct trap_frame *f)
+{
+	uint64_t cr2 = read_cr2();
+
+	if (f->vector == 14 && !in_trap && arch_handle_user_fault(f, cr2))
+		return;
+	if (in_trap++) {
+		report("\nguest: exception %llu while reporting an exception\n",
+		       (unsigned long long)f->vector);
+		arch_exit(PTELAB_EXIT_CRASH);
+	}
+	report_frame(f, cr2);
+	arch_exit(PTELAB_EXIT_CRASH);
+}
