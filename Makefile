@@ -86,7 +86,7 @@ GFLAGS_arm64 := -mcmodel=small
 # GUEST_MM: the mm/ sources linked into the guest; GUEST_EXCLUDE: sources
 # kept out of the guest for now (set by the mk/ fragments as parts land).
 GUEST_MM ?= mm/knobs.c
-GUEST_EXCLUDE ?= guest/bench.c guest/bench_cmd.c guest/bench_mm.c arch/x86_64/mmu.c arch/arm64/mmu.c
+GUEST_EXCLUDE ?= guest/bench.c guest/bench_cmd.c guest/bench_mm.c arch/x86_64/mmu.c arch/arm64/mmu.c arch/x86_64/fault.c
 GUEST_COMMON = $(filter-out $(GUEST_EXCLUDE),$(wildcard guest/*.c) $(wildcard tests/guest/*.c) $(GUEST_MM))
 
 # $(1) = arch

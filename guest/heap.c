@@ -61,6 +61,7 @@ void heap_init(void)
 		panic("heap_init: heap [%#llx, +%#lx) overlaps %s", (unsigned long long)heap_phys,
 		      HEAP_SIZE, clash);
 	heap_base = heap_brk = phys_to_virt(heap_phys);
+	boot_reserve(heap_phys, HEAP_SIZE, "heap");
 }
 
 /* newlib's sbrk: grow the break, or fail with ENOMEM past the range. */

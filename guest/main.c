@@ -73,18 +73,28 @@ static void read_machine(void)
 		printf("guest: %s\n", size ? err : "no device tree from the boot protocol");
 		arch_exit(PTELAB_EXIT_USAGE);
 	}
-	if (cmdline_parse(machine.bootargs, &cmdline, err, sizeof(err)) || check_keys(err, sizeof(err)) ||
-	    caps_parse(&cmdline, err, sizeof(err))) {
+	if (cmdline_parse(machine.bootargs, &cmdline, err, sizeof(err)) ||
+	    check_keys(err, sizeof(err)) || caps_parse(&cmdline, err, sizeof(err))) {
 		printf("guest: command line: %s\n", err);
 		arch_exit(PTELAB_EXIT_USAGE);
 	}
 }
 
 void run_constructors(void);
+extern char _kernel_start[], _kernel_end[];
+
+void boot_reserve(uint64_t start, uint64_t size, const char *what)
+{
+	if (boot_info->nr_reserved == BOOT_RANGES_MAX)
+		panic("boot_reserve: no room for %s (%d ranges)", what, BOOT_RANGES_MAX);
+	boot_info->reserved[boot_info->nr_reserved++] = (struct boot_range){ start, size, what };
+}
 
 void kmain(struct boot_info *bi)
 {
 	boot_info = bi;
+	boot_reserve(virt_to_phys(_kernel_start), (uint64_t)(_kernel_end - _kernel_start),
+		     "kernel image");
 	run_constructors();
 	read_machine();
 	heap_init();

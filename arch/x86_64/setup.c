@@ -71,13 +71,6 @@ void arch_deliberate_fault(void)
 	panic("arch_deliberate_fault: the load from %p did not fault", (void *)p);
 }
 
-static void reserve(uint64_t start, uint64_t size, const char *what)
-{
-	if (bi.nr_reserved == BOOT_RANGES_MAX)
-		panic("reserve: more than %d boot ranges", BOOT_RANGES_MAX);
-	bi.reserved[bi.nr_reserved++] = (struct boot_range){ start, size, what };
-}
-
 /* Module 0 is the FDT (ptelab puts it there; QEMU makes -initrd module 0). */
 static void read_start_info(uint32_t phys)
 {
@@ -88,13 +81,13 @@ static void read_start_info(uint32_t phys)
 		printf("guest: no PVH start info at %#x (magic %#x)\n", phys, start_info->magic);
 		arch_exit(PTELAB_EXIT_CRASH);
 	}
-	reserve(0, LOW_MEMORY_END, "low memory (firmware, PVH structures)");
+	boot_reserve(0, LOW_MEMORY_END, "low memory (firmware, PVH structures)");
 	if (start_info->nr_modules < 1)
 		return;
 	mod = phys_to_virt(start_info->modlist_paddr);
 	bi.fdt = phys_to_virt(mod->paddr);
 	bi.fdt_phys = mod->paddr;
-	reserve(mod->paddr, mod->size, "device tree (PVH module 0)");
+	boot_reserve(mod->paddr, mod->size, "device tree (PVH module 0)");
 }
 
 void arch_describe_boot(void)
@@ -116,6 +109,7 @@ void x86_start(uint32_t start_info_phys)
 	traps_init();
 	bi.boot_path = "pvh";
 	bi.entry_counter = boot_tsc;
+	boot_info = &bi;
 	read_start_info(start_info_phys);
 	kmain(&bi);
 }

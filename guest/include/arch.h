@@ -47,6 +47,10 @@ struct boot_info {
 	uint64_t entry_counter; /* arch_counter() at the first instruction */
 };
 
+/* Record a physical range as owned by boot (mm_init() reserves every one).
+ * Panics when boot_info has no room left. */
+void boot_reserve(uint64_t start, uint64_t size, const char *what);
+
 /* Generic entry, called by the arch once the stack, MMU, FP/SIMD and
  * exception vectors are up. Never returns. */
 void kmain(struct boot_info *bi) __attribute__((noreturn));
