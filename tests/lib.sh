@@ -35,7 +35,13 @@ out_has() {
 	return 1
 }
 
-have_kvm() { [ -r /dev/kvm ] && [ -w /dev/kvm ]; }
+# have_kvm: can ptelab's KVM backend run the guest here? ptelab decides
+# (it also refuses kvm-pvm); its reason is left in $kvm_why.
+have_kvm() {
+	kvm_why=$("$PTELAB" --backend kvm --dtb-out /dev/null 2>&1) && return 0
+	kvm_why=${kvm_why#ptelab: --backend kvm: }
+	return 1
+}
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
 
 summary() {

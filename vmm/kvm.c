@@ -7,6 +7,7 @@
 #include <linux/kvm.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -25,15 +26,33 @@ static struct kvm_run *volatile kvm_timer_run;
 
 #define EXIT_NAME(x) [KVM_EXIT_##x] = "KVM_EXIT_" #x
 static const char *const exit_names[] = {
-	EXIT_NAME(UNKNOWN),	   EXIT_NAME(EXCEPTION),   EXIT_NAME(IO),
-	EXIT_NAME(HYPERCALL),	   EXIT_NAME(DEBUG),	   EXIT_NAME(HLT),
-	EXIT_NAME(MMIO),	   EXIT_NAME(IRQ_WINDOW_OPEN), EXIT_NAME(SHUTDOWN),
-	EXIT_NAME(FAIL_ENTRY),	   EXIT_NAME(INTR),	   EXIT_NAME(SET_TPR),
-	EXIT_NAME(TPR_ACCESS),	   EXIT_NAME(NMI),	   EXIT_NAME(INTERNAL_ERROR),
-	EXIT_NAME(WATCHDOG),	   EXIT_NAME(EPR),	   EXIT_NAME(SYSTEM_EVENT),
-	EXIT_NAME(IOAPIC_EOI),	   EXIT_NAME(HYPERV),	   EXIT_NAME(X86_RDMSR),
-	EXIT_NAME(X86_WRMSR),	   EXIT_NAME(DIRTY_RING_FULL), EXIT_NAME(AP_RESET_HOLD),
-	EXIT_NAME(X86_BUS_LOCK),   EXIT_NAME(XEN),	   EXIT_NAME(NOTIFY),
+	EXIT_NAME(UNKNOWN),
+	EXIT_NAME(EXCEPTION),
+	EXIT_NAME(IO),
+	EXIT_NAME(HYPERCALL),
+	EXIT_NAME(DEBUG),
+	EXIT_NAME(HLT),
+	EXIT_NAME(MMIO),
+	EXIT_NAME(IRQ_WINDOW_OPEN),
+	EXIT_NAME(SHUTDOWN),
+	EXIT_NAME(FAIL_ENTRY),
+	EXIT_NAME(INTR),
+	EXIT_NAME(SET_TPR),
+	EXIT_NAME(TPR_ACCESS),
+	EXIT_NAME(NMI),
+	EXIT_NAME(INTERNAL_ERROR),
+	EXIT_NAME(WATCHDOG),
+	EXIT_NAME(EPR),
+	EXIT_NAME(SYSTEM_EVENT),
+	EXIT_NAME(IOAPIC_EOI),
+	EXIT_NAME(HYPERV),
+	EXIT_NAME(X86_RDMSR),
+	EXIT_NAME(X86_WRMSR),
+	EXIT_NAME(DIRTY_RING_FULL),
+	EXIT_NAME(AP_RESET_HOLD),
+	EXIT_NAME(X86_BUS_LOCK),
+	EXIT_NAME(XEN),
+	EXIT_NAME(NOTIFY),
 };
 
 const char *vmm_kvm_exit_name(uint32_t reason, char *buf, size_t size)
@@ -54,6 +73,12 @@ static int kvm_open(char *why, size_t whylen)
 		return -1;
 	}
 	v = ioctl(fd, KVM_GET_API_VERSION, 0);
+	if (v < 0) {
+		snprintf(why, whylen, "/dev/kvm: KVM_GET_API_VERSION: %s (is it KVM?)",
+			 strerror(errno));
+		close(fd);
+		return -1;
+	}
 	if (v != KVM_API) {
 		snprintf(why, whylen, "/dev/kvm: API version %d, want %d", v, KVM_API);
 		close(fd);
@@ -62,9 +87,35 @@ static int kvm_open(char *why, size_t whylen)
 	return fd;
 }
 
+/*
+ * kvm_is_pvm - is /dev/kvm the kvm-pvm module (Pagetable-based Virtual
+ * Machine)? Some cloud hosts offer it instead of hardware virtualization.
+ * It runs guest ring 3 natively but emulates every ring-0 instruction, one
+ * at a time (about 3000x slower), and its emulator has no SSE arithmetic,
+ * so the ptelab guest, a ring-0 kernel built with newlib, cannot run on it.
+ * PTELAB_ALLOW_PVM=1 in the environment tries it anyway.
+ */
+static int kvm_is_pvm(void)
+{
+	const char *allow = getenv("PTELAB_ALLOW_PVM");
+
+	if (allow && strcmp(allow, "1") == 0)
+		return 0;
+	return access("/sys/module/kvm_pvm", F_OK) == 0;
+}
+
 int vmm_kvm_usable(char *why, size_t whylen)
 {
-	int fd = kvm_open(why, whylen);
+	int fd;
+
+	if (kvm_is_pvm()) {
+		snprintf(why, whylen,
+			 "/dev/kvm is kvm-pvm, which emulates every ring-0 instruction "
+			 "(about 3000x slower) and cannot run SSE code at ring 0; "
+			 "PTELAB_ALLOW_PVM=1 tries it anyway");
+		return 0;
+	}
+	fd = kvm_open(why, whylen);
 
 	if (fd < 0)
 		return 0;
@@ -92,8 +143,8 @@ static void kvm_teardown(struct vmm_kvm *k)
 static int kvm_add_memory(struct vmm_kvm *k, const struct vmm_machine *m)
 {
 	if (vmm_guest_mem_map(&k->mem, m->ram, m->nr_ram)) {
-		vmm_msg("cannot map %llu bytes of guest RAM: %s",
-			(unsigned long long)m->ram_size, strerror(errno));
+		vmm_msg("cannot map %llu bytes of guest RAM: %s", (unsigned long long)m->ram_size,
+			strerror(errno));
 		return -1;
 	}
 	for (int i = 0; i < k->mem.nr; i++) {
@@ -119,7 +170,7 @@ static int kvm_add_memory(struct vmm_kvm *k, const struct vmm_machine *m)
  */
 static int kvm_setup(struct vmm_kvm *k, struct vmm_machine *m)
 {
-	char why[128];
+	char why[256];
 	int size;
 
 	memset(k, 0, sizeof(*k));
@@ -163,7 +214,7 @@ uint64_t vmm_kvm_probe_timebase_hz(void)
 {
 	struct vmm_kvm k;
 	uint64_t hz;
-	char why[128];
+	char why[256];
 
 	if (!vmm_kvm_usable(why, sizeof(why)) || kvm_setup(&k, NULL))
 		return 0;
@@ -197,6 +248,44 @@ static int kvm_arm_timeout(struct vmm_kvm *k, int sec)
 	return setitimer(ITIMER_REAL, &it, NULL);
 }
 
+/*
+ * kvm_wait_for_timeout - sleep until the SIGALRM of kvm_arm_timeout().
+ * SIGALRM is blocked while kvm_timed_out is tested, so an alarm between
+ * the test and the sleep cannot be lost.
+ */
+static void kvm_wait_for_timeout(void)
+{
+	sigset_t alrm, old, wait;
+
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	sigprocmask(SIG_BLOCK, &alrm, &old);
+	wait = old;
+	sigdelset(&wait, SIGALRM);
+	while (!kvm_timed_out)
+		sigsuspend(&wait);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/* An emulation failure with the instruction bytes: print them (the guest
+ * used an instruction this KVM cannot emulate). Return: 1 when reported. */
+static int kvm_report_emulation_failure(const struct kvm_run *run)
+{
+	const typeof(run->emulation_failure) *ef = &run->emulation_failure;
+	char bytes[3 * sizeof(ef->insn_bytes) + 1] = "";
+	unsigned n = ef->insn_size;
+
+	if (run->internal.suberror != KVM_INTERNAL_ERROR_EMULATION || run->internal.ndata < 3 ||
+	    !(ef->flags & KVM_INTERNAL_ERROR_EMULATION_FLAG_INSTRUCTION_BYTES))
+		return 0;
+	if (n > sizeof(ef->insn_bytes))
+		n = sizeof(ef->insn_bytes);
+	for (unsigned i = 0; i < n; i++)
+		snprintf(bytes + 3 * i, sizeof(bytes) - 3 * i, " %02x", ef->insn_bytes[i]);
+	vmm_msg("KVM could not emulate the instruction at RIP (bytes:%s)", bytes);
+	return 1;
+}
+
 /* Report an exit nobody handled: its name, the details KVM gives, registers. */
 static void kvm_report_exit(struct vmm_kvm *k)
 {
@@ -215,9 +304,12 @@ static void kvm_report_exit(struct vmm_kvm *k)
 			(unsigned long long)run->fail_entry.hardware_entry_failure_reason);
 		break;
 	case KVM_EXIT_INTERNAL_ERROR:
+		if (kvm_report_emulation_failure(run))
+			break;
 		vmm_msg("internal error suberror %u", run->internal.suberror);
 		for (uint32_t i = 0; i < run->internal.ndata && i < 16; i++)
-			vmm_msg("  data[%u] = 0x%llx", i, (unsigned long long)run->internal.data[i]);
+			vmm_msg("  data[%u] = 0x%llx", i,
+				(unsigned long long)run->internal.data[i]);
 		break;
 	case KVM_EXIT_MMIO:
 		vmm_msg("MMIO %s of %u bytes at 0x%llx (no device there)",
@@ -235,7 +327,7 @@ static void kvm_report_exit(struct vmm_kvm *k)
 static int kvm_loop(struct vmm_kvm *k, int timeout, struct vmm_timing *t)
 {
 	uint64_t start = vmm_now_us();
-	int status = PTELAB_EXIT_CRASH, first = 1;
+	int status = PTELAB_EXIT_CRASH, first = 1, halted = 0;
 
 	for (;;) {
 		int r = ioctl(k->vcpu_fd, KVM_RUN, 0);
@@ -246,7 +338,8 @@ static int kvm_loop(struct vmm_kvm *k, int timeout, struct vmm_timing *t)
 		first = 0;
 		if (kvm_timed_out) {
 			vmm_console_flush(k->con);
-			vmm_msg("guest timed out after %d s", timeout);
+			vmm_msg("guest timed out after %d s%s", timeout,
+				halted ? " (its vCPU had halted with nothing to wake it)" : "");
 			status = PTELAB_EXIT_TIMEOUT;
 			break;
 		}
@@ -261,6 +354,12 @@ static int kvm_loop(struct vmm_kvm *k, int timeout, struct vmm_timing *t)
 		what = vmm_kvm_arch_handle_exit(k, &status);
 		if (what == VMM_KVM_CONTINUE)
 			continue;
+		if (what == VMM_KVM_HALTED) {
+			/* A hang, as under QEMU: it ends at the timeout. */
+			halted = 1;
+			kvm_wait_for_timeout();
+			continue;
+		}
 		if (what == VMM_KVM_UNHANDLED)
 			kvm_report_exit(k);
 		if (what != VMM_KVM_DONE)

@@ -428,7 +428,7 @@ static void qemu_print_argv(const struct vmm_qemu_argv *a)
 /* Can the QEMU backend run at all? Return: 0, or an exit status (reported). */
 static int qemu_available(const struct vmm_config *cfg)
 {
-	char why[128];
+	char why[256];
 
 	if (!vmm_in_path(vmm_qemu_binary(cfg->arch))) {
 		vmm_msg("%s not found in $PATH; install the Debian package %s",

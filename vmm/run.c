@@ -33,7 +33,7 @@ static struct vmm_console console;
  */
 static int pick_backend(const struct vmm_config *cfg)
 {
-	char why[128];
+	char why[256];
 
 	if (cfg->arch == VMM_ARCH_ARM64) {
 		if (cfg->backend == VMM_BACKEND_KVM || cfg->accel == VMM_ACCEL_KVM) {
@@ -43,7 +43,8 @@ static int pick_backend(const struct vmm_config *cfg)
 		}
 		return VMM_BACKEND_QEMU;
 	}
-	if (cfg->backend == VMM_BACKEND_QEMU || (cfg->backend == VMM_BACKEND_AUTO && cfg->accel_set))
+	if (cfg->backend == VMM_BACKEND_QEMU ||
+	    (cfg->backend == VMM_BACKEND_AUTO && cfg->accel_set))
 		return VMM_BACKEND_QEMU;
 	if (vmm_kvm_usable(why, sizeof(why)))
 		return VMM_BACKEND_KVM;
@@ -69,8 +70,8 @@ static int write_dtb(const struct vmm_config *cfg, struct vmm_machine *m, int ba
 	static char blob[PTELAB_BOOT_FDT_MAX];
 	int size;
 
-	m->timebase_hz = backend == VMM_BACKEND_KVM ? vmm_kvm_probe_timebase_hz() :
-						      vmm_host_tsc_hz();
+	m->timebase_hz =
+		backend == VMM_BACKEND_KVM ? vmm_kvm_probe_timebase_hz() : vmm_host_tsc_hz();
 	size = vmm_fdt_build(m, blob, sizeof(blob));
 	if (size < 0) {
 		vmm_msg("the device tree does not fit in %zu bytes", sizeof(blob));
@@ -91,8 +92,8 @@ static int load_image(const struct vmm_config *cfg, const struct vmm_machine *m,
 		      struct vmm_elf_image *img)
 {
 	struct vmm_elf_limits lim = { cfg->arch, m->ram, m->nr_ram,
-				      cfg->arch == VMM_ARCH_ARM64 ? VMM_ARM64_LOAD_MIN :
-								    PTELAB_BOOT_END };
+				      cfg->arch == VMM_ARCH_ARM64 ? VMM_ARM64_LOAD_MIN
+								  : PTELAB_BOOT_END };
 	char err[200];
 	size_t len;
 
@@ -110,7 +111,8 @@ static int load_image(const struct vmm_config *cfg, const struct vmm_machine *m,
 			vmm_msg("layout: guest segment [0x%llx, 0x%llx) file 0x%llx bytes%s%s%s",
 				X(img->load[i].paddr), X(img->load[i].paddr + img->load[i].memsz),
 				X(img->load[i].filesz), img->load[i].flags & 4 ? " r" : "",
-				img->load[i].flags & 2 ? " w" : "", img->load[i].flags & 1 ? " x" : "");
+				img->load[i].flags & 2 ? " w" : "",
+				img->load[i].flags & 1 ? " x" : "");
 		vmm_msg("layout: guest entry 0x%llx", X(img->entry));
 	}
 	return 0;
@@ -142,9 +144,8 @@ static int parse_command_line(int argc, char **argv, struct vmm_config *cfg)
 		return PTELAB_EXIT_OK;
 	}
 	if (r < 0) {
-		vmm_msg("%s", err);
-		if (r == -2)
-			vmm_msg("usage: ptelab [OPTIONS] [GUEST ARGS...]; try 'ptelab --help'");
+		/* One line, so scripts can show the whole reason. */
+		vmm_msg("%s%s", err, r == -2 ? " (try 'ptelab --help')" : "");
 		return PTELAB_EXIT_USAGE;
 	}
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);

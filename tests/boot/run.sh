@@ -7,7 +7,7 @@
 # backend_ok NAME: can this machine run backend NAME? Sets $why if not.
 backend_ok() {
 	case $1 in
-	kvm-x86_64) have_kvm || { why="/dev/kvm is not usable"; return 1; } ;;
+	kvm-x86_64) have_kvm || { why="KVM backend not usable: $kvm_why"; return 1; } ;;
 	qemu-x86_64) have_cmd qemu-system-x86_64 || { why="qemu-system-x86_64 not installed"; return 1; } ;;
 	qemu-arm64) have_cmd qemu-system-aarch64 || { why="qemu-system-aarch64 not installed"; return 1; } ;;
 	esac
