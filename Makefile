@@ -22,7 +22,7 @@ SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recove
 
 .PHONY: all run test bench clean format deps
 all: $(B)/ptelab $(foreach a,$(GUEST_ARCHES),$(B)/$(a)/guest.elf) $(B)/host-tests $(B)/timeit \
-	$(EXTRA_ALL)
+	extra-all
 
 # --- Debian packages -------------------------------------------------------
 # Installs what is missing when we are root with apt-get, else stops with the
@@ -83,11 +83,10 @@ CC_x86_64 := gcc
 CC_arm64 := aarch64-linux-gnu-gcc
 GFLAGS_x86_64 := -mno-red-zone -mcmodel=kernel
 GFLAGS_arm64 := -mcmodel=small
-# GUEST_MM: the mm/ sources linked into the guest; GUEST_EXCLUDE: sources
-# kept out of the guest for now (set by the mk/ fragments as parts land).
-GUEST_MM ?= mm/knobs.c
-GUEST_EXCLUDE ?= guest/bench.c guest/bench_cmd.c guest/bench_mm.c arch/x86_64/mmu.c arch/arm64/mmu.c arch/x86_64/fault.c
-GUEST_COMMON = $(filter-out $(GUEST_EXCLUDE),$(wildcard guest/*.c) $(wildcard tests/guest/*.c) $(GUEST_MM))
+# The guest: its core, all of mm/, the mm test cases (run=selftest runs
+# them on the real MMU) and the arch's own files.
+GUEST_COMMON = $(wildcard guest/*.c) $(wildcard tests/guest/*.c) $(wildcard mm/*.c) \
+	$(wildcard tests/mm/*.c)
 
 # $(1) = arch
 define guest_rules
@@ -96,7 +95,7 @@ $(1)_CFLAGS := -O2 -g -std=gnu11 $(WARN) -ffreestanding -fno-pie -fno-stack-prot
 	-fno-builtin -fno-omit-frame-pointer $(GFLAGS_$(1)) -nostdinc \
 	-isystem $$($(1)_NL)/include -isystem $$(shell $(CC_$(1)) -print-file-name=include) \
 	-Iguest/include -Iarch/$(1)/include -Imm -Ivmm -Itests -MMD -MP
-$(1)_SRCS := $(GUEST_COMMON) $(filter-out $(GUEST_EXCLUDE),$(wildcard arch/$(1)/*.c)) $(wildcard arch/$(1)/*.S)
+$(1)_SRCS := $(GUEST_COMMON) $(wildcard arch/$(1)/*.c) $(wildcard arch/$(1)/*.S)
 $(1)_OBJS := $$(patsubst %,$(B)/$(1)/obj/%.o,$$($(1)_SRCS))
 $(1)_LIBS := $$($(1)_NL)/lib/libc.a $$($(1)_NL)/lib/libm.a \
 	$$(shell $(CC_$(1)) -print-libgcc-file-name)
@@ -113,9 +112,12 @@ $(B)/$(1)/guest.elf: $$($(1)_OBJS) linker/$(1).ld
 	$(CC_$(1)) -nostdlib -static -no-pie -T linker/$(1).ld -Wl,--build-id=none -Wl,-z,noexecstack \
 		-Wl,-Map=$(B)/$(1)/guest.map -o $$@ $$($(1)_OBJS) $$($(1)_LIBS)
 endef
-# Fragments: one per part of the build that has its own owner (mm host
-# runner, VMM test tools); each may add to `all` through EXTRA_ALL.
+# Fragments: one per part of the build with its own runner (mm host
+# runner, VMM test tools); each adds its outputs to EXTRA_ALL, which
+# `all` builds through extra-all (expanded here, after the fragments).
 -include $(sort $(wildcard mk/*.mk))
+.PHONY: extra-all
+extra-all: $(EXTRA_ALL)
 
 $(foreach a,$(GUEST_ARCHES),$(eval $(call guest_rules,$(a))))
 
@@ -134,6 +136,7 @@ format:
 	clang-format -i $(FORMAT_SRCS)
 
 clean:
-	rm -rf $(B)/host $(B)/host-san $(B)/x86_64 $(B)/arm64 $(B)/ptelab $(B)/host-tests
+	rm -rf $(B)/host $(B)/host-san $(B)/x86_64 $(B)/arm64 $(B)/ptelab $(B)/host-tests \
+		$(B)/timeit $(B)/mm-host-* $(B)/mm-tests-* $(B)/mkelf
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

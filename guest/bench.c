@@ -11,8 +11,8 @@
 #include "ptelab_abi.h"
 
 const struct folio_size folio_sizes[] = {
-	{ "4K", 0, false },    { "16K", 2, false },  { "32K", 3, false },   { "64K", 4, false },
-	{ "128K", 5, false },  { "256K", 6, false }, { "512K", 7, false },  { "1M", 8, false },
+	{ "4K", 0, false },	{ "16K", 2, false },   { "32K", 3, false },  { "64K", 4, false },
+	{ "128K", 5, false },	{ "256K", 6, false },  { "512K", 7, false }, { "1M", 8, false },
 	{ "2M-pte", 9, false }, { "2M-pmd", 9, true },
 };
 const int nr_folio_sizes = sizeof(folio_sizes) / sizeof(folio_sizes[0]);
@@ -43,8 +43,7 @@ unsigned long bench_map(struct mm *mm, const struct folio_size *fs, unsigned lon
 			bool populate)
 {
 	unsigned long orders = (1ul << fs->order) | 1;
-	long a = mm_mmap(mm, 0, size, VM_READ | VM_WRITE | (fs->pmd ? 0 : VM_NOHUGEPMD), 0,
-			 orders);
+	long a = mm_mmap(mm, 0, size, VM_READ | VM_WRITE | (fs->pmd ? 0 : VM_NOHUGEPMD), 0, orders);
 
 	if (a <= 0)
 		return 0;
@@ -72,7 +71,8 @@ static void print_result(const struct bench *b, const struct folio_size *fs, con
 	char counters[768];
 
 	qsort(r->t, (size_t)p->reps, sizeof(r->t[0]), cmp_u64);
-	r->median = p->reps % 2 ? r->t[p->reps / 2] : (r->t[p->reps / 2 - 1] + r->t[p->reps / 2]) / 2;
+	r->median =
+		p->reps % 2 ? r->t[p->reps / 2] : (r->t[p->reps / 2 - 1] + r->t[p->reps / 2]) / 2;
 	mm_counters_json(&r->counters, counters, sizeof(counters));
 	printf("RESULT {\"bench\":\"%s\",\"folio\":\"%s\",\"variant\":\"%s\",\"reps\":%d,"
 	       "\"size_mb\":%lu,\"median_us\":%.1f,\"min_us\":%.1f,\"max_us\":%.1f,"
@@ -105,7 +105,8 @@ static int bench_one_size(const struct bench *b, const struct folio_size *fs,
 		for (int v = 0; v < nv; v++) {
 			bench_apply_variant(b->variants[v]);
 			if (b->rep(fs, b->variants[v], p)) {
-				printf("bench %s: %s %s failed (out of memory? try a larger --mem)\n",
+				printf("bench %s: %s %s failed (out of memory? try a larger "
+				       "--mem)\n",
 				       b->name, fs->label, b->variants[v]);
 				caps_set_all(true);
 				return -1;
@@ -130,7 +131,7 @@ static void print_row(const struct folio_size *fs, struct variant_result *res, i
 		printf(" %12.1f", res[v].median / 1000.0);
 	if (nv >= 2)
 		printf("   %+6.1f%%", 100.0 * ((double)res[nv - 1].median - (double)res[0].median) /
-					   (double)res[0].median);
+					      (double)res[0].median);
 	printf("\n");
 }
 

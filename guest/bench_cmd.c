@@ -6,6 +6,7 @@
 #include "bench.h"
 #include "kernel.h"
 #include "mm.h"
+#include "page.h"
 #include "ptelab_abi.h"
 
 extern const struct bench bench_zap, bench_mprotect, bench_fault;
@@ -13,7 +14,6 @@ extern const struct bench bench_zap, bench_mprotect, bench_fault;
 static const struct bench *const benches[] = { &bench_fault, &bench_zap, &bench_mprotect };
 #define NR_BENCHES (int)(sizeof(benches) / sizeof(benches[0]))
 
-void mm_init(void);
 extern bool mm_debug_poison;
 
 /* size= (MiB, default 1024), reps= (default 5), folios= (labels). */

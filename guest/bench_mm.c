@@ -54,8 +54,7 @@ static int rep_mprotect(const struct folio_size *fs, const char *variant,
 	return err ? -1 : 0;
 }
 
-static int rep_fault(const struct folio_size *fs, const char *variant,
-		     const struct bench_params *p)
+static int rep_fault(const struct folio_size *fs, const char *variant, const struct bench_params *p)
 {
 	struct mm *mm = mm_create();
 	unsigned long a = mm ? bench_map(mm, fs, p->size, false) : 0;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "page.h"
 #include "ptelab_abi.h"
 
 static void print_size(uint64_t bytes)
@@ -97,8 +98,11 @@ static int cmd_hang(const char *arg)
 	arch_hang();
 }
 
+/* run=selftest: the mm cases need physical memory up, so bring it up
+ * first (mm_init() is idempotent). */
 static int cmd_selftest(const char *arg)
 {
+	mm_init();
 	return selftest_run(arg);
 }
 

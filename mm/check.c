@@ -4,15 +4,25 @@
  * It recounts, from the page tables of every live mm, how many PTEs map
  * each page and how many PMDs map each folio, then compares with what the
  * folios say:
+ *  - the VMA list of each mm is sorted, page aligned, non-overlapping and
+ *    in the user half;
  *  - every present entry lies inside a VMA and maps an allocated (not free,
- *    not reserved, not page-table) anon page;
+ *    not reserved, not page-table) anon page; a PMD leaf maps the head of
+ *    a 2 MiB folio and lies inside one VMA;
+ *  - a writable entry has VM_WRITE and maps an AnonExclusive page (else a
+ *    write would bypass copy-on-write), and an AnonExclusive page is mapped
+ *    at most once;
+ *  - the arch's rules for blocks of entries (arm64 contpte) hold, and no
+ *    PTE table's lock is left held;
  *  - each page's mapcount equals the PTEs that map it; each folio's
  *    entire_mapcount equals the PMDs that map it, and large_mapcount is
  *    their sum (PTE mappings + PMD mappings);
  *  - refcount >= mappings + pins (a pin holds a reference too);
+ *  - free and reserved frames are mapped by nothing;
  *  - each mm's nr_pt_pages equals the tables found under its pgd;
  *  - the allocator's own lists and counts (page_alloc_check()).
- * Each problem is printed; the return value is their number.
+ * Each problem is printed; the return value is their number. All live
+ * mms are always checked: mappings from any of them count for a folio.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +32,7 @@
 
 struct census {
 	int32_t *ptes[MAX_NUMNODES]; /* per pfn of each node: PTEs found */
-	int32_t *pmds[MAX_NUMNODES];
+	int32_t *pmds[MAX_NUMNODES]; /* per pfn of each node: PMDs found */
 	int problems;
 };
 
@@ -33,11 +43,10 @@ struct census {
 		(c)->problems++;                                                                   \
 	} while (0)
 
-static int32_t *slot(struct census *c, int32_t **tab, struct page *page)
+static int32_t *slot(int32_t **tab, struct page *page)
 {
 	struct pglist *pg = page_pglist(page);
 
-	(void)c;
 	return &tab[pg - pglists][page_to_pfn(page) - pg->start_pfn];
 }
 
@@ -54,56 +63,107 @@ static struct page *mapped_page(struct census *c, uint64_t pfn, unsigned long ad
 	f = page_folio(page);
 	if (page->flags & (PG_reserved | PG_pgtable | PG_buddy) || folio_ref_count(f) <= 0 ||
 	    !(f->page.flags & PG_anon)) {
-		PROBLEM(c, "%#lx maps pfn %#llx which is not an allocated anon page (flags %#x ref %d)",
+		PROBLEM(c,
+			"%#lx maps pfn %#llx which is not an allocated anon page (flags %#x ref "
+			"%d)",
 			addr, (unsigned long long)pfn, page->flags, folio_ref_count(f));
 		return NULL;
 	}
 	return page;
 }
 
-static void census_ptes(struct census *c, struct mm *mm, pte_t *ptes, unsigned long base)
+/* A writable entry (@write) at @addr of @vma mapping @page. */
+static void check_writable(struct census *c, struct mm *mm, struct vma *vma, unsigned long addr,
+			   struct page *page, bool write)
 {
-	for (int i = 0; i < PTRS_PER_TABLE; i++) {
-		unsigned long addr = base + (unsigned long)i * PAGE_SIZE;
-		pte_t pte = __ptep_get(&ptes[i]);
-		struct page *page;
-
-		if (pte_none(pte))
-			continue;
-		if (!pte_present(pte) || !find_vma(mm, addr)) {
-			PROBLEM(c, "mm %d: pte %#llx at %#lx is %s", mm->id,
-				(unsigned long long)pte.val, addr,
-				pte_present(pte) ? "outside every VMA" : "not present but not none");
-			continue;
-		}
-		page = mapped_page(c, pte_pfn(pte), addr);
-		if (page)
-			(*slot(c, c->ptes, page))++;
-	}
+	if (write && !(vma->flags & VM_WRITE))
+		PROBLEM(c, "mm %d: writable entry at %#lx in a VMA without VM_WRITE", mm->id, addr);
+	if (write && !PageAnonExclusive(page))
+		PROBLEM(c,
+			"mm %d: writable entry at %#lx maps pfn %#llx, which is not AnonExclusive",
+			mm->id, addr, (unsigned long long)page_to_pfn(page));
 }
 
-static void census_pmd(struct census *c, struct mm *mm, pmd_t pmd, unsigned long addr,
-		       uint64_t *tables)
+static void census_pte(struct census *c, struct mm *mm, pte_t pte, unsigned long addr)
 {
+	struct vma *vma = find_vma(mm, addr);
 	struct page *page;
 
-	if (!pmd_leaf(pmd)) {
-		(*tables)++;
-		if (!(pfn_to_page(pmd_table_pfn(pmd))->flags & PG_pgtable))
-			PROBLEM(c, "mm %d: PTE table at %#lx is not a PG_pgtable page", mm->id, addr);
-		census_ptes(c, mm, pmd_table(pmd), addr);
+	if (!pte_present(pte) || !vma) {
+		PROBLEM(c, "mm %d: pte %#llx at %#lx is %s", mm->id, (unsigned long long)pte.val,
+			addr, pte_present(pte) ? "outside every VMA" : "not present but not none");
 		return;
 	}
-	page = mapped_page(c, pmd_pfn(pmd), addr);
+	page = mapped_page(c, pte_pfn(pte), addr);
 	if (!page)
 		return;
-	if (page_folio(page) != (struct folio *)page || folio_order((struct folio *)page) != PMD_ORDER)
+	(*slot(c->ptes, page))++;
+	check_writable(c, mm, vma, addr, page, pte_write(pte));
+}
+
+/* One PTE table: its lock, its entries, the arch's block rules. */
+static void census_ptes(struct census *c, struct mm *mm, pmd_t pmd, unsigned long base)
+{
+	struct page *pt = pfn_to_page(pmd_table_pfn(pmd));
+	pte_t *ptes = pmd_table(pmd);
+	const char *why = NULL;
+	int bad;
+
+	if (!pt || !(pt->flags & PG_pgtable)) {
+		PROBLEM(c, "mm %d: PTE table at %#lx is not a PG_pgtable page", mm->id, base);
+		return;
+	}
+	if (pt->ptl.locked)
+		PROBLEM(c, "mm %d: the lock of the PTE table at %#lx is held", mm->id, base);
+	for (int i = 0; i < PTRS_PER_TABLE; i++)
+		if (!pte_none(__ptep_get(&ptes[i])))
+			census_pte(c, mm, __ptep_get(&ptes[i]),
+				   base + (unsigned long)i * PAGE_SIZE);
+	bad = arch_check_pte_table(ptes, &why);
+	if (bad >= 0)
+		PROBLEM(c, "mm %d: at %#lx: %s", mm->id, base + (unsigned long)bad * PAGE_SIZE,
+			why);
+}
+
+static void census_pmd_leaf(struct census *c, struct mm *mm, pmd_t pmd, unsigned long addr)
+{
+	struct page *page = mapped_page(c, pmd_pfn(pmd), addr);
+	struct vma *vma = find_vma(mm, addr);
+
+	if (!page)
+		return;
+	if (page_folio(page) != (struct folio *)page ||
+	    folio_order((struct folio *)page) != PMD_ORDER) {
 		PROBLEM(c, "mm %d: PMD at %#lx maps pfn %#llx, not the head of a 2M folio", mm->id,
 			addr, (unsigned long long)pmd_pfn(pmd));
-	else if (!find_vma(mm, addr) || find_vma(mm, addr)->end < addr + PMD_SIZE)
+		return;
+	}
+	if (!vma || vma->end < addr + PMD_SIZE) {
 		PROBLEM(c, "mm %d: PMD at %#lx is not inside one VMA", mm->id, addr);
-	else
-		(*slot(c, c->pmds, page))++;
+		return;
+	}
+	(*slot(c->pmds, page))++;
+	check_writable(c, mm, vma, addr, page, pmd_write(pmd));
+}
+
+/* The PMD table behind @pud (mapping from @base); count its tables. */
+static void census_pmds(struct census *c, struct mm *mm, pud_t pud, unsigned long base,
+			uint64_t *tables)
+{
+	pmd_t *pmds = pud_table(pud);
+
+	for (unsigned m = 0; m < PTRS_PER_TABLE; m++) {
+		unsigned long addr = base + (unsigned long)m * PMD_SIZE;
+
+		if (pmd_none(pmds[m]))
+			continue;
+		if (pmd_leaf(pmds[m])) {
+			census_pmd_leaf(c, mm, pmds[m], addr);
+			continue;
+		}
+		(*tables)++;
+		census_ptes(c, mm, pmds[m], addr);
+	}
 }
 
 /* Walk every table of @mm's user half; count tables and mappings. */
@@ -111,28 +171,20 @@ static void census_mm(struct census *c, struct mm *mm)
 {
 	uint64_t tables = 0;
 
-	for (unsigned g = 0; g < PTRS_PER_TABLE / 2; g++) {
-		pgd_t pgd = mm->pgd[g];
+	for (unsigned g = 0; g < pgd_index(MM_USER_END - 1) + 1; g++) {
 		pud_t *puds;
 
-		if (pgd_none(pgd))
+		if (pgd_none(mm->pgd[g]))
 			continue;
 		tables++;
-		puds = pgd_table(pgd);
+		puds = pgd_table(mm->pgd[g]);
 		for (unsigned u = 0; u < PTRS_PER_TABLE; u++) {
-			pmd_t *pmds;
-
 			if (pud_none(puds[u]))
 				continue;
 			tables++;
-			pmds = pud_table(puds[u]);
-			for (unsigned m = 0; m < PTRS_PER_TABLE; m++)
-				if (!pmd_none(pmds[m]))
-					census_pmd(c, mm, pmds[m],
-						   (unsigned long)g * PGDIR_SIZE +
-							   (unsigned long)u * PUD_SIZE +
-							   (unsigned long)m * PMD_SIZE,
-						   &tables);
+			census_pmds(c, mm, puds[u],
+				    (unsigned long)g * PGDIR_SIZE + (unsigned long)u * PUD_SIZE,
+				    &tables);
 		}
 	}
 	if (tables != mm->nr_pt_pages)
@@ -140,56 +192,84 @@ static void census_mm(struct census *c, struct mm *mm)
 			(unsigned long long)tables, (unsigned long long)mm->nr_pt_pages);
 }
 
+/* The VMA list of @mm: sorted, aligned, disjoint, in the user half. */
+static void check_vmas(struct census *c, struct mm *mm)
+{
+	unsigned long prev_end = MM_USER_START;
+
+	for (struct vma *v = mm->vmas; v; v = v->next) {
+		if (v->mm != mm || v->start >= v->end || v->start < prev_end ||
+		    v->end > MM_USER_END || ((v->start | v->end) & (PAGE_SIZE - 1)))
+			PROBLEM(c, "mm %d: bad VMA [%#lx, %#lx) after %#lx", mm->id, v->start,
+				v->end, prev_end);
+		prev_end = v->end;
+	}
+}
+
+/* Compare page @p of folio @f with the census (@pmds PMDs map @f). */
+static int32_t check_page(struct census *c, struct page *p, int32_t pmds)
+{
+	int32_t want = *slot(c->ptes, p);
+
+	if (p->mapcount != want)
+		PROBLEM(c, "pfn %#llx: mapcount %d but %d PTEs map it",
+			(unsigned long long)page_to_pfn(p), p->mapcount, want);
+	if (PageAnonExclusive(p) && want + pmds > 1)
+		PROBLEM(c, "pfn %#llx: AnonExclusive but mapped %d times",
+			(unsigned long long)page_to_pfn(p), want + pmds);
+	return want;
+}
+
 /* Compare one allocated folio with the census. */
 static void check_folio(struct census *c, struct folio *f)
 {
-	unsigned long n = folio_nr_pages(f);
-	int32_t pmds = *slot(c, c->pmds, &f->page), sum = 0;
+	int32_t pmds = *slot(c->pmds, &f->page), sum = 0;
+	int pins = folio_test_large(f) ? folio_pincount(f) : 0;
 
-	for (unsigned long i = 0; i < n; i++) {
-		struct page *p = folio_page(f, i);
-		int32_t want = *slot(c, c->ptes, p);
-
-		if (p->mapcount != want)
-			PROBLEM(c, "pfn %#llx: mapcount %d but %d PTEs map it",
-				(unsigned long long)page_to_pfn(p), p->mapcount, want);
-		sum += want;
-	}
+	for (unsigned long i = 0; i < folio_nr_pages(f); i++)
+		sum += check_page(c, folio_page(f, i), pmds);
 	if (f->page.entire_mapcount != pmds)
 		PROBLEM(c, "folio pfn %#llx: entire_mapcount %d but %d PMDs map it",
 			(unsigned long long)folio_pfn(f), f->page.entire_mapcount, pmds);
 	if (folio_test_large(f) && f->page.large_mapcount != sum + pmds)
 		PROBLEM(c, "folio pfn %#llx: large_mapcount %d but %d mappings",
 			(unsigned long long)folio_pfn(f), f->page.large_mapcount, sum + pmds);
-	if (folio_ref_count(f) < sum + pmds + (folio_test_large(f) ? f->page.pincount : 0))
+	if (folio_ref_count(f) < sum + pmds + pins)
 		PROBLEM(c, "folio pfn %#llx: refcount %d < %d mappings + %d pins",
-			(unsigned long long)folio_pfn(f), folio_ref_count(f), sum + pmds,
-			folio_test_large(f) ? f->page.pincount : 0);
+			(unsigned long long)folio_pfn(f), folio_ref_count(f), sum + pmds, pins);
 }
 
-/* Visit every allocated folio of node @i; free and reserved pages must be
- * unmapped. */
+/* Frames [k, k + n) of node @i must be mapped by nothing. */
+static void check_unmapped(struct census *c, int i, uint64_t k, uint64_t n)
+{
+	for (uint64_t j = k; j < k + n; j++)
+		if (c->ptes[i][j] || c->pmds[i][j])
+			PROBLEM(c, "pfn %#llx is free or reserved but mapped",
+				(unsigned long long)(pglists[i].start_pfn + j));
+}
+
+/* Visit every allocated folio, free block and reserved page of node @i. */
 static void check_node(struct census *c, int i)
 {
 	struct pglist *pg = &pglists[i];
 	uint64_t n = pg->end_pfn - pg->start_pfn;
 
-	for (uint64_t k = 0; k < n;) {
+	for (uint64_t k = 0, step; k < n; k += step) {
 		struct page *p = &pg->memmap[k];
-		uint64_t step = 1;
 
-		if (p->flags & PG_buddy)
+		step = 1;
+		if (p->flags & PG_buddy) {
 			step = 1ull << p->order;
-		else if (!(p->flags & (PG_reserved | PG_tail)) && p->refcount > 0)
-			check_folio(c, (struct folio *)p), step = 1ull << p->order;
-		else if (p->flags & PG_tail)
+			check_unmapped(c, i, k, step);
+		} else if (p->flags & PG_reserved || p->refcount <= 0) {
+			check_unmapped(c, i, k, 1);
+		} else if (p->flags & PG_tail) {
 			PROBLEM(c, "pfn %#llx: a tail page outside its folio",
 				(unsigned long long)(pg->start_pfn + k));
-		for (uint64_t j = 0; j < step && !(p->refcount > 0 && !(p->flags & PG_buddy)); j++)
-			if (c->ptes[i][k + j] || c->pmds[i][k + j])
-				PROBLEM(c, "pfn %#llx is free or reserved but mapped",
-					(unsigned long long)(pg->start_pfn + k + j));
-		k += step;
+		} else {
+			check_folio(c, (struct folio *)p);
+			step = 1ull << p->order;
+		}
 	}
 }
 
@@ -206,8 +286,10 @@ int mm_check(struct mm *only)
 		if (!c.ptes[i] || !c.pmds[i])
 			panic("mm_check: no memory for the census of node %d", i);
 	}
-	for (struct mm *mm = mm_list; mm; mm = mm->next_mm)
+	for (struct mm *mm = mm_list; mm; mm = mm->next_mm) {
+		check_vmas(&c, mm);
 		census_mm(&c, mm);
+	}
 	for (int i = 0; i < nr_pglists; i++) {
 		check_node(&c, i);
 		free(c.ptes[i]);

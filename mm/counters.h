@@ -13,13 +13,13 @@
 
 /* X(name, meaning) */
 #define MM_COUNTER_LIST(X)                                                                         \
-	X(pt_descents, "page-table walks from the top level")                                     \
+	X(pt_descents, "page-table walks from the top level")                                      \
 	X(ptl_takes, "PTE-table lock acquisitions")                                                \
 	X(ptep_gets, "PTE reads through ptep_get()")                                               \
-	X(ref_updates, "folio refcount changes (one per call)")                                   \
-	X(mapcount_updates, "folio mapcount changes (one per call)")                              \
+	X(ref_updates, "folio refcount changes (one per call)")                                    \
+	X(mapcount_updates, "folio mapcount changes (one per call)")                               \
 	X(tlb_flushes, "TLB flush calls")                                                          \
-	X(tlb_pages, "pages covered by TLB flush calls")                                          \
+	X(tlb_pages, "pages covered by TLB flush calls")                                           \
 	X(cont_folds, "contpte blocks folded")                                                     \
 	X(cont_unfolds, "contpte blocks unfolded")                                                 \
 	X(mark_accessed, "folio_mark_accessed() calls")                                            \

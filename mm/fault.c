@@ -5,24 +5,22 @@
  * in arch/host does); handle_mm_fault() finds the VMA, checks the access
  * against its protection and then:
  *  - an empty pmd with the PMD order allowed and the aligned 2 MiB inside
- *    the VMA: a PMD-mapped 2 MiB folio;
+ *    the VMA: a PMD-mapped 2 MiB folio (huge.c), PTEs if none is free;
  *  - an empty PTE: the largest allowed order whose aligned range is inside
- *    the VMA and the PMD and has only empty PTEs, smaller orders when the
- *    allocator has no block of that order (like Linux's mTHP
+ *    the VMA (and so the PMD) and has only empty PTEs, smaller orders when
+ *    the allocator has no block of that order (like Linux's mTHP
  *    alloc_anon_folio);
- *  - a write to a read-only PTE or PMD of a writable VMA: wp_page (reuse
- *    an exclusive page, else copy it: COW).
+ *  - a write to a read-only entry of a writable VMA, or an unshare of a
+ *    page that is not AnonExclusive: cow.c (reuse the page, else copy);
+ *  - anything else on a present entry: set young (and dirty for a write),
+ *    which is how formats without hardware access/dirty bits (arm64 here)
+ *    get them, or a spurious fault that needs nothing.
  * Anonymous read faults allocate too (there is no shared zero page).
  */
 #include <errno.h>
 
 #include "kernel.h"
 #include "mm_internal.h"
-
-int do_huge_pmd_anonymous_page(struct vma *vma, pmd_t *pmdp, unsigned long addr, bool write);
-void folio_prepare_anon(struct folio *folio);
-int do_wp_page(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsigned flags);
-int do_huge_pmd_wp_page(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsigned flags);
 
 pte_t vma_mk_pte(struct vma *vma, uint64_t pfn)
 {
@@ -38,8 +36,8 @@ static bool ptes_none(pte_t *ptep, unsigned long nr)
 	return true;
 }
 
-/* Orders from @vma's allowed set that fit around @addr: aligned range
- * inside the VMA (PTE-mappable: at most PMD_ORDER). */
+/* Orders from @vma's allowed set whose naturally aligned range around
+ * @addr lies inside the VMA (at most PMD_ORDER: inside the PMD too). */
 static unsigned long suitable_orders(struct vma *vma, unsigned long addr)
 {
 	unsigned long ok = 1;
@@ -54,32 +52,45 @@ static unsigned long suitable_orders(struct vma *vma, unsigned long addr)
 }
 
 /*
- * do_anonymous_page - map a new folio at the empty PTE for @addr.
- * Return: 0 or -ENOMEM.
- * Context: takes and releases the PTE lock of the table behind @pmdp.
+ * alloc_anon_folio - a zeroed folio for the fault at @addr (@ptep is its
+ * entry): the largest suitable order whose entries are all none and for
+ * which some node has a free block. Return: the folio or NULL.
+ * Context: the PTE table lock is held (folio_alloc never sleeps).
  */
-static int do_anonymous_page(struct vma *vma, pmd_t *pmdp, unsigned long addr, bool write)
+static struct folio *alloc_anon_folio(struct vma *vma, pte_t *ptep, unsigned long addr)
 {
 	unsigned long orders = suitable_orders(vma, addr);
-	struct spinlock *ptl;
-	pte_t *ptep = pte_offset_map_lock(vma->mm, pmdp, addr, &ptl), pte;
-	struct folio *folio = NULL;
-	unsigned long nr = 1, base = addr;
 
-	for (int o = PMD_ORDER; o >= 0 && !folio; o--) {
-		if (!(orders & (1ul << o)))
+	for (int o = PMD_ORDER; o >= 0; o--) {
+		unsigned long base = addr & ~((PAGE_SIZE << o) - 1);
+		struct folio *f;
+
+		if (!(orders & (1ul << o)) ||
+		    !ptes_none(ptep - ((addr - base) >> PAGE_SHIFT), 1ul << o))
 			continue;
-		nr = 1ul << o;
-		base = addr & ~((PAGE_SIZE << o) - 1);
-		if (!ptes_none(ptep - ((addr - base) >> PAGE_SHIFT), nr))
-			continue;
-		folio = folio_alloc(vma->nid, (unsigned)o, ALLOC_ZERO | ALLOC_ANY_NODE);
+		f = folio_alloc(vma->nid, (unsigned)o, ALLOC_ZERO | ALLOC_ANY_NODE);
+		if (f)
+			return f;
 	}
-	if (!folio) {
-		pte_unmap_unlock(ptep, ptl);
+	return NULL;
+}
+
+/*
+ * do_anonymous_page - map a new folio over the empty PTE @ptep for @addr:
+ * one reference and one mapping per page, AnonExclusive, young, dirty
+ * for a write. Return: 0 or -ENOMEM (nothing changed).
+ * Context: the PTE table lock is held.
+ */
+static int do_anonymous_page(struct vma *vma, pte_t *ptep, unsigned long addr, bool write)
+{
+	struct folio *folio = alloc_anon_folio(vma, ptep, addr);
+	unsigned long nr, base;
+	pte_t pte;
+
+	if (!folio)
 		return -ENOMEM;
-	}
-	ptep -= (addr - base) >> PAGE_SHIFT;
+	nr = folio_nr_pages(folio);
+	base = addr & ~(nr * PAGE_SIZE - 1);
 	folio_prepare_anon(folio);
 	if (nr > 1)
 		folio_ref_add(folio, (int)nr - 1);
@@ -87,8 +98,7 @@ static int do_anonymous_page(struct vma *vma, pmd_t *pmdp, unsigned long addr, b
 	pte = vma_mk_pte(vma, folio_pfn(folio));
 	if (write)
 		pte = pte_mkdirty(pte);
-	set_ptes(vma->mm, base, ptep, pte, (unsigned)nr);
-	pte_unmap_unlock(ptep, ptl);
+	set_ptes(vma->mm, base, ptep - ((addr - base) >> PAGE_SHIFT), pte, (unsigned)nr);
 	return 0;
 }
 
@@ -102,34 +112,67 @@ static bool access_ok(struct vma *vma, unsigned flags)
 	return vma->flags & VM_READ;
 }
 
-/* A fault on a present PTE: write-protect, unshare, or a stale TLB. */
-static int do_present_pte(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsigned flags)
+/* Does a fault with @flags on a present entry mapping @page (writable
+ * if @write_ok) need cow.c: a write to a read-only entry, or an unshare
+ * of a page that is not exclusive? */
+static bool needs_wp(unsigned flags, bool write_ok, struct page *page)
+{
+	if ((flags & FAULT_WRITE) && !write_ok)
+		return true;
+	return (flags & FAULT_UNSHARE) && !PageAnonExclusive(page);
+}
+
+/*
+ * do_access_flags - the entry at @ptep allows the access: make it young,
+ * and dirty for a write (the MMU faults until it is, where it does not
+ * set the bits itself). Flush the page when the entry changed; else the
+ * fault was spurious. Context: the PTE table lock is held.
+ */
+static void do_access_flags(struct vma *vma, pte_t *ptep, unsigned long addr, pte_t pte, bool write)
+{
+	pte_t entry = pte_mkyoung(pte);
+
+	addr &= ~(PAGE_SIZE - 1);
+	if (write)
+		entry = pte_mkdirty(entry);
+	if (ptep_set_access_flags(vma, addr, ptep, entry))
+		flush_tlb_range(vma->mm, addr, addr + PAGE_SIZE);
+}
+
+/* A fault in a PTE table (hooked under @pmdp). */
+static int handle_pte_fault(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsigned flags)
 {
 	struct spinlock *ptl;
 	pte_t *ptep = pte_offset_map_lock(vma->mm, pmdp, addr, &ptl);
 	pte_t pte = ptep_get(ptep);
-	bool wp = (flags & FAULT_WRITE) && !pte_write(pte);
-	struct page *page = pfn_to_page(pte_pfn(pte));
-	bool unshare = (flags & FAULT_UNSHARE) && !(page->flags & PG_anon_exclusive);
+	int err = 0;
 
-	pte_unmap_unlock(ptep, ptl);
-	if (wp || unshare)
+	if (pte_none(pte)) {
+		err = do_anonymous_page(vma, ptep, addr, flags & FAULT_WRITE);
+	} else if (needs_wp(flags, pte_write(pte), pfn_to_page(pte_pfn(pte)))) {
+		pte_unmap_unlock(ptep, ptl);
 		return do_wp_page(vma, pmdp, addr, flags);
-	/* Spurious: the TLB held an older, stricter entry. */
-	flush_tlb_range(vma->mm, addr & ~(PAGE_SIZE - 1), (addr & ~(PAGE_SIZE - 1)) + PAGE_SIZE);
-	return 0;
+	} else {
+		do_access_flags(vma, ptep, addr, pte, flags & FAULT_WRITE);
+	}
+	pte_unmap_unlock(ptep, ptl);
+	return err;
 }
 
 /* A fault in a PMD-mapped folio. */
-static int do_huge_pmd(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsigned flags)
+static int handle_huge_pmd_fault(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsigned flags)
 {
-	struct page *head = pfn_to_page(pmd_pfn(*pmdp));
-	bool wp = (flags & FAULT_WRITE) && !pmd_write(*pmdp);
-	bool unshare = (flags & FAULT_UNSHARE) && !(head->flags & PG_anon_exclusive);
+	pmd_t pmd = *pmdp, entry = pmd_mkyoung(pmd);
+	unsigned long base = addr & PMD_MASK;
 
-	if (wp || unshare)
+	if (needs_wp(flags, pmd_write(pmd), pfn_to_page(pmd_pfn(pmd))))
 		return do_huge_pmd_wp_page(vma, pmdp, addr, flags);
-	flush_tlb_range(vma->mm, addr & PMD_MASK, (addr & PMD_MASK) + PMD_SIZE);
+	if (flags & FAULT_WRITE)
+		entry = pmd_mkdirty(entry);
+	if (entry.val != pmd.val) {
+		*pmdp = entry;
+		flush_tlb_range(vma->mm, base, base + PMD_SIZE);
+	}
 	return 0;
 }
 
@@ -142,11 +185,21 @@ static bool thp_pmd_suitable(struct vma *vma, unsigned long addr)
 	       base >= vma->start && base + PMD_SIZE <= vma->end;
 }
 
+/* Hook a new PTE table under the empty @pmdp. Return: 0 or -ENOMEM. */
+static int pte_alloc(struct mm *mm, pmd_t *pmdp)
+{
+	struct page *pt = pt_alloc(mm);
+
+	if (!pt)
+		return -ENOMEM;
+	*pmdp = pmd_mktable(page_to_pfn(pt));
+	return 0;
+}
+
 int handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags)
 {
 	struct vma *vma = find_vma(mm, addr);
 	pmd_t *pmdp;
-	bool write = flags & FAULT_WRITE;
 
 	if (!vma || !access_ok(vma, flags))
 		return -EFAULT;
@@ -155,25 +208,11 @@ int handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags)
 	if (!pmdp)
 		return -ENOMEM;
 	if (pmd_none(*pmdp) && thp_pmd_suitable(vma, addr) &&
-	    do_huge_pmd_anonymous_page(vma, pmdp, addr, write) == 0)
+	    do_huge_pmd_anonymous_page(vma, pmdp, addr, flags & FAULT_WRITE) == 0)
 		return 0;
 	if (pmd_leaf(*pmdp))
-		return do_huge_pmd(vma, pmdp, addr, flags);
-	if (pmd_none(*pmdp)) {
-		struct page *pt = pt_alloc(mm);
-
-		if (!pt)
-			return -ENOMEM;
-		*pmdp = pmd_mktable(page_to_pfn(pt));
-	}
-	{
-		struct spinlock *ptl;
-		pte_t *ptep = pte_offset_map_lock(mm, pmdp, addr, &ptl);
-		pte_t pte = ptep_get(ptep);
-
-		pte_unmap_unlock(ptep, ptl);
-		if (pte_none(pte))
-			return do_anonymous_page(vma, pmdp, addr, write);
-	}
-	return do_present_pte(vma, pmdp, addr, flags);
+		return handle_huge_pmd_fault(vma, pmdp, addr, flags);
+	if (pmd_none(*pmdp) && pte_alloc(mm, pmdp))
+		return -ENOMEM;
+	return handle_pte_fault(vma, pmdp, addr, flags);
 }

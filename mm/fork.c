@@ -7,8 +7,9 @@
  *     copies for pages that must not be shared (below); any failure tears
  *     the child down and returns -ENOMEM before the parent is touched;
  *  2. copy: cannot fail. Per run of PTEs that map consecutive pages of one
- *     folio (folio_pte_batch: write bits merged, dirty bits respected as
- *     Linux does for private mappings) it takes one folio_ref_add(nr), one
+ *     folio (folio_pte_batch: write bits merged, young ignored since the
+ *     child's entries start old, dirty bits respected as Linux does for
+ *     private mappings) it takes one folio_ref_add(nr), one
  *     mapcount update, clears AnonExclusive on the run, write-protects the
  *     run in the parent with one wrprotect_ptes() and maps it in the child
  *     with one set_ptes(). A 2 MiB PMD leaf is copied as a PMD.
@@ -25,12 +26,10 @@
 #include "kernel.h"
 #include "mm_internal.h"
 
-void folio_prepare_anon(struct folio *folio);
-
 struct fork_ctx {
 	struct mm *dst, *src;
 	struct list_head copies[2]; /* [0] order-0 and [1] 2 MiB folios for pinned pages */
-	bool pinned; /* src has MMF_HAS_PINNED */
+	bool pinned;		    /* src has MMF_HAS_PINNED */
 };
 
 /* Must this page get its own copy in the child? */
@@ -127,14 +126,13 @@ static void copy_one_page(struct fork_ctx *c, struct vma *dv, unsigned long addr
 			  struct page *page, pte_t pte)
 {
 	struct folio *n = take_copy(c, 0);
+	pte_t npte = vma_mk_pte(dv, folio_pfn(n));
 
 	memcpy(page_address(&n->page), page_address(page), PAGE_SIZE);
 	count_event(folio_copies, 1);
 	folio_prepare_anon(n);
 	folio_add_rmap_ptes(n, &n->page, 1);
-	set_pte(dptep, pte_dirty(pte) ? pte_mkdirty(vma_mk_pte(dv, folio_pfn(n))) :
-					vma_mk_pte(dv, folio_pfn(n)));
-	(void)addr;
+	set_ptes(c->dst, addr, dptep, pte_dirty(pte) ? pte_mkdirty(npte) : npte, 1);
 }
 
 /* Share @nr pages of @folio from @page: refs, mapcounts, AnonExclusive. */
@@ -165,7 +163,7 @@ static unsigned copy_present_ptes(struct fork_ctx *c, struct vma *dv, unsigned l
 	}
 	if (folio_test_large(folio) && caps.fork > 1) {
 		nr = folio_pte_batch(folio, addr, sptep, pte, cap_nr(caps.fork, left),
-				     FPB_MERGE_WRITE, &any_writable);
+				     FPB_MERGE_WRITE | FPB_IGNORE_YOUNG, &any_writable);
 		for (unsigned i = 1; c->pinned && i < nr; i++)
 			if (needs_copy(c, folio, page + i))
 				nr = i; /* the run stops before a page to copy */

@@ -191,8 +191,8 @@ static long __get_user_pages(struct mm *mm, unsigned long start, unsigned long n
 
 		if (err)
 			return done ? (long)done : err;
-		end = start + nr_pages * PAGE_SIZE < vma->end ? start + nr_pages * PAGE_SIZE :
-								vma->end;
+		end = start + nr_pages * PAGE_SIZE < vma->end ? start + nr_pages * PAGE_SIZE
+							      : vma->end;
 		got = follow_page_mask(vma, addr, end, flags, pages + done, &fault_flags);
 		if (!got) {
 			err = handle_mm_fault(mm, addr, fault_flags);

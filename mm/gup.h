@@ -7,11 +7,11 @@
 
 #include "mm.h"
 
-#define FOLL_WRITE (1u << 0) /* the caller will write: break COW first */
-#define FOLL_GET (1u << 1) /* take plain references (get_user_pages) */
-#define FOLL_PIN (1u << 2) /* take pins (pin_user_pages) */
+#define FOLL_WRITE (1u << 0)	/* the caller will write: break COW first */
+#define FOLL_GET (1u << 1)	/* take plain references (get_user_pages) */
+#define FOLL_PIN (1u << 2)	/* take pins (pin_user_pages) */
 #define FOLL_LONGTERM (1u << 3) /* the pin is held indefinitely (FOLL_PIN only) */
-#define FOLL_TOUCH (1u << 4) /* mark the pages accessed (and dirty for FOLL_WRITE) */
+#define FOLL_TOUCH (1u << 4)	/* mark the pages accessed (and dirty for FOLL_WRITE) */
 
 /*
  * get_user_pages - take a reference on each of @nr_pages pages from @start.

@@ -4,79 +4,73 @@
  * part of one.
  *
  * A PMD mapping holds one folio reference and counts in entire_mapcount.
- * Every page of a PMD-mapped anon folio carries AnonExclusive, so a split
- * keeps the per-page state as it is.
+ * AnonExclusive is per page and stays as it is through a split, so the
+ * pages of a PMD-mapped folio all carry the same value (the head's).
  */
 #include <errno.h>
 
 #include "kernel.h"
 #include "mm_internal.h"
 
-/* PMD value mapping the whole of @folio in @vma. */
-pmd_t vma_mk_pmd(struct vma *vma, struct folio *folio, bool write)
+pmd_t vma_mk_pmd(struct vma *vma, struct folio *folio, bool dirty)
 {
-	pmd_t pmd = pfn_pmd(folio_pfn(folio), vm_get_page_prot(vma->flags));
+	pmd_t pmd = pmd_mkyoung(pfn_pmd(folio_pfn(folio), vm_get_page_prot(vma->flags)));
 
-	pmd = pmd_mkyoung(pmd);
-	if (write)
-		pmd = pmd_mkdirty(pmd);
-	if (!(vma->flags & VM_WRITE))
-		pmd = pmd_wrprotect(pmd);
-	return pmd;
+	return dirty ? pmd_mkdirty(pmd) : pmd;
 }
 
-static void folio_set_anon_exclusive(struct folio *folio)
+void folio_prepare_anon(struct folio *folio)
 {
 	unsigned long n = folio_nr_pages(folio);
 
 	folio->page.flags |= PG_anon;
 	for (unsigned long i = 0; i < n; i++)
-		folio_page(folio, i)->flags |= PG_anon_exclusive;
+		SetPageAnonExclusive(folio_page(folio, i));
 }
 
-/*
- * do_huge_pmd_anonymous_page - fault in a 2 MiB folio at the empty pmd
- * @pmdp. Return: 0, or -ENOMEM when no 2 MiB block is free (the caller
- * falls back to PTEs).
- */
+/* Return: 0, or -ENOMEM when no 2 MiB block is free (the caller falls
+ * back to PTEs). */
 int do_huge_pmd_anonymous_page(struct vma *vma, pmd_t *pmdp, unsigned long addr, bool write)
 {
 	struct folio *folio = folio_alloc(vma->nid, PMD_ORDER, ALLOC_ZERO | ALLOC_ANY_NODE);
 
+	(void)addr;
 	if (!folio)
 		return -ENOMEM;
-	folio_set_anon_exclusive(folio);
+	folio_prepare_anon(folio);
 	folio_add_rmap_pmd(folio);
 	*pmdp = vma_mk_pmd(vma, folio, write);
-	(void)addr;
 	return 0;
 }
 
-/* Prepare the anon state of a newly allocated folio of any order. */
-void folio_prepare_anon(struct folio *folio)
+/* The PTE for the first page of the leaf @pmd: the VMA's protection with
+ * the leaf's write, dirty and young state. */
+static pte_t pmd_split_pte(struct vma *vma, pmd_t pmd)
 {
-	folio_set_anon_exclusive(folio);
+	pte_t pte = vma_mk_pte(vma, pmd_pfn(pmd));
+
+	pte = pmd_write(pmd) ? pte_mkwrite(pte) : pte_wrprotect(pte);
+	if (pmd_dirty(pmd))
+		pte = pte_mkdirty(pte);
+	return pmd_young(pmd) ? pte : pte_mkold(pte);
 }
 
+/*
+ * split_huge_pmd - one PTE per page instead of the leaf: 512 mappings and
+ * 512 references where the PMD held one of each, then one flush.
+ * Context: no PTE lock held (the new table is not reachable yet).
+ */
 int split_huge_pmd(struct vma *vma, pmd_t *pmdp, unsigned long addr)
 {
 	struct mm *mm = vma->mm;
 	pmd_t pmd = *pmdp;
 	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(pmd)));
 	struct page *pt = pt_alloc(mm);
-	pte_t pte, *ptes;
 
 	if (!pt)
 		return -ENOMEM;
 	addr &= PMD_MASK;
-	pte = vma_mk_pte(vma, folio_pfn(folio));
-	pte = pmd_write(pmd) ? pte_mkwrite(pte) : pte_wrprotect(pte);
-	if (pmd_dirty(pmd))
-		pte = pte_mkdirty(pte);
-	if (!pmd_young(pmd))
-		pte = pte_mkold(pte);
-	ptes = page_address(pt);
-	set_ptes(mm, addr, ptes, pte, PTRS_PER_TABLE);
+	set_ptes(mm, addr, page_address(pt), pmd_split_pte(vma, pmd), PTRS_PER_TABLE);
 	folio_ref_add(folio, PTRS_PER_TABLE - 1);
 	folio_add_rmap_ptes(folio, &folio->page, PTRS_PER_TABLE);
 	folio_remove_rmap_pmd(folio);

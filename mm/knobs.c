@@ -9,8 +9,8 @@
 
 struct batch_caps caps = { CAP_MAX, CAP_MAX, CAP_MAX, CAP_MAX, CAP_MAX, true, true };
 
-const char *const caps_keys[] = { "batch",   "zap",     "mprotect", "fork",
-				  "gup_grab", "migrate", "gup_walk", "contpte", NULL };
+const char *const caps_keys[] = { "batch",   "zap",	 "mprotect", "fork", "gup_grab",
+				  "migrate", "gup_walk", "contpte",  NULL };
 
 void caps_set_all(bool batched)
 {
@@ -49,8 +49,10 @@ int caps_parse(const struct cmdline *cl, char *err, size_t errlen)
 	struct {
 		const char *key;
 		unsigned *cap;
-	} const tab[] = { { "zap", &caps.zap },		  { "mprotect", &caps.mprotect },
-			  { "fork", &caps.fork },	  { "gup_grab", &caps.gup_grab },
+	} const tab[] = { { "zap", &caps.zap },
+			  { "mprotect", &caps.mprotect },
+			  { "fork", &caps.fork },
+			  { "gup_grab", &caps.gup_grab },
 			  { "migrate", &caps.migrate } };
 	const char *v = cmdline_get(cl, "batch");
 	unsigned all;

@@ -18,7 +18,7 @@
 struct batch_caps {
 	unsigned zap, mprotect, fork, gup_grab, migrate;
 	bool gup_walk; /* walk every PTE to the table/VMA/end in one call */
-	bool contpte; /* arm64: fold aligned 16-entry runs into contiguous blocks */
+	bool contpte;  /* arm64: fold aligned 16-entry runs into contiguous blocks */
 };
 
 extern struct batch_caps caps;

@@ -127,6 +127,7 @@ void memblock_close(void)
 void memblock_print(void)
 {
 	for (int i = 0; i < nr_regions; i++)
-		printf("mm: reserved [%#014llx-%#014llx) %s\n", (unsigned long long)regions[i].start,
-		       (unsigned long long)regions[i].end, regions[i].what);
+		printf("mm: reserved [%#014llx-%#014llx) %s\n",
+		       (unsigned long long)regions[i].start, (unsigned long long)regions[i].end,
+		       regions[i].what);
 }

@@ -53,8 +53,7 @@ void memmap_alloc(int idx)
 }
 
 /* Write [from, to) of @pg's memmap as pages with @flags on node @node. */
-static void memmap_fill(struct pglist *pg, uint64_t from, uint64_t to, uint32_t flags,
-			uint8_t node)
+static void memmap_fill(struct pglist *pg, uint64_t from, uint64_t to, uint32_t flags, uint8_t node)
 {
 	for (uint64_t pfn = from; pfn < to; pfn++)
 		*pglist_page(pg, pfn) = (struct page){ .flags = flags, .node = node };
@@ -90,7 +89,8 @@ void memmap_init_node(int idx)
 		uint64_t pos = rs << PAGE_SHIFT, fs, fe;
 
 		if (re <= rs || rs < pfn)
-			panic("memmap_init_node: node %d range [%#llx, +%#llx) is empty or overlaps",
+			panic("memmap_init_node: node %d range [%#llx, +%#llx) is empty or "
+			      "overlaps",
 			      n->id, (unsigned long long)r[i].base, (unsigned long long)r[i].size);
 		memmap_fill(pg, pfn, rs, PG_reserved, NODE_NONE);
 		pfn = rs;

@@ -48,18 +48,27 @@ static void mm_unlist(struct mm *mm)
 	*p = mm->next_mm;
 }
 
+/*
+ * mm_put - drop a reference; the last one tears @mm down: off the MMU
+ * first, then every VMA zapped and every table freed under one mmu_gather
+ * (one TLB flush), then the VMAs, the pgd and the mm itself.
+ */
 void mm_put(struct mm *mm)
 {
+	struct mmu_gather tlb;
+
+	if (mm->users <= 0)
+		panic("mm_put: mm %d has %d users", mm->id, mm->users);
 	if (--mm->users > 0)
 		return;
-	if (mm->users < 0)
-		panic("mm_put: mm %d has %d users", mm->id, mm->users);
-	for (struct vma *v = mm->vmas; v; v = v->next)
-		zap_vma_range(v, v->start, v->end, true);
-	vma_free_all(mm);
-	free_pgtables(mm, 0, MM_USER_END);
 	if (current_mm == mm)
 		switch_mm(NULL);
+	tlb_gather_init(&tlb, mm, true);
+	for (struct vma *v = mm->vmas; v; v = v->next)
+		zap_vma_range(&tlb, v, v->start, v->end);
+	free_pgtables_tlb(&tlb, 0, MM_USER_END);
+	tlb_finish(&tlb);
+	vma_free_all(mm);
 	pgd_free(mm, mm->pgd);
 	mm_unlist(mm);
 	free(mm);

@@ -20,7 +20,7 @@
 #define VM_READ (1u << 0)
 #define VM_WRITE (1u << 1)
 #define VM_EXEC (1u << 2)
-#define VM_DONTCOPY (1u << 3) /* not copied into a fork child (MADV_DONTFORK) */
+#define VM_DONTCOPY (1u << 3)  /* not copied into a fork child (MADV_DONTFORK) */
 #define VM_NOHUGEPMD (1u << 4) /* order-9 folios are mapped by 512 PTEs, not a PMD */
 #define VM_ACCESS_FLAGS (VM_READ | VM_WRITE | VM_EXEC)
 
@@ -30,17 +30,17 @@
 struct vma {
 	struct mm *mm;
 	unsigned long start, end; /* [start, end), page aligned */
-	unsigned flags; /* VM_* */
-	unsigned long orders; /* allowed anon folio orders, bit n = order n */
-	int nid; /* node index for new folios */
-	struct vma *next; /* sorted by start */
+	unsigned flags;		  /* VM_* */
+	unsigned long orders;	  /* allowed anon folio orders, bit n = order n */
+	int nid;		  /* node index for new folios */
+	struct vma *next;	  /* sorted by start */
 };
 
 struct mm {
 	pgd_t *pgd;
 	struct vma *vmas;
-	int users; /* references: the mm is freed when the last goes */
-	unsigned flags; /* MMF_* */
+	int users;	      /* references: the mm is freed when the last goes */
+	unsigned flags;	      /* MMF_* */
 	uint64_t nr_pt_pages; /* page-table pages below pgd */
 	int id;
 	struct mm *next_mm; /* all live mms, for the invariant checker */
@@ -104,20 +104,24 @@ int handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags);
  * mm_access - copy between a kernel buffer and @mm's memory through the MMU
  * (the guest switches to @mm and really loads and stores; faults are taken
  * by the hardware and resolved by handle_mm_fault). @write copies @buf into
- * the mm. Return: 0, or -EFAULT with the copy stopped at the first page
- * that cannot be accessed.
+ * the mm. Return: 0, or with the copy stopped at the first page that
+ * cannot be accessed: -EFAULT (no VMA, or against its protection) or
+ * -ENOMEM (the fault ran out of memory).
  */
 int mm_access(struct mm *mm, unsigned long addr, void *buf, unsigned long len, bool write);
 
 /* Touch every page of [addr, addr+len) (one byte per page), writing when
- * @write. Return: 0 or -EFAULT. */
+ * @write. Return: 0, -EFAULT or -ENOMEM as mm_access(). */
 int mm_touch(struct mm *mm, unsigned long addr, unsigned long len, bool write);
 
-/* Print @mm's VMAs and PTE runs, readable by a student. */
+/* Print @mm's VMAs and runs of entries, readable by a student (format
+ * in mm/ptdump.c); mm_ptdump_to() hands each line to @out instead. */
 void mm_ptdump(struct mm *mm);
+void mm_ptdump_to(struct mm *mm, void (*out)(void *ctx, const char *line), void *ctx);
 
-/* Check every invariant of @mm (and of all memory when @mm is NULL);
- * return the number of problems, each printed. */
+/* Check every invariant of every live mm and of all memory (mm/check.c
+ * lists them); return the number of problems, each printed. @mm is
+ * unused (a folio's mappings may come from any mm, so all are walked). */
 int mm_check(struct mm *mm);
 
 #endif

@@ -14,52 +14,78 @@ struct vma *find_vma_from(struct mm *mm, unsigned long addr);
 void vma_free_all(struct mm *mm);
 
 /*
- * mmu_gather - folio references to drop once the TLB no longer maps them.
- * Zap clears entries, gathers (folio, refs) and only puts the references
- * after flushing the TLB for the range it cleared, so no CPU can reach a
- * freed page through a stale TLB entry.
+ * mmu_gather (mm/tlb.c) - what an unmap must not give back before the TLB
+ * forgets it: folio references to drop and page-table pages to free.
+ * Zap clears entries and gathers (folio, refs); free_pgtables_tlb()
+ * unhooks empty tables and gathers them; tlb_finish() flushes the TLB
+ * once for everything cleared, then drops the references and frees the
+ * tables, so no CPU can reach a freed page through a stale TLB entry.
+ * When GATHER_MAX folios are pending the gather flushes early.
  */
-#define GATHER_MAX 512
+#define GATHER_MAX 256 /* 4 KiB of stack */
 struct mmu_gather {
 	struct mm *mm;
 	unsigned long start, end; /* range cleared since the last flush */
-	bool full; /* tearing down the whole mm */
+	bool full;		  /* tearing down the whole mm */
 	int nr;
 	struct {
 		struct folio *folio;
 		int refs;
 	} item[GATHER_MAX];
+	struct list_head tables; /* unhooked page-table pages, linked by lru */
 };
 
 void tlb_gather_init(struct mmu_gather *tlb, struct mm *mm, bool full);
+/* @refs references on @f, whose mapping of [addr, end) was cleared. */
 void tlb_gather_folio(struct mmu_gather *tlb, struct folio *f, int refs, unsigned long addr,
+		      unsigned long end);
+/* Table page @pt, unhooked from the tree, that mapped [addr, end). */
+void tlb_gather_table(struct mmu_gather *tlb, struct page *pt, unsigned long addr,
 		      unsigned long end);
 void tlb_finish(struct mmu_gather *tlb);
 
-/* Unmap [start, end) of @vma: clear entries, drop mapcounts and refs.
- * @full: the mm is being torn down. Context: no PTE lock held. */
-void zap_vma_range(struct vma *vma, unsigned long start, unsigned long end, bool full);
+/*
+ * zap_vma_range - unmap [start, end) of @vma: clear the entries, drop the
+ * mapcounts, gather the references in @tlb. PMD leaves in the range must
+ * lie wholly inside it (prepare_range() splits the others).
+ * Context: no PTE lock held; each PTE table's lock is taken once.
+ */
+void zap_vma_range(struct mmu_gather *tlb, struct vma *vma, unsigned long start, unsigned long end);
 
-/* Free page tables that no VMA overlaps inside [start, end) rounded out. */
-void free_pgtables(struct mm *mm, unsigned long start, unsigned long end);
+/* free_pgtables() into a gather: the tables are freed by tlb_finish(). */
+void free_pgtables_tlb(struct mmu_gather *tlb, unsigned long start, unsigned long end);
 
 /* Apply @newflags' protection to the entries of [start, end) in @vma. */
-void change_protection(struct vma *vma, unsigned long start, unsigned long end,
-		       unsigned newflags);
+void change_protection(struct vma *vma, unsigned long start, unsigned long end, unsigned newflags);
 
 /* Split PMD leaves that [start, end) covers only partly, so later steps
- * work on PTEs. Return: 0 or -ENOMEM (nothing observable changed). */
+ * work on PTEs. Return: 0 or -ENOMEM (the mappings are still valid: a
+ * leaf split before the failure stays split). */
 int prepare_range(struct mm *mm, unsigned long start, unsigned long end);
 
 /* Replace the PMD leaf at @pmdp (mapping @addr's 2 MiB) by a PTE table
- * mapping the same pages. Return: 0 or -ENOMEM. */
+ * mapping the same pages. Return: 0 or -ENOMEM (nothing changed). */
 int split_huge_pmd(struct vma *vma, pmd_t *pmdp, unsigned long addr);
 
 /* The PMD value mapping all of @folio in @vma (young; dirty if @dirty). */
 pmd_t vma_mk_pmd(struct vma *vma, struct folio *folio, bool dirty);
 
-/* The PTE value for page @pfn in @vma, before dirty/young/write tweaks. */
+/* The PTE value for page @pfn in @vma: young and clean. */
 pte_t vma_mk_pte(struct vma *vma, uint64_t pfn);
+
+/* A new anon folio: PG_anon, and every page AnonExclusive. */
+void folio_prepare_anon(struct folio *folio);
+
+/*
+ * Fault handlers (fault.c, huge.c, cow.c). Each returns 0 or -ENOMEM.
+ * do_huge_pmd_anonymous_page - a PMD-mapped 2 MiB folio at the empty pmd.
+ * do_wp_page - a write or unshare fault on the present PTE for @addr.
+ * do_huge_pmd_wp_page - the same on a PMD leaf (reuse, or split + PTE).
+ * Context: no PTE lock held; each takes the one it needs.
+ */
+int do_huge_pmd_anonymous_page(struct vma *vma, pmd_t *pmdp, unsigned long addr, bool write);
+int do_wp_page(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsigned flags);
+int do_huge_pmd_wp_page(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsigned flags);
 
 /* Pins (mm/pin.c): @refs FOLL_PIN references on @f, and their release. */
 void folio_pin_refs(struct folio *f, int refs);

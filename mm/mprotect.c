@@ -13,90 +13,93 @@
 #include "kernel.h"
 #include "mm_internal.h"
 
+struct mprotect_walk {
+	struct vma *vma;
+	pgprot_t prot; /* the new protection */
+	bool writable; /* the new flags have VM_WRITE */
+};
+
 /* Length of the prefix of the @nr pages from @page with the same
  * AnonExclusive state as @page. */
 static unsigned same_exclusive_prefix(struct page *page, unsigned nr)
 {
-	uint32_t want = page->flags & PG_anon_exclusive;
+	bool want = PageAnonExclusive(page);
 	unsigned i = 1;
 
-	while (i < nr && (page[i].flags & PG_anon_exclusive) == want)
+	while (i < nr && PageAnonExclusive(page + i) == want)
 		i++;
 	return i;
 }
 
 /*
- * change_present_ptes - re-protect the run starting at @ptep.
- * Return: entries handled (at least 1). Context: PTE lock held.
+ * change_present_ptes - re-protect the run of at most @left entries
+ * starting at @ptep (value @pte). Return: entries handled (at least 1).
+ * Context: the PTE table lock is held.
  */
-static unsigned change_present_ptes(struct vma *vma, unsigned long addr, pte_t *ptep, pte_t pte,
-				    unsigned long left, pgprot_t prot, bool writable)
+static unsigned change_present_ptes(struct mprotect_walk *w, unsigned long addr, pte_t *ptep,
+				    pte_t pte, unsigned long left)
 {
 	struct page *page = pfn_to_page(pte_pfn(pte));
 	struct folio *folio = page_folio(page);
+	struct mm *mm = w->vma->mm;
 	unsigned nr = 1;
 
 	if (folio_test_large(folio) && caps.mprotect > 1)
 		nr = folio_pte_batch(folio, addr, ptep, pte, cap_nr(caps.mprotect, left),
 				     FPB_IGNORE_DIRTY | FPB_IGNORE_YOUNG | FPB_MERGE_WRITE, NULL);
-	if (writable && nr > 1)
+	if (w->writable && nr > 1)
 		nr = same_exclusive_prefix(page, nr);
-	pte = clear_full_ptes(vma->mm, addr, ptep, nr, 0);
-	pte = pte_modify(pte, prot);
-	if (writable && (page->flags & PG_anon_exclusive))
+	pte = pte_modify(clear_full_ptes(mm, addr, ptep, nr, 0), w->prot);
+	if (w->writable && PageAnonExclusive(page))
 		pte = pte_mkwrite(pte);
 	else
 		pte = pte_wrprotect(pte);
-	set_ptes(vma->mm, addr, ptep, pte, nr);
+	set_ptes(mm, addr, ptep, pte, nr);
 	return nr;
 }
 
-static void change_pte_range(struct vma *vma, pmd_t *pmdp, unsigned long addr,
-			     unsigned long end, pgprot_t prot, bool writable)
+/* The walker's pte_range. Context: the table's lock is held. */
+static int change_pte_range(struct mm *mm, pmd_t *pmdp, pte_t *ptep, unsigned long addr,
+			    unsigned long end, void *priv)
 {
-	struct spinlock *ptl;
-	pte_t *ptep = pte_offset_map_lock(vma->mm, pmdp, addr, &ptl);
-
-	if (!ptep)
-		return;
+	(void)mm, (void)pmdp;
 	while (addr < end) {
 		pte_t pte = ptep_get(ptep);
 		unsigned nr = 1;
 
 		if (pte_present(pte))
-			nr = change_present_ptes(vma, addr, ptep, pte, (end - addr) >> PAGE_SHIFT,
-						 prot, writable);
+			nr = change_present_ptes(priv, addr, ptep, pte, (end - addr) >> PAGE_SHIFT);
 		ptep += nr;
 		addr += nr * PAGE_SIZE;
 	}
-	pte_unmap_unlock(ptep, ptl);
+	return 0;
 }
 
-static void change_huge_pmd(pmd_t *pmdp, bool writable)
+/* The walker's pmd_leaf: the range covers the whole leaf (split_range()
+ * split the others); writable only if the folio is exclusive. */
+static int change_huge_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsigned long end,
+			   void *priv)
 {
-	pmd_t pmd = *pmdp;
-	struct page *head = pfn_to_page(pmd_pfn(pmd));
+	struct mprotect_walk *w = priv;
+	pmd_t pmd = pmd_modify(*pmdp, w->prot);
 
-	*pmdp = writable && (head->flags & PG_anon_exclusive) ? pmd_mkwrite(pmd) :
-								 pmd_wrprotect(pmd);
+	(void)mm;
+	if (addr & ~PMD_MASK || end - addr != PMD_SIZE)
+		panic("change_protection: partial PMD leaf at %#lx", addr);
+	if (w->writable && PageAnonExclusive(pfn_to_page(pmd_pfn(pmd))))
+		*pmdp = pmd_mkwrite(pmd);
+	else
+		*pmdp = pmd_wrprotect(pmd);
+	return 0;
 }
 
-void change_protection(struct vma *vma, unsigned long start, unsigned long end,
-		       unsigned newflags)
+static const struct pt_walk_ops mprotect_ops = { .pmd_leaf = change_huge_pmd,
+						 .pte_range = change_pte_range };
+
+/* Context: no PTE lock held; the caller flushes the TLB for the range. */
+void change_protection(struct vma *vma, unsigned long start, unsigned long end, unsigned newflags)
 {
-	pgprot_t prot = vm_get_page_prot(newflags);
-	bool writable = newflags & VM_WRITE;
+	struct mprotect_walk w = { vma, vm_get_page_prot(newflags), newflags & VM_WRITE };
 
-	for (unsigned long addr = start, next; addr < end; addr = next) {
-		pmd_t *pmdp = mm_find_pmd(vma->mm, addr, false);
-
-		next = pmd_addr_end(addr, end);
-		if (!pmdp || pmd_none(*pmdp))
-			continue;
-		if (pmd_leaf(*pmdp))
-			change_huge_pmd(pmdp, writable);
-		else
-			change_pte_range(vma, pmdp, addr, next, prot, writable);
-	}
-	flush_tlb_range(vma->mm, start, end);
+	walk_page_range(vma->mm, start, end, &mprotect_ops, &w);
 }

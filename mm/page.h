@@ -29,7 +29,7 @@
 #include "list.h"
 
 #define MAX_ORDER 10 /* largest folio: 4 MiB */
-#define PMD_ORDER 9 /* 2 MiB */
+#define PMD_ORDER 9  /* 2 MiB */
 #define MAX_NUMNODES 8
 
 /* Folio flags, in the head page. */
@@ -39,13 +39,13 @@
 #define PG_locked (1u << 3)
 #define PG_large (1u << 4) /* order > 0 */
 /* Page-type flags, in any page. */
-#define PG_buddy (1u << 8) /* head of a free buddy block */
+#define PG_buddy (1u << 8)    /* head of a free buddy block */
 #define PG_reserved (1u << 9) /* never given to the allocator */
 #define PG_pgtable (1u << 10) /* a page-table page */
-#define PG_tail (1u << 11) /* inside a folio, not its head */
+#define PG_tail (1u << 11)    /* inside a folio, not its head */
 /* Allocator-private, on free pages only (see mm_debug_poison). */
 #define PG_poisoned (1u << 12) /* memory filled with PAGE_POISON when freed */
-#define PG_checked (1u << 13) /* transient mark of page_alloc_check() */
+#define PG_checked (1u << 13)  /* transient mark of page_alloc_check() */
 /* Per-page state of anon pages. */
 #define PG_anon_exclusive (1u << 16)
 
@@ -67,17 +67,17 @@ struct spinlock {
 struct page {
 	uint32_t flags;
 	uint8_t order; /* head of a folio or buddy block: its order */
-	uint8_t node; /* index into pglists[], NODE_NONE for holes */
+	uint8_t node;  /* index into pglists[], NODE_NONE for holes */
 	uint16_t pad;
-	uint32_t head_offset; /* tail pages: pages back to the head; 0 otherwise */
-	int32_t refcount; /* head only */
-	int32_t mapcount; /* PTEs mapping this page (PTE-level mappings only) */
+	uint32_t head_offset;	 /* tail pages: pages back to the head; 0 otherwise */
+	int32_t refcount;	 /* head only */
+	int32_t mapcount;	 /* PTEs mapping this page (PTE-level mappings only) */
 	int32_t entire_mapcount; /* head: PMD-level mappings of the whole folio */
-	int32_t large_mapcount; /* head of a large folio: PTE + PMD mappings */
-	int32_t pincount; /* head of a large folio: FOLL_PIN pins */
+	int32_t large_mapcount;	 /* head of a large folio: PTE + PMD mappings */
+	int32_t pincount;	 /* head of a large folio: FOLL_PIN pins */
 	union {
 		struct list_head lru; /* buddy free list; the owner's while allocated */
-		struct spinlock ptl; /* PG_pgtable PTE tables: the split PTE lock */
+		struct spinlock ptl;  /* PG_pgtable PTE tables: the split PTE lock */
 	};
 };
 
@@ -88,16 +88,16 @@ struct folio {
 
 /* Per-node physical memory and its buddy free lists. */
 struct pglist {
-	int node_id; /* numa-node-id */
+	int node_id;		     /* numa-node-id */
 	uint64_t start_pfn, end_pfn; /* span covered by memmap */
-	struct page *memmap; /* end_pfn - start_pfn entries */
-	uint64_t memmap_phys; /* where the memmap lives (reserved, on this node) */
+	struct page *memmap;	     /* end_pfn - start_pfn entries */
+	uint64_t memmap_phys;	     /* where the memmap lives (reserved, on this node) */
 	struct list_head free_area[MAX_ORDER + 1];
 	uint64_t nr_free[MAX_ORDER + 1]; /* blocks per order */
-	uint64_t free_pages; /* pages on the free lists */
-	uint64_t present_pages; /* RAM pages in the node's ranges */
-	uint64_t reserved_pages; /* RAM pages kept out of the allocator */
-	int fallback[MAX_NUMNODES]; /* node indexes, nearest first (self first) */
+	uint64_t free_pages;		 /* pages on the free lists */
+	uint64_t present_pages;		 /* RAM pages in the node's ranges */
+	uint64_t reserved_pages;	 /* RAM pages kept out of the allocator */
+	int fallback[MAX_NUMNODES];	 /* node indexes, nearest first (self first) */
 };
 
 extern struct pglist pglists[MAX_NUMNODES];
@@ -170,7 +170,7 @@ static inline void ClearPageAnonExclusive(struct page *page)
 
 /* Allocation flags. */
 #define ALLOC_ANY_NODE (1u << 0) /* fall back to other nodes, nearest first */
-#define ALLOC_ZERO (1u << 1) /* zero the folio's memory */
+#define ALLOC_ZERO (1u << 1)	 /* zero the folio's memory */
 
 /*
  * folio_alloc - allocate a folio of 2^@order pages on node index @nid.

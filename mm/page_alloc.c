@@ -135,7 +135,8 @@ static struct folio *folio_prep(struct page *head, unsigned order, unsigned flag
 			folio_bug("folio_alloc", (struct folio *)p, "free page is in use");
 		if (mm_debug_poison && (p->flags & PG_poisoned))
 			check_poison(p);
-		*p = (struct page){ .flags = i ? PG_tail : 0, .node = node,
+		*p = (struct page){ .flags = i ? PG_tail : 0,
+				    .node = node,
 				    .head_offset = (uint32_t)i };
 	}
 	head->order = (uint8_t)order;
@@ -154,8 +155,7 @@ struct folio *folio_alloc(int nid, unsigned order, unsigned flags)
 	int tries = flags & ALLOC_ANY_NODE ? nr_pglists : 1;
 
 	if (nid < 0 || nid >= nr_pglists || order > MAX_ORDER)
-		panic("folio_alloc: bad node index %d (of %d) or order %u", nid, nr_pglists,
-		      order);
+		panic("folio_alloc: bad node index %d (of %d) or order %u", nid, nr_pglists, order);
 	for (int i = 0; !p && i < tries; i++)
 		p = buddy_take(&pglists[pglists[nid].fallback[i]], order);
 	return p ? folio_prep(p, order, flags) : NULL;

@@ -44,8 +44,8 @@ static int check_listed_block(int idx, struct page *p, unsigned k, uint64_t pfn)
 		bad += problem(idx, "pfn %#llx on order-%u list has flags %#x order %u",
 			       (unsigned long long)pfn, k, p->flags, p->order);
 	if (pfn & ((1ul << k) - 1) || pfn + (1ul << k) > pg->end_pfn)
-		bad += problem(idx, "order-%u block at pfn %#llx is misaligned or past the node",
-			       k, (unsigned long long)pfn);
+		bad += problem(idx, "order-%u block at pfn %#llx is misaligned or past the node", k,
+			       (unsigned long long)pfn);
 	if (p->flags & (PG_reserved | PG_tail) || p->node != idx)
 		bad += problem(idx, "free block pfn %#llx is reserved, a tail or on node %u",
 			       (unsigned long long)pfn, p->node);
@@ -68,8 +68,9 @@ static int check_list(int idx, unsigned k, uint64_t *pages)
 		uint64_t pfn;
 
 		if (!memmap_lookup(p, &pfn) || !pglist_spans(pg, pfn) || pglist_page(pg, pfn) != p)
-			return bad + problem(idx, "order-%u list entry %p is not a page of the node",
-					     k, (void *)e);
+			return bad + problem(idx,
+					     "order-%u list entry %p is not a page of the node", k,
+					     (void *)e);
 		if (e->next->prev != e)
 			bad += problem(idx, "order-%u list is broken after pfn %#llx", k,
 				       (unsigned long long)pfn);
@@ -103,7 +104,8 @@ static int check_free_block(int idx, struct page *p, uint64_t pfn, bool listed, 
 		struct page *q = p + i;
 
 		if (q->flags & ~PG_poisoned || q->refcount || q->mapcount)
-			bad += problem(idx, "pfn %#llx inside free block %#llx: flags %#x refcount %d",
+			bad += problem(idx,
+				       "pfn %#llx inside free block %#llx: flags %#x refcount %d",
 				       (unsigned long long)(pfn + i), (unsigned long long)pfn,
 				       q->flags, q->refcount);
 		q->flags &= ~PG_checked;
@@ -122,8 +124,9 @@ static int check_folio_pages(int idx, struct page *h, uint64_t pfn, uint64_t len
 
 		if ((q->flags & (PG_tail | PG_buddy | PG_reserved | PG_poisoned)) != want ||
 		    q->head_offset != i || q->node != idx || q->mapcount < 0 || (i && q->refcount))
-			bad += problem(idx, "page %llu of folio pfn %#llx: flags %#x head_offset %u "
-					    "node %u mapcount %d refcount %d",
+			bad += problem(idx,
+				       "page %llu of folio pfn %#llx: flags %#x head_offset %u "
+				       "node %u mapcount %d refcount %d",
 				       (unsigned long long)i, (unsigned long long)pfn, q->flags,
 				       q->head_offset, q->node, q->mapcount, q->refcount);
 		q->flags &= ~PG_checked;
@@ -183,8 +186,9 @@ static int check_memmap(int idx, uint64_t *pages)
 			bad += check_free_block(idx, p, pfn, listed, &len);
 			*pages += len;
 		} else if (p->flags & PG_tail || p->refcount == 0) {
-			bad += problem(idx, "pfn %#llx is neither free, reserved nor in a folio "
-					    "(flags %#x refcount %d)",
+			bad += problem(idx,
+				       "pfn %#llx is neither free, reserved nor in a folio "
+				       "(flags %#x refcount %d)",
 				       (unsigned long long)pfn, p->flags, p->refcount);
 		} else {
 			bad += check_folio(idx, p, pfn, &len);

@@ -39,7 +39,6 @@ void buddy_add_run(struct pglist *pg, uint64_t start, uint64_t end);
 void folio_free(struct folio *f);
 
 /* folio.c: panic with "@func: @what: <folio state>". */
-void folio_bug(const char *func, const struct folio *f, const char *what)
-	__attribute__((noreturn));
+void folio_bug(const char *func, const struct folio *f, const char *what) __attribute__((noreturn));
 
 #endif

@@ -8,8 +8,7 @@
  * through ptep_get(), in the callers.
  */
 #include "kernel.h"
-#include "mm.h"
-#include "pgtable.h"
+#include "mm_internal.h"
 
 /* ---- protections ---------------------------------------------------------- */
 
@@ -317,13 +316,6 @@ int walk_page_range(struct mm *mm, unsigned long start, unsigned long end,
 
 /* ---- freeing empty tables ------------------------------------------------- */
 
-/* Tables unhooked from the tree, freed after one TLB flush of [lo, hi). */
-struct pt_gather {
-	struct mm *mm;
-	struct list_head pages;
-	unsigned long lo, hi;
-};
-
 static bool table_empty(const void *table)
 {
 	const uint64_t *e = table;
@@ -334,33 +326,25 @@ static bool table_empty(const void *table)
 	return true;
 }
 
-/* Take @pt (which mapped [base, base+size)) out of use; its lock word
- * becomes the list link, so it must not be held. */
-static void pt_gather_add(struct pt_gather *g, struct page *pt, unsigned long base,
-			  unsigned long size)
-{
-	if (!(pt->flags & PG_pgtable) || pt->ptl.locked)
-		panic("free_pgtables: table pfn %#llx under %#lx is %s",
-		      (unsigned long long)page_to_pfn(pt), base,
-		      pt->flags & PG_pgtable ? "locked" : "not a page-table page");
-	list_add(&pt->lru, &g->pages);
-	if (base < g->lo)
-		g->lo = base;
-	if (base + size > g->hi)
-		g->hi = base + size;
-}
-
 static struct page *table_page(const void *table)
 {
 	return pfn_to_page(virt_to_phys(table) >> PAGE_SHIFT);
 }
 
-/* Free the empty PTE tables under [addr, end), then the PMD table if it
- * is left empty. */
-static void free_pmd_range(struct pt_gather *g, pud_t *pudp, unsigned long addr, unsigned long end)
+/*
+ * Each unhooked table asks for a flush of one page of the range inside its
+ * span: that drops the MMU's cached upper-level entries for the span (x86
+ * INVLPG, arm64 TLBI VAE1), and keeps the flushed range (and tlb_pages)
+ * inside what the caller unmapped.
+ */
+
+/* Unhook the empty PTE tables under [addr, end) of the PMD table behind
+ * @pudp, then the PMD table itself if that left it empty. */
+static void free_pmd_range(struct mmu_gather *tlb, pud_t *pudp, unsigned long addr,
+			   unsigned long end)
 {
 	pmd_t *pmds = pud_table(*pudp);
-	unsigned long next;
+	unsigned long first = addr, next;
 
 	for (; addr < end; addr = next) {
 		pmd_t *pmdp = &pmds[pmd_index(addr)];
@@ -368,64 +352,56 @@ static void free_pmd_range(struct pt_gather *g, pud_t *pudp, unsigned long addr,
 		next = pmd_addr_end(addr, end);
 		if (!pmd_present(*pmdp) || pmd_leaf(*pmdp) || !table_empty(pmd_table(*pmdp)))
 			continue;
-		pt_gather_add(g, pmd_pt_page(*pmdp), addr & PMD_MASK, PMD_SIZE);
+		tlb_gather_table(tlb, pmd_pt_page(*pmdp), addr, addr + PAGE_SIZE);
 		*pmdp = (pmd_t){ 0 };
 	}
 	if (table_empty(pmds)) {
-		pt_gather_add(g, table_page(pmds), (end - 1) & PUD_MASK, PUD_SIZE);
+		tlb_gather_table(tlb, table_page(pmds), first, first + PAGE_SIZE);
 		*pudp = (pud_t){ 0 };
 	}
 }
 
-static void free_pud_range(struct pt_gather *g, pgd_t *pgdp, unsigned long addr, unsigned long end)
+static void free_pud_range(struct mmu_gather *tlb, pgd_t *pgdp, unsigned long addr,
+			   unsigned long end)
 {
 	pud_t *puds = pgd_table(*pgdp);
-	unsigned long next;
+	unsigned long first = addr, next;
 
 	for (; addr < end; addr = next) {
 		pud_t *pudp = &puds[pud_index(addr)];
 
 		next = pud_addr_end(addr, end);
 		if (pud_present(*pudp) && !pud_leaf(*pudp))
-			free_pmd_range(g, pudp, addr, next);
+			free_pmd_range(tlb, pudp, addr, next);
 	}
 	if (table_empty(puds)) {
-		pt_gather_add(g, table_page(puds), (end - 1) & PGDIR_MASK, PGDIR_SIZE);
+		tlb_gather_table(tlb, table_page(puds), first, first + PAGE_SIZE);
 		*pgdp = (pgd_t){ 0 };
 	}
 }
 
-/* Flush once for everything unhooked, then give the pages back. */
-static void pt_gather_finish(struct pt_gather *g)
+void free_pgtables_tlb(struct mmu_gather *tlb, unsigned long start, unsigned long end)
 {
-	if (list_empty(&g->pages))
-		return;
-	flush_tlb_range(g->mm, g->lo, g->hi);
-	while (!list_empty(&g->pages)) {
-		struct page *pt = list_entry(g->pages.next, struct page, lru);
-
-		list_del(&pt->lru);
-		mm_dec_pt_pages(g->mm);
-		pt_page_release(pt);
-	}
-}
-
-void free_pgtables(struct mm *mm, unsigned long start, unsigned long end)
-{
-	struct pt_gather g = { .mm = mm, .lo = ~0ul, .hi = 0 };
 	unsigned long addr, next;
 
 	if (start >= end)
 		return;
 	if (end > MM_USER_END)
 		panic("free_pgtables: [%#lx, %#lx) reaches past the user half", start, end);
-	list_init(&g.pages);
 	for (addr = start; addr < end; addr = next) {
-		pgd_t *pgdp = pgd_offset_pgd(mm->pgd, addr);
+		pgd_t *pgdp = pgd_offset_pgd(tlb->mm->pgd, addr);
 
 		next = pgd_addr_end(addr, end);
 		if (!pgd_none(*pgdp))
-			free_pud_range(&g, pgdp, addr, next);
+			free_pud_range(tlb, pgdp, addr, next);
 	}
-	pt_gather_finish(&g);
+}
+
+void free_pgtables(struct mm *mm, unsigned long start, unsigned long end)
+{
+	struct mmu_gather tlb;
+
+	tlb_gather_init(&tlb, mm, false);
+	free_pgtables_tlb(&tlb, start, end);
+	tlb_finish(&tlb);
 }

@@ -30,6 +30,13 @@
  * are mm's (may the page be written / was it). They differ where the
  * format tracks dirtiness by faults: a clean writable arm64 entry is
  * pte_write() but not pte_user_writable().
+ *
+ * An arch whose MMU caches runs of entries as one (arm64 contpte) defines
+ * pte_cont() and overrides every hook that reads or writes user entries
+ * (ptep_get, set_ptes, ptep_get_and_clear, clear_full_ptes,
+ * wrprotect_ptes, ptep_set_access_flags, pte_batch_hint) plus
+ * arch_check_pte_table() for the invariant checker; see the comment on
+ * raw and hooked access below.
  */
 #ifndef MM_PGTABLE_H
 #define MM_PGTABLE_H
@@ -175,6 +182,18 @@ pgprot_t vm_get_page_prot(unsigned vm_flags);
 
 /* ---- optional arch hooks, generic defaults ------------------------------ */
 
+/*
+ * Two levels of access to entries. The raw ones, __ptep_get() and
+ * set_pte(), read or write one entry as the MMU sees it and know nothing
+ * of blocks of entries that the arch may treat as one (arm64 contpte);
+ * they are for the hardware-like walkers (arch/host's software MMU, the
+ * invariant checker, ptdump) and for tables no mm uses yet. Everything
+ * else in mm/ goes through the hooks below, which an arch with blocks
+ * overrides to keep its blocks valid: ptep_get() returns the block's
+ * access and dirty state, and every write splits ("unfolds") a block it
+ * covers only partly.
+ */
+
 #ifndef arch_has_hw_ad
 /*
  * Does the MMU set young and dirty in the entries itself (x86 always)?
@@ -189,25 +208,45 @@ static inline bool arch_has_hw_ad(void)
 #endif
 
 #ifndef __ptep_get
-/* Read one entry as the hardware sees it. */
+/* Read one entry as the hardware sees it (raw, not counted). */
 static inline pte_t __ptep_get(pte_t *ptep)
 {
 	return *(volatile pte_t *)ptep;
 }
 #endif
 
-/* ptep_get - read a PTE (counted). Arches with contiguous blocks make
- * __ptep_get gather the block's access and dirty bits. */
+#ifndef set_pte
+/* Write one entry (raw: see above). */
+static inline void set_pte(pte_t *ptep, pte_t pte)
+{
+	*(volatile pte_t *)ptep = pte;
+}
+#endif
+
+#ifndef ptep_get
+/* ptep_get - read a PTE for mm/ (one ptep_gets). An arch with blocks
+ * ORs the access and dirty bits of the whole block into the value. */
 static inline pte_t ptep_get(pte_t *ptep)
 {
 	count_event(ptep_gets, 1);
 	return __ptep_get(ptep);
 }
+#endif
 
-#ifndef set_pte
-static inline void set_pte(pte_t *ptep, pte_t pte)
+/* Does the arch fold runs of entries into blocks (it defines pte_cont)? */
+#ifdef pte_cont
+#define arch_has_pte_blocks() true
+#else
+#define arch_has_pte_blocks() false
+#endif
+
+#ifndef pte_cont
+/* Is @pte part of an arch block of entries (arm64 contpte)? For display
+ * and checks only; mm/ never needs to know. */
+static inline bool pte_cont(pte_t pte)
 {
-	*(volatile pte_t *)ptep = pte;
+	(void)pte;
+	return false;
 }
 #endif
 
@@ -220,7 +259,12 @@ static inline pte_t pte_advance_pfn(pte_t pte, unsigned long nr)
 #endif
 
 #ifndef set_ptes
-/* Map @nr consecutive pages starting with @pte at @ptep (for @addr). */
+/*
+ * set_ptes - map @nr consecutive pages of one folio, starting with @pte,
+ * at @ptep (the entry for @addr), all in one PTE table. The entries were
+ * none, except for @nr == 1, which may replace a present entry.
+ * Context: the PTE table lock is held (or no mm uses the table yet).
+ */
 static inline void set_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte, unsigned nr)
 {
 	(void)mm, (void)addr;
@@ -244,6 +288,7 @@ static inline unsigned pte_batch_hint(pte_t *ptep, pte_t pte)
 #endif
 
 #ifndef ptep_get_and_clear
+/* Clear the entry at @ptep and return what it was. */
 static inline pte_t ptep_get_and_clear(struct mm *mm, unsigned long addr, pte_t *ptep)
 {
 	pte_t old = __ptep_get(ptep);
@@ -278,20 +323,20 @@ static inline pte_t clear_full_ptes(struct mm *mm, unsigned long addr, pte_t *pt
 }
 #endif
 
-#ifndef ptep_set_wrprotect
-static inline void ptep_set_wrprotect(struct mm *mm, unsigned long addr, pte_t *ptep)
-{
-	(void)mm, (void)addr;
-	set_pte(ptep, pte_wrprotect(__ptep_get(ptep)));
-}
-#endif
-
 #ifndef wrprotect_ptes
 /* Write-protect @nr entries mapping one folio. */
 static inline void wrprotect_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr)
 {
-	for (; nr; nr--, ptep++, addr += 4096)
-		ptep_set_wrprotect(mm, addr, ptep);
+	(void)mm, (void)addr;
+	for (; nr; nr--, ptep++)
+		set_pte(ptep, pte_wrprotect(__ptep_get(ptep)));
+}
+#endif
+
+#ifndef ptep_set_wrprotect
+static inline void ptep_set_wrprotect(struct mm *mm, unsigned long addr, pte_t *ptep)
+{
+	wrprotect_ptes(mm, addr, ptep, 1);
 }
 #endif
 
@@ -309,6 +354,19 @@ static inline bool ptep_set_access_flags(struct vma *vma, unsigned long addr, pt
 		return false;
 	set_pte(ptep, entry);
 	return true;
+}
+#endif
+
+#ifndef arch_check_pte_table
+/*
+ * arch_check_pte_table - do the entries of the PTE table @table obey the
+ * arch's rules beyond single entries (arm64: contpte blocks)? Return: -1,
+ * or the first bad slot with the reason in *@why. Used by mm_check().
+ */
+static inline int arch_check_pte_table(pte_t *table, const char **why)
+{
+	(void)table, (void)why;
+	return -1;
 }
 #endif
 
@@ -353,9 +411,10 @@ void pgd_free(struct mm *mm, pgd_t *pgd);
  * free_pgtables - free the PTE, PMD and PUD tables under [start, end),
  * rounded out to whole tables, that have no entry left (the caller zapped
  * the range first), and clear the entries that pointed at them. One TLB
- * flush over the freed span before the pages go back, because the MMU
- * may cache upper-level entries. Tables with entries are kept whatever
- * the range says. Context: no PTE lock held; user half only.
+ * flush (of a page inside [start, end) per freed table, which drops the
+ * MMU's cached upper-level entries for its span) before the pages go
+ * back. Tables with entries are kept whatever the range says.
+ * Context: no PTE lock held; user half only.
  */
 void free_pgtables(struct mm *mm, unsigned long start, unsigned long end);
 

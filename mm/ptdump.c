@@ -1,58 +1,80 @@
 /*
- * ptdump.c - print an mm as a student would want to read it: each VMA,
- * then its mappings as runs. A run is a stretch of entries that map
- * consecutive pages of one folio with the same permission and state bits,
- * which is exactly what folio_pte_batch() would batch (with dirty and
- * young respected). Example line:
- *   0x200000000-0x200010000  16 ptes  pfn 0x41230-0x4123f  folio 64K (page 0)  rw dirty young excl
+ * ptdump.c - an mm as a student would want to read it: each VMA, then its
+ * mappings as runs. A run is a stretch of entries that map consecutive
+ * pages of one folio with the same bits and the same AnonExclusive state,
+ * which is what folio_pte_batch() would batch with dirty and young
+ * respected. Example:
+ *
+ *   mm 3: 2 VMAs, 4 page-table pages
+ *   vma 0x200000000-0x200400000 rw- orders 0x11 node 0
+ *     0x200000000-0x200010000   16 ptes  pfn 0x100410-0x10041f  folio 64K page 0  rw dirty young excl cont
+ *     0x200200000-0x200400000  pmd       pfn 0x100600-0x1007ff  folio 2M page 0  rw dirty young excl
+ *
+ * "cont" marks entries of an arch block (arm64 contpte). The raw entries
+ * are read (no counters), as the MMU would see them.
  */
 #include <stdio.h>
 
 #include "kernel.h"
 #include "mm_internal.h"
 
-static const char *order_label(unsigned order)
-{
-	static const char *const label[] = { "4K",   "8K",	 "16K", "32K", "64K", "128K",
-					     "256K", "512K", "1M",	"2M",  "4M" };
+#define DUMP_LINE_MAX 200
 
-	return order <= MAX_ORDER ? label[order] : "?";
-}
+struct dump {
+	void (*out)(void *ctx, const char *line);
+	void *ctx;
+	char line[DUMP_LINE_MAX];
+};
 
 struct run {
 	unsigned long start, nr;
-	uint64_t pfn;
 	pte_t first;
 	struct folio *folio;
 	bool excl;
 };
 
-static void print_run(const struct run *r)
+static const char *order_label(unsigned order)
+{
+	static const char *const label[] = { "4K",   "8K",   "16K", "32K", "64K", "128K",
+					     "256K", "512K", "1M",  "2M",  "4M" };
+
+	return order <= MAX_ORDER ? label[order] : "?";
+}
+
+/* One run: addresses, how many entries, frames, folio, state. */
+static void print_run(struct dump *d, const struct run *r, bool by_pmd)
 {
 	pte_t p = r->first;
+	uint64_t pfn = pte_pfn(p);
+	char what[16];
 
-	printf("  %#lx-%#lx %4lu pte%s pfn %#llx-%#llx folio %s (page %lu) %s%s%s%s\n", r->start,
-	       r->start + r->nr * PAGE_SIZE, r->nr, r->nr == 1 ? " " : "s",
-	       (unsigned long long)r->pfn, (unsigned long long)(r->pfn + r->nr - 1),
-	       order_label(folio_order(r->folio)),
-	       (unsigned long)(r->pfn - folio_pfn(r->folio)), pte_write(p) ? "rw" : "ro",
-	       pte_dirty(p) ? " dirty" : "", pte_young(p) ? " young" : "", r->excl ? " excl" : "");
+	if (by_pmd)
+		snprintf(what, sizeof(what), "pmd      ");
+	else
+		snprintf(what, sizeof(what), "%4lu pte%s", r->nr, r->nr == 1 ? " " : "s");
+	snprintf(d->line, sizeof(d->line),
+		 "  %#lx-%#lx %s  pfn %#llx-%#llx  folio %s page %llu  %s%s%s%s%s", r->start,
+		 r->start + r->nr * PAGE_SIZE, what, (unsigned long long)pfn,
+		 (unsigned long long)(pfn + r->nr - 1), order_label(folio_order(r->folio)),
+		 (unsigned long long)(pfn - folio_pfn(r->folio)), pte_write(p) ? "rw" : "ro",
+		 pte_dirty(p) ? " dirty" : "", pte_young(p) ? " young" : "", r->excl ? " excl" : "",
+		 pte_cont(p) ? " cont" : "");
+	d->out(d->ctx, d->line);
 }
 
 /* Does @pte at @addr extend run @r? */
 static bool run_extends(const struct run *r, unsigned long addr, pte_t pte, struct folio *f,
 			bool excl)
 {
-	pte_t want = pte_advance_pfn(r->first, r->nr);
-
 	return r->nr && f == r->folio && addr == r->start + r->nr * PAGE_SIZE &&
-	       pte.val == want.val && excl == r->excl;
+	       pte_same(pte, pte_advance_pfn(r->first, r->nr)) && excl == r->excl;
 }
 
-static void dump_ptes(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsigned long end,
+/* The entries of the PTE table behind @pmd in [addr, end). */
+static void dump_ptes(struct dump *d, pmd_t pmd, unsigned long addr, unsigned long end,
 		      struct run *r)
 {
-	pte_t *ptes = pmd_table(*pmdp);
+	pte_t *ptes = pmd_table(pmd);
 
 	for (; addr < end; addr += PAGE_SIZE) {
 		pte_t pte = __ptep_get(&ptes[pte_index(addr)]);
@@ -62,50 +84,71 @@ static void dump_ptes(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsigned l
 		if (!pte_present(pte))
 			continue;
 		page = pfn_to_page(pte_pfn(pte));
-		excl = page->flags & PG_anon_exclusive;
+		excl = PageAnonExclusive(page);
 		if (run_extends(r, addr, pte, page_folio(page), excl)) {
 			r->nr++;
 			continue;
 		}
 		if (r->nr)
-			print_run(r);
-		*r = (struct run){ addr, 1, pte_pfn(pte), pte, page_folio(page), excl };
+			print_run(d, r, false);
+		*r = (struct run){ addr, 1, pte, page_folio(page), excl };
 	}
-	(void)mm;
 }
 
-static void dump_vma(struct vma *v)
+static void dump_vma(struct dump *d, struct vma *v)
 {
 	struct run r = { 0 };
 
-	printf("vma %#lx-%#lx %c%c%c orders %#lx node %d%s%s\n", v->start, v->end,
-	       v->flags & VM_READ ? 'r' : '-', v->flags & VM_WRITE ? 'w' : '-',
-	       v->flags & VM_EXEC ? 'x' : '-', v->orders, v->nid,
-	       v->flags & VM_DONTCOPY ? " dontcopy" : "", v->flags & VM_NOHUGEPMD ? " nohugepmd" : "");
+	snprintf(d->line, sizeof(d->line), "vma %#lx-%#lx %c%c%c orders %#lx node %d%s%s", v->start,
+		 v->end, v->flags & VM_READ ? 'r' : '-', v->flags & VM_WRITE ? 'w' : '-',
+		 v->flags & VM_EXEC ? 'x' : '-', v->orders, v->nid,
+		 v->flags & VM_DONTCOPY ? " dontcopy" : "",
+		 v->flags & VM_NOHUGEPMD ? " nohugepmd" : "");
+	d->out(d->ctx, d->line);
 	for (unsigned long addr = v->start, next; addr < v->end; addr = next) {
-		pmd_t *pmdp;
+		pmd_t *pmdp = mm_find_pmd(v->mm, addr, false);
+		struct page *head;
 
 		next = pmd_addr_end(addr, v->end);
-		pmdp = mm_find_pmd(v->mm, addr, false);
 		if (!pmdp || pmd_none(*pmdp))
 			continue;
-		if (pmd_leaf(*pmdp)) {
-			if (r.nr)
-				print_run(&r), r.nr = 0;
-			printf("  %#lx-%#lx  pmd  pfn %#llx folio 2M %s%s\n", addr, next,
-			       (unsigned long long)pmd_pfn(*pmdp), pmd_write(*pmdp) ? "rw" : "ro",
-			       pmd_dirty(*pmdp) ? " dirty" : "");
+		if (!pmd_leaf(*pmdp)) {
+			dump_ptes(d, *pmdp, addr, next, &r);
 			continue;
 		}
-		dump_ptes(v->mm, pmdp, addr, next, &r);
+		if (r.nr)
+			print_run(d, &r, false);
+		head = pfn_to_page(pmd_pfn(*pmdp));
+		r = (struct run){ addr, PTRS_PER_TABLE, pmd_pte(*pmdp), page_folio(head),
+				  PageAnonExclusive(head) };
+		print_run(d, &r, true);
+		r.nr = 0;
 	}
 	if (r.nr)
-		print_run(&r);
+		print_run(d, &r, false);
+}
+
+void mm_ptdump_to(struct mm *mm, void (*out)(void *ctx, const char *line), void *ctx)
+{
+	struct dump d = { .out = out, .ctx = ctx };
+	int nr = 0;
+
+	for (struct vma *v = mm->vmas; v; v = v->next)
+		nr++;
+	snprintf(d.line, sizeof(d.line), "mm %d: %d VMA%s, %llu page-table pages", mm->id, nr,
+		 nr == 1 ? "" : "s", (unsigned long long)mm->nr_pt_pages);
+	out(ctx, d.line);
+	for (struct vma *v = mm->vmas; v; v = v->next)
+		dump_vma(&d, v);
+}
+
+static void print_line(void *ctx, const char *line)
+{
+	(void)ctx;
+	printf("%s\n", line);
 }
 
 void mm_ptdump(struct mm *mm)
 {
-	printf("mm %d: %llu page-table pages\n", mm->id, (unsigned long long)mm->nr_pt_pages);
-	for (struct vma *v = mm->vmas; v; v = v->next)
-		dump_vma(v);
+	mm_ptdump_to(mm, print_line, NULL);
 }

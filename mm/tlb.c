@@ -1,10 +1,12 @@
 /*
- * tlb.c - the one place mm/ asks for a TLB flush: counted here (one
- * tlb_flushes per call, tlb_pages by the pages the range covers, whatever
- * the arch then does), carried out by arch_flush_tlb_range().
+ * tlb.c - TLB flushing: flush_tlb_range(), the one place mm/ asks for a
+ * flush (counted here: one tlb_flushes per call, tlb_pages by the pages
+ * the range covers, whatever the arch then does), and the mmu_gather that
+ * lets an unmap flush once for everything it cleared before it gives the
+ * pages and page tables back.
  */
 #include "kernel.h"
-#include "pgtable.h"
+#include "mm_internal.h"
 
 void flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end)
 {
@@ -16,4 +18,76 @@ void flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end)
 	count_event(tlb_flushes, 1);
 	count_event(tlb_pages, (last - first) >> PAGE_SHIFT);
 	arch_flush_tlb_range(mm, start, end);
+}
+
+void tlb_gather_init(struct mmu_gather *tlb, struct mm *mm, bool full)
+{
+	tlb->mm = mm;
+	tlb->full = full;
+	tlb->nr = 0;
+	tlb->start = ~0ul;
+	tlb->end = 0;
+	list_init(&tlb->tables);
+}
+
+/* Widen the range to flush by [addr, end). */
+static void tlb_track(struct mmu_gather *tlb, unsigned long addr, unsigned long end)
+{
+	if (addr < tlb->start)
+		tlb->start = addr;
+	if (end > tlb->end)
+		tlb->end = end;
+}
+
+/* Give back the gathered tables: each was counted in mm->nr_pt_pages. */
+static void tlb_free_tables(struct mmu_gather *tlb)
+{
+	while (!list_empty(&tlb->tables)) {
+		struct page *pt = list_entry(tlb->tables.next, struct page, lru);
+
+		list_del(&pt->lru);
+		pt->ptl = (struct spinlock){ 0, "PTE table lock" };
+		pt_free(tlb->mm, pt);
+	}
+}
+
+/* Flush what was cleared so far, then release what was gathered. */
+static void tlb_flush_release(struct mmu_gather *tlb)
+{
+	if (tlb->end > tlb->start)
+		flush_tlb_range(tlb->mm, tlb->start, tlb->end);
+	for (int i = 0; i < tlb->nr; i++)
+		folio_put_refs(tlb->item[i].folio, tlb->item[i].refs);
+	tlb_free_tables(tlb);
+	tlb->nr = 0;
+	tlb->start = ~0ul;
+	tlb->end = 0;
+}
+
+void tlb_gather_folio(struct mmu_gather *tlb, struct folio *f, int refs, unsigned long addr,
+		      unsigned long end)
+{
+	if (tlb->nr == GATHER_MAX)
+		tlb_flush_release(tlb);
+	tlb->item[tlb->nr].folio = f;
+	tlb->item[tlb->nr].refs = refs;
+	tlb->nr++;
+	tlb_track(tlb, addr, end);
+}
+
+/* The table's lock word becomes the list link, so it must not be held. */
+void tlb_gather_table(struct mmu_gather *tlb, struct page *pt, unsigned long addr,
+		      unsigned long end)
+{
+	if (!(pt->flags & PG_pgtable) || pt->ptl.locked)
+		panic("tlb_gather_table: table pfn %#llx under %#lx is %s",
+		      (unsigned long long)page_to_pfn(pt), addr,
+		      pt->flags & PG_pgtable ? "locked" : "not a page-table page");
+	list_add(&pt->lru, &tlb->tables);
+	tlb_track(tlb, addr, end);
+}
+
+void tlb_finish(struct mmu_gather *tlb)
+{
+	tlb_flush_release(tlb);
 }

@@ -135,7 +135,11 @@ long mm_mmap(struct mm *mm, unsigned long addr, unsigned long len, unsigned vm_f
 	} else {
 		if (!len || (len & (PAGE_SIZE - 1)))
 			return -EINVAL;
-		addr = find_gap(mm, addr ? addr : MMAP_BASE, len, orders_align(orders | 1));
+		if (len > MM_USER_END - MM_USER_START)
+			return -ENOMEM;
+		if (addr < MM_USER_START || addr >= MM_USER_END)
+			addr = MMAP_BASE;
+		addr = find_gap(mm, addr, len, orders_align(orders | 1));
 		if (!addr)
 			return -ENOMEM;
 	}
@@ -156,34 +160,41 @@ long mm_mmap(struct mm *mm, unsigned long addr, unsigned long len, unsigned vm_f
 	return (long)addr;
 }
 
-/* Split at both ends of [start, end); the splits are the only allocation. */
+/*
+ * split_range - make @start and @end VMA boundaries, splitting first the
+ * PMD leaves that would straddle them (a leaf never spans two VMAs).
+ * Return: 0 or -ENOMEM; on failure some of the splits may be done, which
+ * changes no mapping, protection or content.
+ */
 static int split_range(struct mm *mm, unsigned long start, unsigned long end)
 {
-	int err = vma_split(mm, start);
+	int err = prepare_range(mm, start, end);
 
+	if (!err)
+		err = vma_split(mm, start);
 	return err ? err : vma_split(mm, end);
 }
 
 int mm_munmap(struct mm *mm, unsigned long addr, unsigned long len)
 {
 	unsigned long end = addr + len;
+	struct mmu_gather tlb;
 	struct vma *v, *next;
 	int err;
 
 	if (!range_ok(addr, len))
 		return -EINVAL;
-	err = prepare_range(mm, addr, end);
-	if (err)
-		return err;
 	err = split_range(mm, addr, end);
 	if (err)
 		return err;
+	tlb_gather_init(&tlb, mm, false);
 	for (v = find_vma_from(mm, addr); v && v->start < end; v = next) {
 		next = v->next;
-		zap_vma_range(v, v->start, v->end, false);
+		zap_vma_range(&tlb, v, v->start, v->end);
 		vma_unlink_free(mm, v);
 	}
-	free_pgtables(mm, addr, end);
+	free_pgtables_tlb(&tlb, addr, end);
+	tlb_finish(&tlb);
 	return 0;
 }
 
@@ -196,9 +207,7 @@ int mm_mprotect(struct mm *mm, unsigned long addr, unsigned long len, unsigned v
 		return -EINVAL;
 	if (!range_mapped(mm, addr, end))
 		return -ENOMEM;
-	err = prepare_range(mm, addr, end);
-	if (!err)
-		err = split_range(mm, addr, end);
+	err = split_range(mm, addr, end);
 	if (err)
 		return err;
 	for (struct vma *v = find_vma(mm, addr); v && v->start < end; v = v->next) {
@@ -207,6 +216,7 @@ int mm_mprotect(struct mm *mm, unsigned long addr, unsigned long len, unsigned v
 		change_protection(v, v->start, v->end, newflags);
 		v->flags = newflags;
 	}
+	flush_tlb_range(mm, addr, end);
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 /*
  * zap.c - unmapping: clear the entries of a range, drop the folios'
- * mapcounts and references, flush the TLB once per range, free pages.
+ * mapcounts, and gather the references for mm/tlb.c to drop after one
+ * TLB flush.
  *
  * Batched as Linux's zap_present_ptes(): a run of PTEs that map
  * consecutive pages of one large folio (folio_pte_batch, dirty and young
@@ -12,53 +13,14 @@
 #include "kernel.h"
 #include "mm_internal.h"
 
-void tlb_gather_init(struct mmu_gather *tlb, struct mm *mm, bool full)
-{
-	tlb->mm = mm;
-	tlb->full = full;
-	tlb->nr = 0;
-	tlb->start = ~0ul;
-	tlb->end = 0;
-}
-
-/* Flush what was cleared so far, then drop the gathered references. */
-static void tlb_flush_release(struct mmu_gather *tlb)
-{
-	if (tlb->end > tlb->start)
-		flush_tlb_range(tlb->mm, tlb->start, tlb->end);
-	for (int i = 0; i < tlb->nr; i++)
-		folio_put_refs(tlb->item[i].folio, tlb->item[i].refs);
-	tlb->nr = 0;
-	tlb->start = ~0ul;
-	tlb->end = 0;
-}
-
-void tlb_gather_folio(struct mmu_gather *tlb, struct folio *f, int refs, unsigned long addr,
-		      unsigned long end)
-{
-	if (tlb->nr == GATHER_MAX)
-		tlb_flush_release(tlb);
-	tlb->item[tlb->nr].folio = f;
-	tlb->item[tlb->nr].refs = refs;
-	tlb->nr++;
-	if (addr < tlb->start)
-		tlb->start = addr;
-	if (end > tlb->end)
-		tlb->end = end;
-}
-
-void tlb_finish(struct mmu_gather *tlb)
-{
-	tlb_flush_release(tlb);
-}
-
 /*
- * zap_present_ptes - clear the run of present PTEs starting at @ptep.
+ * zap_present_ptes - clear the run of present PTEs starting at @ptep
+ * (value @pte), at most @left entries.
  * Return: the number of entries cleared (at least 1).
  * Context: the PTE table lock is held.
  */
-static unsigned zap_present_ptes(struct mmu_gather *tlb, unsigned long addr, pte_t *ptep,
-				 pte_t pte, unsigned long left)
+static unsigned zap_present_ptes(struct mmu_gather *tlb, unsigned long addr, pte_t *ptep, pte_t pte,
+				 unsigned long left)
 {
 	struct page *page = pfn_to_page(pte_pfn(pte));
 	struct folio *folio;
@@ -79,15 +41,14 @@ static unsigned zap_present_ptes(struct mmu_gather *tlb, unsigned long addr, pte
 	return nr;
 }
 
-/* Zap the PTEs of one table in [addr, end). Context: takes the PTE lock. */
-static void zap_pte_range(struct mmu_gather *tlb, pmd_t *pmdp, unsigned long addr,
-			  unsigned long end)
+/* The walker's pte_range: zap [addr, end) of one table. Context: the
+ * table's lock is held (taken once by the walker). */
+static int zap_pte_range(struct mm *mm, pmd_t *pmdp, pte_t *ptep, unsigned long addr,
+			 unsigned long end, void *priv)
 {
-	struct spinlock *ptl;
-	pte_t *ptep = pte_offset_map_lock(tlb->mm, pmdp, addr, &ptl);
+	struct mmu_gather *tlb = priv;
 
-	if (!ptep)
-		return;
+	(void)mm, (void)pmdp;
 	while (addr < end) {
 		pte_t pte = ptep_get(ptep);
 		unsigned nr = 1;
@@ -100,40 +61,32 @@ static void zap_pte_range(struct mmu_gather *tlb, pmd_t *pmdp, unsigned long add
 		ptep += nr;
 		addr += nr * PAGE_SIZE;
 	}
-	pte_unmap_unlock(ptep, ptl);
+	return 0;
 }
 
-/* Zap a whole PMD leaf (the range covers it: prepare_range split others). */
-static void zap_huge_pmd(struct mmu_gather *tlb, pmd_t *pmdp, unsigned long addr)
+/* The walker's pmd_leaf: a whole PMD leaf is one mapping, one reference
+ * (prepare_range() split any leaf the range covers only partly). */
+static int zap_huge_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsigned long end,
+			void *priv)
 {
+	struct mmu_gather *tlb = priv;
 	pmd_t pmd = *pmdp;
 	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(pmd)));
 
+	(void)mm;
+	if (addr & ~PMD_MASK || end - addr != PMD_SIZE)
+		panic("zap_vma_range: partial PMD leaf at %#lx", addr);
 	*pmdp = (pmd_t){ 0 };
 	if (pmd_dirty(pmd))
 		folio->page.flags |= PG_dirty;
 	folio_remove_rmap_pmd(folio);
 	tlb_gather_folio(tlb, folio, 1, addr, addr + PMD_SIZE);
+	return 0;
 }
 
-void zap_vma_range(struct vma *vma, unsigned long start, unsigned long end, bool full)
+static const struct pt_walk_ops zap_ops = { .pmd_leaf = zap_huge_pmd, .pte_range = zap_pte_range };
+
+void zap_vma_range(struct mmu_gather *tlb, struct vma *vma, unsigned long start, unsigned long end)
 {
-	struct mmu_gather tlb;
-
-	tlb_gather_init(&tlb, vma->mm, full);
-	for (unsigned long addr = start, next; addr < end; addr = next) {
-		pmd_t *pmdp = mm_find_pmd(vma->mm, addr, false);
-
-		next = pmd_addr_end(addr, end);
-		if (!pmdp || pmd_none(*pmdp))
-			continue;
-		if (pmd_leaf(*pmdp)) {
-			if (addr & ~PMD_MASK || next - addr != PMD_SIZE)
-				panic("zap_vma_range: partial PMD leaf at %#lx", addr);
-			zap_huge_pmd(&tlb, pmdp, addr);
-			continue;
-		}
-		zap_pte_range(&tlb, pmdp, addr, next);
-	}
-	tlb_finish(&tlb);
+	walk_page_range(vma->mm, start, end, &zap_ops, tlb);
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/format.sh - every tracked C file matches .clang-format.
 . "$(dirname "$0")/lib.sh"
+TOP=$(cd "$(dirname "$0")/.." && pwd) # lib.sh assumes tests/<runner>/
 cd "$TOP" || exit 1
 if ! have_cmd clang-format; then
 	skip format "clang-format is not installed"
@@ -14,4 +15,5 @@ for f in $(git ls-files '*.c' '*.h' 2>/dev/null); do
 		fail "format $f" "differs from .clang-format (run make format)"
 	fi
 done
+[ $((PASSED + FAILED)) -gt 0 ] || fail format "no tracked C files found in $TOP"
 summary

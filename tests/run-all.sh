@@ -37,6 +37,7 @@ run_one() {
 log=$(mktemp /tmp/ptelab-run.XXXXXX)
 trap 'rm -f "$log"' EXIT
 run_one host build/host-tests
+run_one mm tests/mm/run.sh
 run_one format tests/format.sh
 run_one vmm tests/vmm/run.sh
 run_one boot tests/boot/run.sh

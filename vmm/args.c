@@ -130,10 +130,11 @@ static int parse_mem(const char *s, struct vmm_config *cfg, char *err, size_t er
 		if (strstr(why, "64 bits"))
 			snprintf(err, errlen, "--mem: '%s' is too large (limit 64G)", s);
 		else
-			snprintf(err, errlen,
-				 "--mem: '%s' is not a size (limit: digits with an optional K, M or "
-				 "G suffix, at most 64G)",
-				 s);
+			snprintf(
+				err, errlen,
+				"--mem: '%s' is not a size (limit: digits with an optional K, M or "
+				"G suffix, at most 64G)",
+				s);
 		return -1;
 	}
 	return 0;
@@ -153,20 +154,34 @@ static int check_mem(const struct vmm_config *cfg, char *err, size_t errlen)
 	if (cfg->mem > VMM_MEM_MAX)
 		snprintf(err, errlen, "--mem: %s is too large (limit 64G)", total);
 	else if (share < VMM_NODE_MIN)
-		snprintf(err, errlen, "--mem: %s over %d node%s is %s per node (limit: at least 16M "
-			 "per node)", total, cfg->nodes, cfg->nodes > 1 ? "s" : "", part);
+		snprintf(err, errlen,
+			 "--mem: %s over %d node%s is %s per node (limit: at least 16M "
+			 "per node)",
+			 total, cfg->nodes, cfg->nodes > 1 ? "s" : "", part);
 	else if (cfg->mem % (uint64_t)cfg->nodes || share % VMM_NODE_ALIGN)
-		snprintf(err, errlen, "--mem: %s does not split over %d node%s in whole 2M units "
-			 "(limit: each node's share a multiple of 2M)", total, cfg->nodes,
-			 cfg->nodes > 1 ? "s" : "");
+		snprintf(err, errlen,
+			 "--mem: %s does not split over %d node%s in whole 2M units "
+			 "(limit: each node's share a multiple of 2M)",
+			 total, cfg->nodes, cfg->nodes > 1 ? "s" : "");
 	else
 		return 0;
 	return -1;
 }
 
 enum opt_id {
-	O_BACKEND, O_ARCH, O_ACCEL, O_MEM, O_NODES, O_CPUS, O_TIMEOUT,
-	O_KERNEL, O_RESULTS, O_DTB_OUT, O_VERBOSE, O_TIMING, O_HELP,
+	O_BACKEND,
+	O_ARCH,
+	O_ACCEL,
+	O_MEM,
+	O_NODES,
+	O_CPUS,
+	O_TIMEOUT,
+	O_KERNEL,
+	O_RESULTS,
+	O_DTB_OUT,
+	O_VERBOSE,
+	O_TIMING,
+	O_HELP,
 };
 
 static const struct opt {
@@ -311,8 +326,7 @@ static int parse_opt(int argc, char *const argv[], int *i, struct vmm_config *cf
 	return apply_opt(o, v, cfg, err, errlen);
 }
 
-int vmm_args_parse(int argc, char *const argv[], struct vmm_config *cfg, char *err,
-		   size_t errlen)
+int vmm_args_parse(int argc, char *const argv[], struct vmm_config *cfg, char *err, size_t errlen)
 {
 	char *words[argc > 0 ? argc : 1];
 	int nr_words = 0, opts_done = 0, r;

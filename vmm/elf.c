@@ -69,8 +69,8 @@ static int check_header(struct elf_ctx *c)
 		return fail(c, "truncated ELF header (%zu of %zu bytes)", c->len, sizeof(c->eh));
 	memcpy(&c->eh, c->b, sizeof(c->eh));
 	if (c->eh.e_machine != want)
-		return fail(c, "wrong machine %u, want %u (%s) for --arch %s", c->eh.e_machine, want,
-			    want == EM_X86_64 ? "EM_X86_64" : "EM_AARCH64",
+		return fail(c, "wrong machine %u, want %u (%s) for --arch %s", c->eh.e_machine,
+			    want, want == EM_X86_64 ? "EM_X86_64" : "EM_AARCH64",
 			    vmm_arch_name(c->lim->arch));
 	if (c->eh.e_type != ET_EXEC)
 		return fail(c, "not an executable (e_type %u, want ET_EXEC)", c->eh.e_type);
@@ -80,7 +80,8 @@ static int check_header(struct elf_ctx *c)
 	if (c->eh.e_phnum == 0 || c->eh.e_phnum == PN_XNUM)
 		return fail(c, "no usable program headers (e_phnum %u)", c->eh.e_phnum);
 	if (!in_file(c, c->eh.e_phoff, (uint64_t)c->eh.e_phnum * sizeof(Elf64_Phdr)))
-		return fail(c, "truncated program headers (%u at offset 0x%llx, file has %zu bytes)",
+		return fail(c,
+			    "truncated program headers (%u at offset 0x%llx, file has %zu bytes)",
 			    c->eh.e_phnum, X(c->eh.e_phoff), c->len);
 	return 0;
 }
@@ -93,8 +94,8 @@ static void get_phdr(const struct elf_ctx *c, int i, Elf64_Phdr *ph)
 /* The one-line reason nothing may load below lim->min_paddr. */
 static const char *below_why(const struct elf_ctx *c)
 {
-	return c->lim->arch == VMM_ARCH_ARM64 ? "QEMU's DTB is there" :
-						"the VMM's boot structures are there";
+	return c->lim->arch == VMM_ARCH_ARM64 ? "QEMU's DTB is there"
+					      : "the VMM's boot structures are there";
 }
 
 /* Check one PT_LOAD header @ph (program header @i) and record it. */
@@ -106,8 +107,10 @@ static int add_load(struct elf_ctx *c, int i, const Elf64_Phdr *ph)
 		return fail(c, "segment %d: p_filesz 0x%llx > p_memsz 0x%llx", i, X(ph->p_filesz),
 			    X(ph->p_memsz));
 	if (!in_file(c, ph->p_offset, ph->p_filesz))
-		return fail(c, "segment %d: truncated (file data [0x%llx, +0x%llx) past the end "
-			    "of the file at 0x%zx)", i, X(ph->p_offset), X(ph->p_filesz), c->len);
+		return fail(c,
+			    "segment %d: truncated (file data [0x%llx, +0x%llx) past the end "
+			    "of the file at 0x%zx)",
+			    i, X(ph->p_offset), X(ph->p_filesz), c->len);
 	if (ph->p_memsz == 0)
 		return 0;
 	if (ph->p_paddr + ph->p_memsz < ph->p_paddr)
@@ -129,9 +132,9 @@ static int add_load(struct elf_ctx *c, int i, const Elf64_Phdr *ph)
 	if (img->nr_loads == VMM_ELF_MAX_LOADS)
 		return fail(c, "more than %d loadable segments", VMM_ELF_MAX_LOADS);
 	c->phdr_of[img->nr_loads] = i;
-	img->load[img->nr_loads++] = (struct vmm_elf_load){ ph->p_offset, ph->p_filesz,
-							    ph->p_paddr,  ph->p_memsz,
-							    ph->p_vaddr,  ph->p_flags };
+	img->load[img->nr_loads++] =
+		(struct vmm_elf_load){ ph->p_offset, ph->p_filesz, ph->p_paddr,
+				       ph->p_memsz,  ph->p_vaddr,  ph->p_flags };
 	return 0;
 }
 
@@ -209,8 +212,10 @@ static int find_pvh_entry(struct elf_ctx *c, uint64_t *entry)
 		if (r)
 			return r < 0 ? -1 : 0;
 	}
-	return fail(c, "no PVH entry note (PT_NOTE \"Xen\" type %d); the x86_64 guest must "
-		    "have one", PVH_ELFNOTE_PHYS32_ENTRY);
+	return fail(c,
+		    "no PVH entry note (PT_NOTE \"Xen\" type %d); the x86_64 guest must "
+		    "have one",
+		    PVH_ELFNOTE_PHYS32_ENTRY);
 }
 
 /*
@@ -252,8 +257,9 @@ static int check_entry(struct elf_ctx *c)
 int vmm_elf_check(const void *buf, size_t len, const struct vmm_elf_limits *lim,
 		  struct vmm_elf_image *img, char *err, size_t errlen)
 {
-	struct elf_ctx c = { .b = buf, .len = len, .lim = lim, .img = img, .err = err,
-			     .errlen = errlen };
+	struct elf_ctx c = {
+		.b = buf, .len = len, .lim = lim, .img = img, .err = err, .errlen = errlen
+	};
 
 	memset(img, 0, sizeof(*img));
 	if (check_header(&c) || check_loads(&c) || check_entry(&c))
@@ -279,8 +285,7 @@ int vmm_elf_load(const struct vmm_elf_image *img, const void *buf, struct vmm_gu
 	return 0;
 }
 
-int vmm_read_file(const char *path, size_t max, void **buf, size_t *len, char *err,
-		  size_t errlen)
+int vmm_read_file(const char *path, size_t max, void **buf, size_t *len, char *err, size_t errlen)
 {
 	struct stat st;
 	size_t got = 0;

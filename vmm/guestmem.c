@@ -31,13 +31,12 @@ int vmm_guest_mem_map(struct vmm_guest_mem *mem, const struct vmm_range *ram, in
 	}
 	return 0;
 
-err_unmap:
-	{
-		int saved = errno;
+err_unmap : {
+	int saved = errno;
 
-		vmm_guest_mem_unmap(mem);
-		errno = saved;
-	}
+	vmm_guest_mem_unmap(mem);
+	errno = saved;
+}
 	return -1;
 }
 

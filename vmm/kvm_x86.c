@@ -36,8 +36,7 @@
 static struct kvm_cpuid2 *supported_cpuid(int sys_fd)
 {
 	for (uint32_t n = 64; n <= 4096; n *= 2) {
-		struct kvm_cpuid2 *c =
-			calloc(1, sizeof(*c) + n * sizeof(struct kvm_cpuid_entry2));
+		struct kvm_cpuid2 *c = calloc(1, sizeof(*c) + n * sizeof(struct kvm_cpuid_entry2));
 
 		if (!c)
 			return NULL;
@@ -100,7 +99,8 @@ static int boot_memmap(const struct vmm_machine *m, struct hvm_memmap_table_entr
 			continue;
 		if (n == max)
 			return -1;
-		e[n++] = (struct hvm_memmap_table_entry){ base, end - base, PVH_MEMMAP_TYPE_RAM, 0 };
+		e[n++] =
+			(struct hvm_memmap_table_entry){ base, end - base, PVH_MEMMAP_TYPE_RAM, 0 };
 	}
 	return n;
 }
@@ -110,8 +110,8 @@ static int write_boot_info(struct vmm_kvm *k)
 {
 	struct hvm_start_info *si = vmm_gpa(&k->mem, PTELAB_BOOT_START_INFO, sizeof(*si));
 	struct hvm_modlist_entry *mod = vmm_gpa(&k->mem, PTELAB_BOOT_MODLIST, sizeof(*mod));
-	struct hvm_memmap_table_entry *mm = vmm_gpa(
-		&k->mem, PTELAB_BOOT_MEMMAP, PTELAB_BOOT_MEMMAP_MAX * sizeof(*mm));
+	struct hvm_memmap_table_entry *mm =
+		vmm_gpa(&k->mem, PTELAB_BOOT_MEMMAP, PTELAB_BOOT_MEMMAP_MAX * sizeof(*mm));
 	void *fdt = vmm_gpa(&k->mem, PTELAB_BOOT_FDT, PTELAB_BOOT_FDT_MAX);
 	int fdt_size, nr_mm;
 
@@ -140,8 +140,14 @@ static int write_boot_info(struct vmm_kvm *k)
 /* A flat 4 GiB, 32-bit, ring-0 segment of @type (0xb code, 0x3 data). */
 static struct kvm_segment flat_segment(uint16_t selector, uint8_t type)
 {
-	return (struct kvm_segment){ .base = 0, .limit = 0xffffffff, .selector = selector,
-				     .type = type, .present = 1, .s = 1, .db = 1, .g = 1 };
+	return (struct kvm_segment){ .base = 0,
+				     .limit = 0xffffffff,
+				     .selector = selector,
+				     .type = type,
+				     .present = 1,
+				     .s = 1,
+				     .db = 1,
+				     .g = 1 };
 }
 
 /*
@@ -217,7 +223,8 @@ static enum vmm_kvm_exit handle_io(struct vmm_kvm *k, int *status)
 	uint64_t unit = run->io.size, bytes = unit * run->io.count;
 	uint8_t *data = (uint8_t *)run + run->io.data_offset;
 
-	if (unit == 0 || run->io.data_offset > k->run_size || bytes > k->run_size - run->io.data_offset) {
+	if (unit == 0 || run->io.data_offset > k->run_size ||
+	    bytes > k->run_size - run->io.data_offset) {
 		vmm_msg("KVM reported port I/O outside kvm_run (offset 0x%llx, %llu bytes)",
 			X(run->io.data_offset), X(bytes));
 		return VMM_KVM_CRASH;
@@ -243,6 +250,10 @@ enum vmm_kvm_exit vmm_kvm_arch_handle_exit(struct vmm_kvm *k, int *status)
 {
 	if (k->run->exit_reason == KVM_EXIT_IO)
 		return handle_io(k, status);
+	/* HLT exits to us because there is no in-kernel irqchip; with no
+	 * interrupt source at all, a halted vCPU never runs again. */
+	if (k->run->exit_reason == KVM_EXIT_HLT)
+		return VMM_KVM_HALTED;
 	return VMM_KVM_UNHANDLED;
 }
 
@@ -290,7 +301,10 @@ void vmm_kvm_arch_dump(struct vmm_kvm *k)
 		return;
 	}
 	vmm_msg("RIP=0x%016llx RSP=0x%016llx RFLAGS=0x%llx CS=0x%x (%s)", X(r.rip), X(r.rsp),
-		X(r.rflags), s.cs.selector, s.cs.l ? "64-bit" : s.cs.db ? "32-bit" : "16-bit");
+		X(r.rflags), s.cs.selector,
+		s.cs.l	  ? "64-bit"
+		: s.cs.db ? "32-bit"
+			  : "16-bit");
 	vmm_msg("CR0=0x%llx CR2=0x%llx CR3=0x%llx CR4=0x%llx EFER=0x%llx", X(s.cr0), X(s.cr2),
 		X(s.cr3), X(s.cr4), X(s.efer));
 	vmm_msg("RAX=0x%016llx RBX=0x%016llx RCX=0x%016llx RDX=0x%016llx", X(r.rax), X(r.rbx),

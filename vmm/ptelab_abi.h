@@ -13,13 +13,13 @@
 /* x86_64 I/O ports. The same ports work under ptelab's KVM backend and under
  * QEMU (where PTELAB_PORT_EXIT is an isa-debug-exit device). */
 #define PTELAB_PORT_SERIAL 0x3f8 /* 16550 COM1: THR at +0, LSR at +5 */
-#define PTELAB_PORT_EXIT 0xf4 /* outb(status): the guest is finished */
+#define PTELAB_PORT_EXIT 0xf4	 /* outb(status): the guest is finished */
 
 /* Guest exit statuses; they are also ptelab's own exit statuses. */
-#define PTELAB_EXIT_OK 0 /* everything asked for ran and passed */
-#define PTELAB_EXIT_FAIL 1 /* a test or check failed */
-#define PTELAB_EXIT_USAGE 2 /* bad command line or input */
-#define PTELAB_EXIT_CRASH 3 /* panic, unhandled exception, triple fault */
+#define PTELAB_EXIT_OK 0	/* everything asked for ran and passed */
+#define PTELAB_EXIT_FAIL 1	/* a test or check failed */
+#define PTELAB_EXIT_USAGE 2	/* bad command line or input */
+#define PTELAB_EXIT_CRASH 3	/* panic, unhandled exception, triple fault */
 #define PTELAB_EXIT_NOBACKEND 4 /* VMM only: no usable backend */
 #define PTELAB_EXIT_TIMEOUT 124 /* VMM only: --timeout expired */
 
@@ -30,8 +30,8 @@
  * the VMM's; ELF segments must lie at or above it, inside guest RAM.
  */
 #define PTELAB_BOOT_START_INFO 0x6000 /* struct hvm_start_info */
-#define PTELAB_BOOT_MODLIST 0x6800 /* hvm_modlist_entry[1]: the FDT */
-#define PTELAB_BOOT_MEMMAP 0x7000 /* hvm_memmap_table_entry[] */
+#define PTELAB_BOOT_MODLIST 0x6800    /* hvm_modlist_entry[1]: the FDT */
+#define PTELAB_BOOT_MEMMAP 0x7000     /* hvm_memmap_table_entry[] */
 #define PTELAB_BOOT_MEMMAP_MAX 64
 #define PTELAB_BOOT_FDT 0x10000 /* flattened device tree */
 #define PTELAB_BOOT_FDT_MAX 0x10000
@@ -47,7 +47,7 @@
 #include <stdint.h>
 
 struct hvm_start_info {
-	uint32_t magic; /* PVH_START_MAGIC */
+	uint32_t magic;	  /* PVH_START_MAGIC */
 	uint32_t version; /* 1: memmap fields are valid */
 	uint32_t flags;
 	uint32_t nr_modules;

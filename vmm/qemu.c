@@ -156,7 +156,7 @@ struct qemu_child {
 	pid_t pid;
 	int out_fd, err_fd;
 	bool error_seen; /* QEMU printed an error (not a warning) on stderr */
-	bool quiet; /* we are killing it: stop forwarding its stderr */
+	bool quiet;	 /* we are killing it: stop forwarding its stderr */
 	char err_line[512];
 	size_t err_len;
 };
@@ -252,8 +252,7 @@ static void qemu_close_pipes(struct qemu_child *c)
  * exits, or until @deadline (vmm_now_us() time).
  * Return: 0 with *@wstatus set, or 1 on timeout (QEMU still running).
  */
-static int qemu_pump(struct qemu_child *c, struct vmm_console *con, uint64_t deadline,
-		     int *wstatus)
+static int qemu_pump(struct qemu_child *c, struct vmm_console *con, uint64_t deadline, int *wstatus)
 {
 	struct pollfd p[2] = { { .fd = c->out_fd, .events = POLLIN },
 			       { .fd = c->err_fd, .events = POLLIN } };
@@ -377,8 +376,8 @@ static int qemu_write_fdt(struct vmm_machine *m, struct qemu_tmp *tmp)
 		vmm_msg("the device tree does not fit in %zu bytes", sizeof(blob));
 		return -1;
 	}
-	if (snprintf(tmp->dir, sizeof(tmp->dir), "%s/ptelab.XXXXXX", base && *base ? base : "/tmp") >=
-		    (int)sizeof(tmp->dir) ||
+	if (snprintf(tmp->dir, sizeof(tmp->dir), "%s/ptelab.XXXXXX",
+		     base && *base ? base : "/tmp") >= (int)sizeof(tmp->dir) ||
 	    !mkdtemp(tmp->dir)) {
 		vmm_msg("cannot make a temporary directory %s: %s", tmp->dir, strerror(errno));
 		return -1;

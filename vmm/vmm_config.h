@@ -14,8 +14,8 @@
 
 #define VMM_MAX_NODES 8
 #define VMM_MAX_CPUS 8
-#define VMM_MEM_MAX (64ULL << 30) /* total guest RAM */
-#define VMM_NODE_MIN (16ULL << 20) /* each node's share, at least */
+#define VMM_MEM_MAX (64ULL << 30)   /* total guest RAM */
+#define VMM_NODE_MIN (16ULL << 20)  /* each node's share, at least */
 #define VMM_NODE_ALIGN (2ULL << 20) /* each node's share, a multiple of */
 #define VMM_TIMEOUT_MAX 86400
 #define VMM_BOOTARGS_MAX 1024 /* with the NUL; the guest's MACHINE_BOOTARGS_MAX */
@@ -32,8 +32,8 @@ struct vmm_config {
 	uint64_t mem;
 	int nodes, cpus, timeout;
 	char kernel[PATH_MAX]; /* "" until vmm_config_default_kernel() */
-	const char *results; /* NULL: none */
-	const char *dtb_out; /* NULL: boot the guest */
+	const char *results;   /* NULL: none */
+	const char *dtb_out;   /* NULL: boot the guest */
 	bool verbose, timing, help;
 	char bootargs[VMM_BOOTARGS_MAX];
 };
@@ -59,8 +59,7 @@ int vmm_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
  * option (unknown, missing or unexpected value), each with the complete
  * message line (without "ptelab: ") in @err.
  */
-int vmm_args_parse(int argc, char *const argv[], struct vmm_config *cfg, char *err,
-		   size_t errlen);
+int vmm_args_parse(int argc, char *const argv[], struct vmm_config *cfg, char *err, size_t errlen);
 
 /*
  * vmm_config_default_kernel - set cfg->kernel, when --kernel was not given,

@@ -12,11 +12,11 @@
 #define VMM_CONSOLE_LINE_MAX 65536 /* longer lines pass through uncaptured */
 
 struct vmm_console {
-	int out_fd; /* where guest bytes go (stdout) */
+	int out_fd;	 /* where guest bytes go (stdout) */
 	bool out_broken; /* a write failed (reader gone): drop the rest */
-	FILE *results; /* NULL without --results */
-	size_t len; /* bytes of the current line in line[] */
-	bool overlong; /* the current line outgrew line[] and was flushed */
+	FILE *results;	 /* NULL without --results */
+	size_t len;	 /* bytes of the current line in line[] */
+	bool overlong;	 /* the current line outgrew line[] and was flushed */
 	unsigned long nr_results;
 	char line[VMM_CONSOLE_LINE_MAX];
 };

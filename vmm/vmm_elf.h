@@ -16,7 +16,7 @@
 
 /* What the image must fit. */
 struct vmm_elf_limits {
-	enum vmm_arch arch; /* selects e_machine and the entry rule */
+	enum vmm_arch arch;	     /* selects e_machine and the entry rule */
 	const struct vmm_range *ram; /* contiguous RAM runs */
 	int nr_ram;
 	uint64_t min_paddr; /* nothing may load below (boot structures, DTB) */
@@ -24,7 +24,7 @@ struct vmm_elf_limits {
 
 struct vmm_elf_load {
 	uint64_t offset, filesz; /* in the file */
-	uint64_t paddr, memsz; /* in guest RAM */
+	uint64_t paddr, memsz;	 /* in guest RAM */
 	uint64_t vaddr;
 	uint32_t flags; /* PF_X, PF_W, PF_R */
 };
@@ -57,7 +57,6 @@ int vmm_elf_load(const struct vmm_elf_image *img, const void *buf, struct vmm_gu
  * Return: 0 with *@buf and *@len set, or -1 with @err set ("<why>": no such
  * file, not a regular file, larger than @max, read error).
  */
-int vmm_read_file(const char *path, size_t max, void **buf, size_t *len, char *err,
-		  size_t errlen);
+int vmm_read_file(const char *path, size_t max, void **buf, size_t *len, char *err, size_t errlen);
 
 #endif

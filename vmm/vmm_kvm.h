@@ -37,9 +37,10 @@ struct vmm_kvm {
 
 /* What an arch exit handler decided. */
 enum vmm_kvm_exit {
-	VMM_KVM_CONTINUE, /* handled: run the vCPU again */
-	VMM_KVM_DONE, /* the guest finished; *status is its exit status */
-	VMM_KVM_CRASH, /* reported already; ptelab exits PTELAB_EXIT_CRASH */
+	VMM_KVM_CONTINUE,  /* handled: run the vCPU again */
+	VMM_KVM_DONE,	   /* the guest finished; *status is its exit status */
+	VMM_KVM_CRASH,	   /* reported already; ptelab exits PTELAB_EXIT_CRASH */
+	VMM_KVM_HALTED,	   /* the vCPU stopped and nothing can wake it: a hang */
 	VMM_KVM_UNHANDLED, /* not an exit the arch knows */
 };
 

@@ -18,12 +18,12 @@
 /* Where guest RAM goes. */
 enum vmm_layout {
 	VMM_LAYOUT_FLAT, /* ptelab's KVM backend: all RAM from GPA 0 */
-	VMM_LAYOUT_PC, /* QEMU -M pc: low RAM below 4 GiB, the rest from 4 GiB */
+	VMM_LAYOUT_PC,	 /* QEMU -M pc: low RAM below 4 GiB, the rest from 4 GiB */
 	VMM_LAYOUT_VIRT, /* QEMU arm64 -M virt: all RAM from 1 GiB */
 };
 
 #define VMM_PC_LOWMEM_SPLIT 0xe0000000ULL /* from this size on, QEMU pc splits */
-#define VMM_PC_LOWMEM 0xc0000000ULL /* ... and keeps this much below 4 GiB */
+#define VMM_PC_LOWMEM 0xc0000000ULL	  /* ... and keeps this much below 4 GiB */
 #define VMM_VIRT_RAM_BASE 0x40000000ULL
 #define VMM_ARM64_LOAD_MIN 0x40200000ULL /* QEMU's DTB sits at the base of RAM */
 
@@ -35,7 +35,7 @@ struct vmm_node {
 	int id;
 	int nr_ranges;
 	struct vmm_range range[VMM_NODE_RANGES]; /* ascending */
-	uint64_t size; /* sum of the ranges */
+	uint64_t size;				 /* sum of the ranges */
 };
 
 struct vmm_machine {

@@ -9,6 +9,8 @@
 #define HOST_NODES 2
 #define HOST_NODE_MB 64
 
+const char arch_name[] = "host-" HOST_PTE_FORMAT;
+
 /*
  * Boot ranges as a guest's boot protocol would report them: a "kernel"
  * at the start of node 0 (the guest reserves its image and heap the same

@@ -84,14 +84,24 @@ static int mmu_translate(unsigned long va, bool write, uint64_t *pa)
 	return 0;
 }
 
-/* Translate, and on a miss fault once into the current mm and retry. */
+/*
+ * mmu_access - translate, and on a miss fault once into the current mm
+ * and retry, as the hardware would re-execute the access.
+ * Return: 0, the fault's error (-EFAULT, -ENOMEM), or -EFAULT when the
+ * retry still misses (a fault handler that resolved nothing).
+ */
 static int mmu_access(unsigned long va, bool write, uint64_t *pa)
 {
+	int err;
+
 	if (mmu_translate(va, write, pa) == 0)
 		return 0;
-	if (!current_mm || handle_mm_fault(current_mm, va, write ? FAULT_WRITE : 0))
-		return -1;
-	return mmu_translate(va, write, pa);
+	if (!current_mm)
+		return -EFAULT;
+	err = handle_mm_fault(current_mm, va, write ? FAULT_WRITE : 0);
+	if (err)
+		return err;
+	return mmu_translate(va, write, pa) ? -EFAULT : 0;
 }
 
 int arch_copy_user(unsigned long uaddr, void *kbuf, unsigned long len, int write)
@@ -101,11 +111,13 @@ int arch_copy_user(unsigned long uaddr, void *kbuf, unsigned long len, int write
 	while (len) {
 		unsigned long chunk = PAGE_SIZE - (uaddr & (PAGE_SIZE - 1));
 		uint64_t pa;
+		int err;
 
 		if (chunk > len)
 			chunk = len;
-		if (mmu_access(uaddr, write, &pa))
-			return -EFAULT;
+		err = mmu_access(uaddr, write, &pa);
+		if (err)
+			return err;
 		if (write)
 			memcpy(phys_to_virt(pa), k, chunk);
 		else

@@ -5,11 +5,9 @@
  * mm switched in (CR3). A #PF below MM_USER_END goes to handle_mm_fault()
  * with the access the error code names; when that fails (no VMA, wrong
  * protection, no memory) and the faulting instruction is the copy's, the
- * copy resumes at its fixup and returns -EFAULT. Any other kernel fault
- * is a bug, reported by traps.c.
+ * copy resumes at its fixup and returns handle_mm_fault()'s error. Any
+ * other kernel fault is a bug, reported by traps.c.
  */
-#include <errno.h>
-
 #include "kernel.h"
 #include "mm.h"
 #include "mm_internal.h"
@@ -29,13 +27,16 @@ int arch_copy_user(unsigned long uaddr, void *kbuf, unsigned long len, int write
 int arch_handle_user_fault(struct trap_frame *f, uint64_t addr)
 {
 	unsigned flags = f->error & X86_PF_WRITE ? FAULT_WRITE : 0;
+	int err;
 
 	if (addr >= MM_USER_END || !current_mm)
 		return 0;
-	if (handle_mm_fault(current_mm, addr, flags) == 0)
+	err = handle_mm_fault(current_mm, addr, flags);
+	if (err == 0)
 		return 1;
 	if (f->rip != (uint64_t)(uintptr_t)x86_copy_user_insn)
 		return 0;
+	f->rax = (uint64_t)(int64_t)err;
 	f->rip = (uint64_t)(uintptr_t)x86_copy_user_fixup;
 	return 1;
 }

@@ -10,10 +10,11 @@
 
 #include "kernel.h"
 #include "mm_internal.h"
-#include "test.h"
+#include "mm_test.h"
 
-/* What maps @addr in @mm: the folio and page (NULL if nothing), and
- * whether by a PMD leaf. Reads tables directly (no counters). */
+/* What maps @addr in @mm: the page (NULL if nothing), whether by a PMD
+ * leaf, and the entry (a PMD leaf as pmd_pte()). Reads tables directly
+ * (no counters). */
 static inline struct page *page_at(struct mm *mm, unsigned long addr, bool *by_pmd, pte_t *pte)
 {
 	pmd_t *pmdp = mm_find_pmd(mm, addr, false);
@@ -23,6 +24,7 @@ static inline struct page *page_at(struct mm *mm, unsigned long addr, bool *by_p
 		return NULL;
 	if (pmd_leaf(*pmdp)) {
 		*by_pmd = true;
+		*pte = pmd_pte(*pmdp);
 		return pfn_to_page(pmd_pfn(*pmdp) + ((addr & ~PMD_MASK) >> PAGE_SHIFT));
 	}
 	*pte = __ptep_get(&pmd_table(*pmdp)[pte_index(addr)]);
@@ -55,5 +57,49 @@ static inline unsigned long test_mmap(struct mm *mm, unsigned long len, unsigned
 }
 
 #define RW (VM_READ | VM_WRITE)
+
+/* Start a case: every cap at max, free memory noted in *@free_before,
+ * a new mm. */
+static inline struct mm *mm_case_begin(uint64_t *free_before)
+{
+	struct mm *mm;
+
+	caps_set_all(true);
+	*free_before = total_free_pages();
+	mm = mm_create();
+	CHECK(mm != NULL);
+	return mm;
+}
+
+/* End a case: the checker passes before and after @mm goes, and every
+ * page is free again. */
+static inline void mm_case_end(struct mm *mm, uint64_t free_before)
+{
+	CHECK_MM_OK();
+	mm_put(mm);
+	CHECK_MM_OK();
+	CHECK_EQ(total_free_pages(), free_before);
+	caps_set_all(true);
+}
+
+/* Counter deltas since @c0. */
+static inline struct mm_counters counters_since(const struct mm_counters *c0)
+{
+	struct mm_counters d;
+
+	mm_counters_delta(&d, c0, &mm_counters);
+	return d;
+}
+
+/* The entry mapping @addr (none if a PMD maps it or nothing does). */
+static inline pte_t pte_at(struct mm *mm, unsigned long addr)
+{
+	bool by_pmd;
+	pte_t pte = { 0 };
+
+	if (!page_at(mm, addr, &by_pmd, &pte) || by_pmd)
+		return (pte_t){ 0 };
+	return pte;
+}
 
 #endif

@@ -30,8 +30,8 @@ void mm_snapshot_take(struct mm_snapshot *s)
 		s->node_free[i] = pglists[i].free_pages;
 		for (int k = 0; k <= MAX_ORDER; k++) {
 			s->nr_free[i][k] = pglists[i].nr_free[k];
-			list_for_each(e, &pglists[i].free_area[k])
-				s->pfn_sum[i][k] += page_to_pfn(list_entry(e, struct page, lru));
+			list_for_each(e, &pglists[i].free_area[k]) s->pfn_sum[i][k] +=
+				page_to_pfn(list_entry(e, struct page, lru));
 		}
 	}
 }
@@ -77,6 +77,23 @@ int mm_test_put_list(struct list_head *list)
 		n++;
 	}
 	return n;
+}
+
+uint64_t mm_test_hold_memory(struct list_head *list, uint64_t keep)
+{
+	uint64_t taken = 0;
+
+	for (int order = MAX_ORDER; order >= 0; order--) {
+		while (total_free_pages() >= keep + (1ull << order)) {
+			struct folio *f = folio_alloc(0, (unsigned)order, ALLOC_ANY_NODE);
+
+			if (!f)
+				break;
+			list_add(&f->page.lru, list);
+			taken += 1ull << order;
+		}
+	}
+	return taken;
 }
 
 uint32_t mm_test_rand(uint32_t *state)

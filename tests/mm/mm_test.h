@@ -69,6 +69,11 @@ int mm_snapshot_diff(const struct mm_snapshot *s);
  * many there were. */
 int mm_test_put_list(struct list_head *list);
 
+/* Allocate free memory onto @list (largest blocks first, any node) until
+ * only @keep pages are free in total. Return: the pages taken. Give them
+ * back with mm_test_put_list(). */
+uint64_t mm_test_hold_memory(struct list_head *list, uint64_t keep);
+
 /* A small deterministic generator for shuffles (xorshift). */
 uint32_t mm_test_rand(uint32_t *state);
 

@@ -19,7 +19,8 @@ static int nearest_other(int idx)
 	int best = -1;
 
 	for (int j = 0; j < nr_pglists; j++)
-		if (j != idx && (best < 0 || machine.distance[idx][j] < machine.distance[idx][best]))
+		if (j != idx &&
+		    (best < 0 || machine.distance[idx][j] < machine.distance[idx][best]))
 			best = j;
 	return best;
 }
@@ -273,7 +274,8 @@ TEST(per_node_placement)
 			pa = folio_pfn(f) << PAGE_SHIFT;
 			for (int r = 0; r < n->nr_ranges; r++)
 				in += pa >= n->range[r].base &&
-				      pa + (PAGE_SIZE << orders[j]) <= n->range[r].base + n->range[r].size;
+				      pa + (PAGE_SIZE << orders[j]) <=
+					      n->range[r].base + n->range[r].size;
 			CHECK_EQ(in, 1);
 			CHECK_EQ(folio_nid(f), n->id);
 			CHECK(page_pglist(&f->page) == &pglists[nid]);
@@ -436,12 +438,13 @@ TEST(poison_catches_use_after_free)
 TEST(check_finds_planted_corruption)
 {
 	struct mm_snapshot snap;
-	struct folio *f = folio_alloc(0, 2, 0);
+	struct folio *f;
 	struct pglist *pg = &pglists[0];
 	struct page *blk = NULL;
 	int k;
 
 	mm_snapshot_take(&snap);
+	f = folio_alloc(0, 2, 0);
 	CHECK(f != NULL);
 	if (!f)
 		return;
@@ -509,6 +512,128 @@ TEST(misuse_panics)
 	CHECK_NO_LEAK(&snap);
 }
 
+static void put_once(void *arg)
+{
+	folio_put(arg);
+}
+
+static void add_one_ref(void *arg)
+{
+	folio_get(arg);
+}
+
+static void unmap_page_3(void *arg)
+{
+	struct folio *f = arg;
+
+	folio_remove_rmap_ptes(f, folio_page(f, 3), 1);
+}
+
+static void ref_sub_to_zero(void *arg)
+{
+	folio_ref_sub(arg, 1);
+}
+
+static void unpin_once(void *arg)
+{
+	folio_unpin(arg, 1);
+}
+
+/* Freeing a folio that is mapped or pinned, and using one that is free,
+ * panic with the folio's state in the message, and change nothing. */
+TEST(folio_misuse_panics_with_state)
+{
+	struct mm_snapshot snap;
+	struct folio *f, *g;
+
+	mm_snapshot_take(&snap);
+	f = folio_alloc(0, 2, 0);
+	g = folio_alloc(0, 0, 0);
+	CHECK(f && g);
+	if (!f || !g)
+		return;
+	folio_add_rmap_ptes(f, folio_page(f, 1), 2);
+	CHECK_PANICS(put_once, f, "freeing a mapped folio: folio pfn");
+	CHECK_PANICS(put_once, f, "refcount 1 mapcount 0 entire_mapcount 0 large_mapcount 2");
+	CHECK_PANICS(unmap_page_3, f, "page mapcount underflow");
+	CHECK_EQ(folio_ref_count(f), 1);
+	CHECK_EQ(folio_mapcount(f), 2);
+	folio_remove_rmap_ptes(f, folio_page(f, 1), 2);
+	folio_pin(f, 1);
+	folio_put(f); /* the pin's reference is left */
+	CHECK_PANICS(put_once, f, "freeing a pinned folio");
+	folio_unpin(f, 1); /* frees it */
+	CHECK_PANICS(put_once, f, "double free or use after free");
+	CHECK_PANICS(add_one_ref, f, "folio is free");
+	CHECK_PANICS(ref_sub_to_zero, g, "refcount would reach zero");
+	CHECK_PANICS(unpin_once, g, "unpinning a folio that is not pinned");
+	CHECK_EQ(folio_ref_count(g), 1);
+	folio_put(g);
+	CHECK_NO_LEAK(&snap);
+}
+
+/* Pins count as Linux counts them: GUP_PIN_COUNTING_BIAS references on a
+ * small folio, one reference and one pincount on a large one. */
+TEST(pins_count_as_linux_does)
+{
+	struct mm_snapshot snap;
+	struct folio *s, *l;
+
+	mm_snapshot_take(&snap);
+	s = folio_alloc(0, 0, 0);
+	l = folio_alloc(0, 4, 0);
+	CHECK(s && l);
+	if (!s || !l)
+		return;
+	CHECK(!folio_maybe_dma_pinned(s) && !folio_maybe_dma_pinned(l));
+	folio_pin(s, 2);
+	folio_pin(l, 3);
+	CHECK_EQ(folio_ref_count(s), 1 + 2 * GUP_PIN_COUNTING_BIAS);
+	CHECK_EQ(folio_ref_count(l), 4);
+	CHECK_EQ(folio_pincount(l), 3);
+	CHECK(folio_maybe_dma_pinned(s) && folio_maybe_dma_pinned(l));
+	CHECK_EQ(page_alloc_check(), 0);
+	folio_unpin(s, 2);
+	folio_unpin(l, 3);
+	CHECK(!folio_maybe_dma_pinned(s) && !folio_maybe_dma_pinned(l));
+	CHECK_EQ(folio_ref_count(s) + folio_ref_count(l), 2);
+	folio_put(s);
+	folio_put(l);
+	CHECK_NO_LEAK(&snap);
+}
+
+/* folio_alloc_orders with ALLOC_ANY_NODE tries every node for an order
+ * before it takes a smaller one: with node 0 out of blocks of order >= 4,
+ * an order-4 folio comes from the nearest other node. */
+TEST(alloc_orders_tries_nodes_before_smaller_orders)
+{
+	struct mm_snapshot snap;
+	struct list_head held;
+	int other = nearest_other(0);
+	struct folio *f;
+	bool poison = mm_debug_poison;
+
+	mm_debug_poison = false;
+	list_init(&held);
+	mm_snapshot_take(&snap);
+	while ((f = folio_alloc_orders(0, ALL_ORDERS & ~0xful, 0)))
+		list_add(&f->page.lru, &held);
+	f = folio_alloc_orders(0, (1ul << 4) | (1ul << 2), ALLOC_ANY_NODE);
+	CHECK(f != NULL);
+	if (f) {
+		CHECK_EQ(folio_order(f), other < 0 ? 2 : 4);
+		CHECK_EQ(folio_nid(f), pglists[other < 0 ? 0 : other].node_id);
+		list_add(&f->page.lru, &held);
+	}
+	f = folio_alloc_orders(0, (1ul << 4) | (1ul << 2), 0);
+	CHECK(f && folio_order(f) == 2 && folio_nid(f) == pglists[0].node_id);
+	if (f)
+		list_add(&f->page.lru, &held);
+	mm_test_put_list(&held);
+	mm_debug_poison = poison;
+	CHECK_NO_LEAK(&snap);
+}
+
 /* Counter deltas and their JSON form (non-zero fields, valid when cut). */
 TEST(counters_delta_and_json)
 {
@@ -537,4 +662,5 @@ TEST_SUITE(page_alloc, init_state_is_consistent, reservations_are_kept_out,
 	   exhaustion_then_node_fallback, per_node_placement, alloc_orders_falls_back_to_smaller,
 	   alloc_zero_zeroes, freed_memory_is_poisoned, poison_catches_use_after_free,
 	   check_finds_planted_corruption, mm_init_is_idempotent, misuse_panics,
-	   counters_delta_and_json)
+	   folio_misuse_panics_with_state, pins_count_as_linux_does,
+	   alloc_orders_tries_nodes_before_smaller_orders, counters_delta_and_json)

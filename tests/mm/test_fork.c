@@ -45,14 +45,16 @@ static const struct {
 #define NR_SIZES (int)(sizeof(sizes) / sizeof(sizes[0]))
 #define LEN (4ul << 20)
 
-static struct mm *parent_with(int s, unsigned long *a)
+/* A parent with LEN bytes of folios of @order (PMD-mapped if @pmd), all
+ * written with fill(seed 1). */
+static struct mm *parent_with(unsigned order, bool pmd, unsigned long *a)
 {
 	struct mm *mm;
 
 	caps_set_all(true);
 	free_before = total_free_pages();
 	mm = mm_create();
-	*a = test_mmap(mm, LEN, RW | (sizes[s].pmd ? 0 : VM_NOHUGEPMD), ORDERS(sizes[s].order));
+	*a = test_mmap(mm, LEN, RW | (pmd ? 0 : VM_NOHUGEPMD), ORDERS(order));
 	fill(mm, *a, LEN, 1);
 	return mm;
 }
@@ -72,7 +74,7 @@ TEST(basic_cow_every_size)
 {
 	for (int s = 0; s < NR_SIZES; s++) {
 		unsigned long a;
-		struct mm *p = parent_with(s, &a), *c = mm_fork(p, NULL);
+		struct mm *p = parent_with(sizes[s].order, sizes[s].pmd, &a), *c = mm_fork(p, NULL);
 
 		CHECK(c != NULL);
 		CHECK_MM_OK();
@@ -80,7 +82,8 @@ TEST(basic_cow_every_size)
 		fill(c, a, LEN / 2, 2); /* child writes the first half */
 		CHECK_EQ(mismatches(p, a, LEN, 1), 0);
 		fill(p, a + LEN / 2, LEN / 2, 3); /* parent writes the second half */
-		CHECK_EQ(mismatches(c, a + LEN / 2, LEN / 2, 1), 0); /* offsets are multiples of 256 */
+		CHECK_EQ(mismatches(c, a + LEN / 2, LEN / 2, 1),
+			 0); /* offsets are multiples of 256 */
 		CHECK_EQ(mismatches(c, a, LEN / 2, 2), 0);
 		finish(p, c);
 	}
@@ -91,7 +94,8 @@ TEST(writes_in_every_order)
 {
 	for (int order = 0; order < 4; order++) {
 		unsigned long a;
-		struct mm *p = parent_with(order % 2 ? 2 : 6, &a), *c = mm_fork(p, NULL);
+		struct mm *p = parent_with(order % 2 ? 4 : PMD_ORDER, order % 2 == 0, &a),
+			  *c = mm_fork(p, NULL);
 		struct mm *first = order < 2 ? p : c, *second = order < 2 ? c : p;
 
 		fill(first, a, 64 << 10, 10);
@@ -113,7 +117,7 @@ TEST(writes_in_every_order)
 TEST(cow_after_mprotect)
 {
 	unsigned long a;
-	struct mm *p = parent_with(4, &a), *c;
+	struct mm *p = parent_with(4, false, &a), *c;
 
 	CHECK_EQ(mm_mprotect(p, a, LEN, VM_READ), 0);
 	CHECK_EQ(mm_mprotect(p, a, LEN, RW), 0);
@@ -127,7 +131,7 @@ TEST(cow_after_mprotect)
 TEST(cow_single_pte_of_large_folio)
 {
 	unsigned long a;
-	struct mm *p = parent_with(4, &a), *c;
+	struct mm *p = parent_with(4, false, &a), *c;
 	unsigned char v = 0x5a, w = 0;
 	struct folio *f = folio_at(p, a + 7 * PAGE_SIZE);
 
@@ -147,7 +151,7 @@ TEST(cow_single_pte_of_large_folio)
 TEST(partially_shared_large_folio)
 {
 	unsigned long a;
-	struct mm *p = parent_with(6, &a), *c;
+	struct mm *p = parent_with(6, false, &a), *c;
 
 	CHECK_EQ(mm_madvise_flags(p, a + 4 * PAGE_SIZE, 8 * PAGE_SIZE, VM_DONTCOPY, 0), 0);
 	c = mm_fork(p, NULL);
@@ -163,7 +167,8 @@ TEST(partially_shared_large_folio)
 TEST(fork_of_fork)
 {
 	unsigned long a;
-	struct mm *p = parent_with(9, &a), *c = mm_fork(p, NULL), *g = mm_fork(c, NULL);
+	struct mm *p = parent_with(PMD_ORDER, false, &a), *c = mm_fork(p, NULL),
+		  *g = mm_fork(c, NULL);
 
 	CHECK(g != NULL);
 	fill(g, a, LEN, 9);
@@ -182,7 +187,7 @@ TEST(pinned_page_is_copied_at_fork)
 {
 	for (int s = 0; s < NR_SIZES; s++) {
 		unsigned long a;
-		struct mm *p = parent_with(s, &a), *c;
+		struct mm *p = parent_with(sizes[s].order, sizes[s].pmd, &a), *c;
 		struct folio *f = folio_at(p, a);
 		unsigned char v = 0xee, w = 0;
 
@@ -206,7 +211,7 @@ TEST(pinned_page_is_copied_at_fork)
 TEST(oom_in_fork_leaves_parent_intact)
 {
 	unsigned long a;
-	struct mm *p = parent_with(4, &a), *c;
+	struct mm *p = parent_with(4, false, &a), *c;
 	struct list_head held;
 	struct folio *f, *f0 = folio_at(p, a);
 	int err = 0, n = 0;
@@ -243,7 +248,7 @@ TEST(fork_ref_updates_per_run)
 {
 	for (int batched = 0; batched < 2; batched++) {
 		unsigned long a;
-		struct mm *p = parent_with(4, &a), *c;
+		struct mm *p = parent_with(4, false, &a), *c;
 		uint64_t before;
 
 		caps_set_all(batched);

@@ -1,7 +1,9 @@
 /*
  * test_mm.c - address spaces: mmap placement, faults and folio order
- * selection, munmap and mprotect of partial folios and VMAs, -EFAULT
- * paths. Every case ends with the invariant checker and a leak check.
+ * selection (every size, every reason to fall back), access and dirty
+ * bits, -EFAULT paths, running out of memory in a fault. Every case ends
+ * with the invariant checker and a leak check. (Unmapping and mprotect:
+ * test_unmap.c.)
  */
 #include "mm_cases.h"
 
@@ -9,21 +11,12 @@ static uint64_t free_before;
 
 static struct mm *begin(void)
 {
-	struct mm *mm;
-
-	caps_set_all(true);
-	free_before = total_free_pages();
-	mm = mm_create();
-	CHECK(mm != NULL);
-	return mm;
+	return mm_case_begin(&free_before);
 }
 
 static void end(struct mm *mm)
 {
-	CHECK_MM_OK();
-	mm_put(mm);
-	CHECK_MM_OK();
-	CHECK_EQ(total_free_pages(), free_before);
+	mm_case_end(mm, free_before);
 }
 
 /* Chosen addresses are aligned to the largest allowed folio size. */
@@ -52,17 +45,22 @@ TEST(fault_picks_each_order)
 	for (unsigned o = 0; o <= PMD_ORDER; o++) {
 		struct mm *mm = begin();
 		unsigned long a = test_mmap(mm, 4 << 20, RW | VM_NOHUGEPMD, ORDERS(o));
+		unsigned long at = a + (1 << 20) + 5 * PAGE_SIZE;
+		unsigned long base = at & ~((PAGE_SIZE << o) - 1);
 		struct folio *f;
 
-		CHECK_EQ(mm_touch(mm, a + 5 * PAGE_SIZE, 1, true), 0);
-		f = folio_at(mm, a + 5 * PAGE_SIZE);
+		CHECK_EQ(mm_touch(mm, at, 1, true), 0);
+		f = folio_at(mm, at);
 		CHECK(f != NULL);
 		if (f) {
 			CHECK_EQ(folio_order(f), o);
 			CHECK_EQ(folio_mapcount(f), 1ul << o);
 			CHECK_EQ(folio_ref_count(f), 1ul << o);
+			CHECK(folio_at(mm, base) == f);
+			CHECK(folio_at(mm, base + (PAGE_SIZE << o) - PAGE_SIZE) == f);
 		}
-		CHECK(folio_at(mm, a + (PAGE_SIZE << o)) == NULL);
+		CHECK(folio_at(mm, base - PAGE_SIZE) == NULL);
+		CHECK(folio_at(mm, base + (PAGE_SIZE << o)) == NULL);
 		end(mm);
 	}
 }
@@ -169,126 +167,108 @@ TEST(efault_paths)
 	end(mm);
 }
 
-/* munmap of one page inside a 64K folio leaves the other 15 mapped. */
-TEST(munmap_partial_folio)
+/* A read fault maps a zeroed, young, clean page; the first write makes
+ * the entry dirty: by the MMU where it sets dirty bits itself, else by a
+ * second fault (arm64 without hardware dirty tracking). */
+TEST(read_then_write_sets_young_then_dirty)
 {
 	struct mm *mm = begin();
-	unsigned long a = test_mmap(mm, 64 << 10, RW, ORDERS(4));
-	struct folio *f;
-
-	CHECK_EQ(mm_touch(mm, a, 64 << 10, true), 0);
-	f = folio_at(mm, a);
-	CHECK_EQ(mm_munmap(mm, a + 5 * PAGE_SIZE, PAGE_SIZE), 0);
-	CHECK_EQ(folio_ref_count(f), 15);
-	CHECK_EQ(folio_mapcount(f), 15);
-	CHECK_EQ(folio_page(f, 5)->mapcount, 0);
-	CHECK(folio_at(mm, a + 5 * PAGE_SIZE) == NULL);
-	CHECK(find_vma(mm, a) != find_vma(mm, a + 6 * PAGE_SIZE));
-	CHECK_MM_OK();
-	CHECK_EQ(mm_munmap(mm, a, 64 << 10), 0);
-	CHECK(find_vma(mm, a) == NULL);
-	end(mm);
-}
-
-/* munmap of part of a PMD-mapped THP splits it into PTEs first. */
-TEST(munmap_partial_pmd_splits)
-{
-	struct mm *mm = begin();
-	unsigned long a = test_mmap(mm, 2 << 20, RW, ORDERS(PMD_ORDER));
-	struct folio *f;
-	bool by_pmd;
+	unsigned long a = test_mmap(mm, 64 << 10, RW, 1);
+	struct mm_counters c0 = mm_counters, d;
+	unsigned char v = 0xff, w = 0x5c;
 	pte_t pte;
 
-	CHECK_EQ(mm_touch(mm, a, 1, true), 0);
-	f = folio_at(mm, a);
-	CHECK_EQ(mm_munmap(mm, a + (1 << 20), 1 << 20), 0);
-	CHECK(page_at(mm, a, &by_pmd, &pte) != NULL && !by_pmd);
-	CHECK_EQ(folio_ref_count(f), 256);
-	CHECK_EQ(f->page.entire_mapcount, 0);
-	CHECK_MM_OK();
+	CHECK_EQ(mm_access(mm, a + 100, &v, 1, false), 0);
+	CHECK_EQ(v, 0);
+	pte = pte_at(mm, a);
+	CHECK(pte_present(pte) && pte_young(pte) && !pte_dirty(pte) && pte_write(pte));
+	CHECK_EQ(counters_since(&c0).faults, 1);
+	CHECK_EQ(mm_access(mm, a + 100, &w, 1, true), 0);
+	pte = pte_at(mm, a);
+	CHECK(pte_dirty(pte) && pte_user_writable(pte));
+	d = counters_since(&c0);
+	CHECK_EQ(d.faults, arch_has_hw_ad() ? 1 : 2);
+	CHECK_EQ(d.folio_allocs - d.pt_allocs, 1);
+	CHECK_EQ(mm_access(mm, a + 100, &v, 1, false), 0);
+	CHECK_EQ(v, 0x5c);
 	end(mm);
 }
 
-/* Zap of every folio size returns every page. */
-TEST(zap_every_size)
-{
-	for (unsigned o = 0; o <= PMD_ORDER; o++) {
-		for (int pmd = 0; pmd < (o == PMD_ORDER ? 2 : 1); pmd++) {
-			struct mm *mm = begin();
-			unsigned long a = test_mmap(mm, 4 << 20, RW | (pmd ? 0 : VM_NOHUGEPMD),
-						    ORDERS(o));
-
-			CHECK_EQ(mm_touch(mm, a, 4 << 20, true), 0);
-			CHECK_MM_OK();
-			CHECK_EQ(mm_munmap(mm, a, 4 << 20), 0);
-			CHECK_EQ(mm->nr_pt_pages, 0);
-			end(mm);
-		}
-	}
-}
-
-/* mprotect RO makes writes fail; RW again makes them work, and a partial
- * range splits the VMA. */
-TEST(mprotect_ro_rw)
+/* handle_mm_fault itself: no VMA, a write to a read-only VMA and an exec
+ * of a non-exec VMA are -EFAULT and allocate nothing; exec of an
+ * executable VMA is fine. */
+TEST(fault_checks_vma_protection)
 {
 	struct mm *mm = begin();
-	unsigned long a = test_mmap(mm, 256 << 10, RW, ORDERS(4));
-	unsigned char v = 0;
+	unsigned long ro = test_mmap(mm, 64 << 10, VM_READ, 1);
+	unsigned long rw = test_mmap(mm, 64 << 10, RW, 1);
+	unsigned long rx = test_mmap(mm, 64 << 10, VM_READ | VM_EXEC, 1);
+	uint64_t free0 = total_free_pages();
 
-	CHECK_EQ(mm_touch(mm, a, 256 << 10, true), 0);
-	CHECK_EQ(mm_mprotect(mm, a + 8 * PAGE_SIZE, 32 * PAGE_SIZE, VM_READ), 0);
-	CHECK_EQ(mm_touch(mm, a + 8 * PAGE_SIZE, 1, true), -EFAULT);
-	CHECK_EQ(mm_touch(mm, a + 39 * PAGE_SIZE, 1, true), -EFAULT);
-	CHECK_EQ(mm_touch(mm, a + 40 * PAGE_SIZE, 1, true), 0);
-	CHECK_EQ(mm_access(mm, a + 9 * PAGE_SIZE, &v, 1, false), 0);
-	CHECK_EQ(v, (unsigned char)((a >> PAGE_SHIFT) + 9));
-	CHECK(find_vma(mm, a) != find_vma(mm, a + 8 * PAGE_SIZE));
-	CHECK_MM_OK();
-	CHECK_EQ(mm_mprotect(mm, a, 256 << 10, RW), 0);
-	CHECK_EQ(mm_touch(mm, a + 8 * PAGE_SIZE, 32 * PAGE_SIZE, true), 0);
-	CHECK_EQ(mm_mprotect(mm, a + (256 << 10), PAGE_SIZE, VM_READ), -ENOMEM);
-	CHECK_EQ(mm_mprotect(mm, a, PAGE_SIZE, VM_WRITE), -EINVAL);
+	CHECK_EQ(handle_mm_fault(mm, rx + (64 << 10), 0), -EFAULT);
+	CHECK_EQ(handle_mm_fault(mm, MM_USER_START - PAGE_SIZE, 0), -EFAULT);
+	CHECK_EQ(handle_mm_fault(mm, ro, FAULT_WRITE), -EFAULT);
+	CHECK_EQ(handle_mm_fault(mm, rw, FAULT_EXEC), -EFAULT);
+	CHECK_EQ(total_free_pages(), free0);
+	CHECK(folio_at(mm, ro) == NULL && folio_at(mm, rw) == NULL);
+	CHECK_EQ(handle_mm_fault(mm, rx + 0x1234, FAULT_EXEC), 0);
+	CHECK(pte_exec(pte_at(mm, rx + 0x1000)) && !pte_write(pte_at(mm, rx + 0x1000)));
+	CHECK_EQ(handle_mm_fault(mm, rw, FAULT_WRITE), 0);
+	CHECK(!pte_exec(pte_at(mm, rw)) && pte_write(pte_at(mm, rw)));
+	CHECK_EQ(mm_mmap(mm, 0, PAGE_SIZE, RW, 0, 1ul << (PMD_ORDER + 1)), -EINVAL);
 	end(mm);
 }
 
-/* mprotect of part of a PMD THP splits it; writes then still work. */
-TEST(mprotect_partial_pmd)
+/* With no 2 MiB block free anywhere, a PMD-allowed fault maps the next
+ * allowed order with PTEs instead. */
+TEST(pmd_fault_falls_back_to_ptes)
 {
 	struct mm *mm = begin();
-	unsigned long a = test_mmap(mm, 2 << 20, RW, ORDERS(PMD_ORDER));
-
-	CHECK_EQ(mm_touch(mm, a, 2 << 20, true), 0);
-	CHECK_EQ(mm_mprotect(mm, a, 1 << 20, VM_READ), 0);
-	CHECK_EQ(mm_touch(mm, a, 1, true), -EFAULT);
-	CHECK_EQ(mm_touch(mm, a + (1 << 20), 1, true), 0);
-	CHECK_MM_OK();
-	end(mm);
-}
-
-/* Running out of memory in a fault gives an error and leaks nothing. */
-TEST(oom_in_fault_leaves_no_trace)
-{
-	struct mm *mm = begin();
-	unsigned long a = test_mmap(mm, 4 << 20, RW, ORDERS(4));
+	unsigned long a = test_mmap(mm, 2 << 20, RW, ORDERS(PMD_ORDER) | ORDERS(4));
 	struct list_head held;
-	struct folio *f;
+	bool by_pmd = true;
+	pte_t pte;
+	struct page *p;
 
 	list_init(&held);
-	while ((f = folio_alloc(0, 0, ALLOC_ANY_NODE)))
-		list_add(&f->page.lru, &held);
-	CHECK(mm_touch(mm, a, 4 << 20, true) != 0);
+	mm_test_hold_memory(&held, 300); /* under 512 pages: no order-9 block */
+	CHECK_EQ(mm_touch(mm, a + 0x11000, 1, true), 0);
+	p = page_at(mm, a + 0x11000, &by_pmd, &pte);
+	CHECK(p != NULL && !by_pmd);
+	CHECK(p && folio_order(page_folio(p)) == 4);
 	CHECK_MM_OK();
-	while (!list_empty(&held)) {
-		struct list_head *pos = held.next;
-
-		list_del(pos);
-		folio_put((struct folio *)list_entry(pos, struct page, lru));
-	}
-	CHECK_EQ(mm_touch(mm, a, 4 << 20, true), 0);
+	mm_test_put_list(&held);
+	CHECK_EQ(mm_touch(mm, a + (1 << 20), 1, true), 0); /* room now, but PTEs exist */
+	CHECK(folio_order(folio_at(mm, a + (1 << 20))) == 4);
 	end(mm);
+}
+
+/* Out of memory at every point of a fault (no table, no folio, only some
+ * folios): -ENOMEM, the checker passes, what was written stays, nothing
+ * leaks, and with memory back every fault succeeds. */
+TEST(oom_in_fault_leaves_no_trace)
+{
+	for (uint64_t keep = 0; keep <= 24; keep += 3) {
+		struct mm *mm = begin();
+		unsigned long a = test_mmap(mm, 1 << 20, RW, ORDERS(4));
+		struct list_head held;
+		unsigned char v = 0;
+		int err;
+
+		list_init(&held);
+		mm_test_hold_memory(&held, keep);
+		err = mm_touch(mm, a, 1 << 20, true);
+		CHECK_EQ(err, -ENOMEM);
+		CHECK_MM_OK();
+		mm_test_put_list(&held);
+		CHECK_EQ(mm_access(mm, a, &v, 1, false), 0);
+		CHECK_EQ(v, keep >= 3 + 16 ? (unsigned char)(a >> PAGE_SHIFT) : 0);
+		CHECK_EQ(mm_touch(mm, a, 1 << 20, true), 0);
+		end(mm);
+	}
 }
 
 TEST_SUITE(mm, mmap_aligns_to_folio_size, fault_picks_each_order, fault_maps_pmd_thp,
 	   fault_falls_back_when_it_must, fault_falls_back_when_memory_is_fragmented,
-	   contents_round_trip, efault_paths, munmap_partial_folio, munmap_partial_pmd_splits,
-	   zap_every_size, mprotect_ro_rw, mprotect_partial_pmd, oom_in_fault_leaves_no_trace)
+	   contents_round_trip, efault_paths, read_then_write_sets_young_then_dirty,
+	   fault_checks_vma_protection, pmd_fault_falls_back_to_ptes, oom_in_fault_leaves_no_trace)

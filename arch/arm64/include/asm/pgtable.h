@@ -148,6 +148,13 @@ static inline bool pte_cont(pte_t pte)
 {
 	return pte.val & PTE_CONT;
 }
+#define pte_cont pte_cont
+
+/* Valid for the MMU (PROT_NONE entries are present for mm/ but not valid). */
+static inline bool pte_valid(pte_t pte)
+{
+	return pte.val & PTE_VALID;
+}
 
 /* Writable; hardware-writable at once if already dirty. */
 static inline pte_t pte_mkwrite(pte_t pte)
@@ -230,6 +237,71 @@ static inline bool arch_has_hw_ad(void)
 	return false;
 }
 #define arch_has_hw_ad arch_has_hw_ad
+
+/* ---- contpte: blocks of CONT_PTES entries (arch/arm64/contpte.c) ---------- */
+
+/*
+ * A contiguous block is CONT_PTES entries, 64 KiB aligned in VA and PA,
+ * mapping consecutive pages with identical attributes and PTE_CONT set in
+ * each, which the TLB may cache as one entry. The MMU may record access
+ * and dirtiness in any one entry of a block, so the block's state is the
+ * OR over its entries. Any other change to part of a block must first
+ * unfold it (break-before-make: clear all entries, flush, rewrite them
+ * without PTE_CONT). So this arch overrides every hook that reads or
+ * writes user entries; mm/ itself never sees PTE_CONT except as an
+ * attribute bit that pte_modify() and pte_advance_pfn() keep.
+ */
+#define CONT_PTE_SIZE (CONT_PTES * 4096ul)
+#define CONT_PTE_MASK (~(CONT_PTE_SIZE - 1))
+
+/* The raw accessors of mm/pgtable.h, defined here so the hooks below
+ * can use them. */
+static inline pte_t __ptep_get(pte_t *ptep)
+{
+	return *(volatile pte_t *)ptep;
+}
+#define __ptep_get __ptep_get
+
+static inline void set_pte(pte_t *ptep, pte_t pte)
+{
+	*(volatile pte_t *)ptep = pte;
+}
+#define set_pte set_pte
+
+/* @orig (the entry at @ptep, in a block) with the block's young and dirty. */
+pte_t contpte_ptep_get(pte_t *ptep, pte_t orig);
+
+static inline pte_t ptep_get(pte_t *ptep)
+{
+	pte_t pte = __ptep_get(ptep);
+
+	count_event(ptep_gets, 1);
+	return pte_cont(pte) ? contpte_ptep_get(ptep, pte) : pte;
+}
+#define ptep_get ptep_get
+
+/* Inside a block, the rest of the block is known to be uniform. */
+static inline unsigned pte_batch_hint(pte_t *ptep, pte_t pte)
+{
+	if (!pte_cont(pte))
+		return 1;
+	return CONT_PTES - (unsigned)(((uintptr_t)ptep / sizeof(pte_t)) & (CONT_PTES - 1));
+}
+#define pte_batch_hint pte_batch_hint
+
+/* Defined in arch/arm64/contpte.c, with the contracts of mm/pgtable.h. */
+void set_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte, unsigned nr);
+#define set_ptes set_ptes
+pte_t ptep_get_and_clear(struct mm *mm, unsigned long addr, pte_t *ptep);
+#define ptep_get_and_clear ptep_get_and_clear
+pte_t clear_full_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr, int full);
+#define clear_full_ptes clear_full_ptes
+void wrprotect_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr);
+#define wrprotect_ptes wrprotect_ptes
+bool ptep_set_access_flags(struct vma *vma, unsigned long addr, pte_t *ptep, pte_t entry);
+#define ptep_set_access_flags ptep_set_access_flags
+int arch_check_pte_table(pte_t *table, const char **why);
+#define arch_check_pte_table arch_check_pte_table
 
 /* ---- table entries (pgd, pud, pmd pointing at the next level) ------------ */
 

@@ -1,0 +1,260 @@
+/*
+ * contpte.c (arm64) - the PTE hooks that keep contiguous blocks valid
+ * (see <asm/pgtable.h>), following the design of Linux's arm64 contpte
+ * support (v6.9): blocks are formed transparently under set_ptes() and
+ * split transparently by any change to part of one.
+ *
+ * Folding: set_ptes() of many entries writes each fully covered, 64 KiB
+ * aligned chunk whose frame is aligned too as a block (the caller
+ * guarantees one folio, consecutive pages, same attributes); set_ptes()
+ * of one entry tries to fold when it writes the last entry of a block (the
+ * order in which faults and per-PTE loops write), after checking all
+ * CONT_PTES entries: one folio, consecutive frames, same attributes up to
+ * young and dirty. caps.contpte = off stops folding; blocks that exist
+ * still unfold as they must. Unfolding: break-before-make over the whole
+ * block, keeping the block's young and dirty in every entry.
+ *
+ * Counters: cont_folds per block made (directly or by conversion),
+ * cont_unfolds per block split. Clearing whole blocks is neither.
+ * Pure C, so the host runner compiles it for the arm64 PTE format.
+ */
+#include "kernel.h"
+#include "knobs.h"
+#include "mm.h"
+
+/* The first entry of the block that @ptep is in. */
+static pte_t *cont_first(pte_t *ptep)
+{
+	return (pte_t *)((uintptr_t)ptep & ~(CONT_PTES * sizeof(pte_t) - 1));
+}
+
+/* @pte with the young and dirty state of @from added. */
+static pte_t pte_gather_ad(pte_t pte, pte_t from)
+{
+	if (pte_dirty(from))
+		pte = pte_mkdirty(pte);
+	if (pte_young(from))
+		pte = pte_mkyoung(pte);
+	return pte;
+}
+
+pte_t contpte_ptep_get(pte_t *ptep, pte_t orig)
+{
+	ptep = cont_first(ptep);
+	for (int i = 0; i < CONT_PTES; i++)
+		orig = pte_gather_ad(orig, __ptep_get(ptep + i));
+	return orig;
+}
+
+/* Write @nr entries from @pte (frames advancing), nothing else. */
+static void set_run(pte_t *ptep, pte_t pte, unsigned nr)
+{
+	for (unsigned i = 0; i < nr; i++)
+		set_pte(ptep + i, pte_advance_pfn(pte, i));
+}
+
+/*
+ * contpte_convert - rewrite the block holding @ptep (the entry for
+ * @addr, whose frame @pte gives) with @pte's attributes, with or without
+ * PTE_CONT: clear all entries gathering young and dirty, flush the
+ * block, write them back.
+ */
+static void contpte_convert(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte)
+{
+	unsigned long start = addr & CONT_PTE_MASK;
+	pte_t *first = cont_first(ptep);
+
+	pte = pfn_pte(pte_pfn(pte) - (unsigned long)(ptep - first), pte_pgprot(pte));
+	for (int i = 0; i < CONT_PTES; i++) {
+		pte = pte_gather_ad(pte, __ptep_get(first + i));
+		set_pte(first + i, (pte_t){ 0 });
+	}
+	flush_tlb_range(mm, start, start + CONT_PTE_SIZE);
+	set_run(first, pte, CONT_PTES);
+	if (pte_cont(pte))
+		count_event(cont_folds, 1);
+	else
+		count_event(cont_unfolds, 1);
+}
+
+/* Split the block holding the entry at @ptep (for @addr), if any. */
+static void contpte_try_unfold(struct mm *mm, unsigned long addr, pte_t *ptep)
+{
+	pte_t pte = __ptep_get(ptep);
+
+	if (pte_cont(pte))
+		contpte_convert(mm, addr, ptep, pte_mknoncont(pte));
+}
+
+/* Split the blocks that [addr, +nr pages) covers only partly. */
+static void contpte_unfold_edges(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr)
+{
+	unsigned long end = addr + (unsigned long)nr * PAGE_SIZE;
+
+	if (addr & ~CONT_PTE_MASK)
+		contpte_try_unfold(mm, addr, ptep);
+	if (end & ~CONT_PTE_MASK)
+		contpte_try_unfold(mm, end - PAGE_SIZE, ptep + nr - 1);
+}
+
+/* Does the folio of @pte's page cover the whole block of @addr? */
+static bool folio_covers_block(pte_t pte, unsigned long addr)
+{
+	struct page *page = pfn_to_page(pte_pfn(pte));
+	struct folio *folio;
+	unsigned long first;
+
+	if (!page)
+		return false;
+	folio = page_folio(page);
+	first = pte_pfn(pte) - ((addr & ~CONT_PTE_MASK) >> PAGE_SHIFT);
+	return first >= folio_pfn(folio) &&
+	       first + CONT_PTES <= folio_pfn(folio) + folio_nr_pages(folio);
+}
+
+/*
+ * contpte_try_fold - after @pte was written at @ptep (for @addr): if it
+ * is the last entry of its block and the block now maps one folio with
+ * consecutive frames and the same attributes, make it a block.
+ */
+static void contpte_try_fold(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte)
+{
+	pte_t *first = cont_first(ptep), want;
+
+	if (!caps.contpte || !pte_valid(pte) || ptep != first + CONT_PTES - 1 ||
+	    (pte_pfn(pte) & (CONT_PTES - 1)) != CONT_PTES - 1 || !folio_covers_block(pte, addr))
+		return;
+	want = pfn_pte(pte_pfn(pte) - (CONT_PTES - 1), pte_pgprot(pte_mkold(pte_mkclean(pte))));
+	for (int i = 0; i < CONT_PTES; i++, want = pte_advance_pfn(want, 1))
+		if (!pte_same(pte_mkold(pte_mkclean(__ptep_get(first + i))), want))
+			return;
+	contpte_convert(mm, addr, ptep, pte_mkcont(pte));
+}
+
+void set_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte, unsigned nr)
+{
+	pte = pte_mknoncont(pte);
+	contpte_unfold_edges(mm, addr, ptep, nr);
+	if (nr == 1) {
+		set_pte(ptep, pte);
+		contpte_try_fold(mm, addr, ptep, pte);
+		return;
+	}
+	while (nr) {
+		unsigned long next = (addr & CONT_PTE_MASK) + CONT_PTE_SIZE;
+		unsigned n = (next - addr) >> PAGE_SHIFT;
+		bool fold;
+
+		n = n < nr ? n : nr;
+		fold = caps.contpte && n == CONT_PTES && pte_valid(pte) &&
+		       !(pte_pfn(pte) & (CONT_PTES - 1));
+		set_run(ptep, fold ? pte_mkcont(pte) : pte, n);
+		if (fold)
+			count_event(cont_folds, 1);
+		pte = pte_advance_pfn(pte, n);
+		ptep += n, addr = next, nr -= n;
+	}
+}
+
+pte_t ptep_get_and_clear(struct mm *mm, unsigned long addr, pte_t *ptep)
+{
+	pte_t pte;
+
+	contpte_try_unfold(mm, addr, ptep);
+	pte = __ptep_get(ptep);
+	set_pte(ptep, (pte_t){ 0 });
+	return pte;
+}
+
+/*
+ * Whole blocks are cleared without unfolding: clearing is the "break" of
+ * break-before-make, and the caller flushes before the pages are reused.
+ * In a full teardown even partly covered blocks are not unfolded: no CPU
+ * uses the mm any more and the rest of the block is cleared next.
+ */
+pte_t clear_full_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr, int full)
+{
+	pte_t pte = __ptep_get(ptep);
+
+	if (!full) {
+		contpte_unfold_edges(mm, addr, ptep, nr);
+		pte = __ptep_get(ptep);
+	}
+	for (unsigned i = 0; i < nr; i++) {
+		pte = pte_gather_ad(pte, __ptep_get(ptep + i));
+		set_pte(ptep + i, (pte_t){ 0 });
+	}
+	return pte_mknoncont(pte);
+}
+
+/* Whole blocks stay blocks: every entry changes alike, and the caller's
+ * flush makes the change visible. */
+void wrprotect_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr)
+{
+	contpte_unfold_edges(mm, addr, ptep, nr);
+	for (unsigned i = 0; i < nr; i++)
+		set_pte(ptep + i, pte_wrprotect(__ptep_get(ptep + i)));
+}
+
+/* Add @entry's young and dirty to every entry of the block at @ptep;
+ * return whether any entry changed. */
+static bool contpte_set_ad(pte_t *ptep, pte_t entry)
+{
+	pte_t *first = cont_first(ptep);
+	bool changed = false;
+
+	for (int i = 0; i < CONT_PTES; i++) {
+		pte_t old = __ptep_get(first + i), new = pte_gather_ad(old, entry);
+
+		changed |= !pte_same(old, new);
+		set_pte(first + i, new);
+	}
+	return changed;
+}
+
+/* Young and dirty apply to the whole block; a change of the write
+ * permission is a change to part of it, so the block is split first. */
+bool ptep_set_access_flags(struct vma *vma, unsigned long addr, pte_t *ptep, pte_t entry)
+{
+	pte_t orig = __ptep_get(ptep);
+
+	if (pte_cont(orig) && pte_write(orig) == pte_write(entry))
+		return contpte_set_ad(ptep, entry);
+	contpte_try_unfold(vma->mm, addr, ptep);
+	entry = pte_mknoncont(entry);
+	if (pte_same(__ptep_get(ptep), entry))
+		return false;
+	set_pte(ptep, entry);
+	return true;
+}
+
+/* The rules of one block starting at @b (which has PTE_CONT somewhere). */
+static const char *contpte_block_problem(pte_t *b)
+{
+	pte_t want = pfn_pte(pte_pfn(b[0]), pte_pgprot(pte_mkold(pte_mkclean(b[0]))));
+
+	for (int i = 0; i < CONT_PTES; i++, want = pte_advance_pfn(want, 1)) {
+		if (!pte_cont(b[i]) || !pte_valid(b[i]))
+			return "contpte block with an entry that is invalid or lacks PTE_CONT";
+		if (!pte_same(pte_mkold(pte_mkclean(b[i])), want))
+			return "contpte block entries differ in frame or attributes";
+	}
+	if (pte_pfn(b[0]) & (CONT_PTES - 1))
+		return "contpte block maps a misaligned physical range";
+	if (!folio_covers_block(b[0], 0))
+		return "contpte block is not inside one folio";
+	return NULL;
+}
+
+int arch_check_pte_table(pte_t *table, const char **why)
+{
+	for (int b = 0; b < PTRS_PER_TABLE; b += CONT_PTES) {
+		bool any = false;
+
+		for (int i = 0; i < CONT_PTES; i++)
+			any |= pte_cont(__ptep_get(table + b + i));
+		if (any && (*why = contpte_block_problem(table + b)))
+			return b;
+	}
+	return -1;
+}

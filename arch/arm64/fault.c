@@ -1,0 +1,23 @@
+/*
+ * fault.c (arm64) - data aborts on user (TTBR0) addresses go to mm/.
+ *
+ * traps.c calls this for a data abort the kernel took below the TTBR0
+ * limit. Translation, access-flag and permission faults are all resolved
+ * by handle_mm_fault(): without FEAT_HAFDBS the access flag and the dirty
+ * state are software's job, and the fault path sets them.
+ */
+#include "kernel.h"
+#include "mm.h"
+
+#include <asm/traps.h>
+
+int arch_handle_user_fault(unsigned long far, unsigned long esr, unsigned long elr)
+{
+	int err;
+
+	(void)elr;
+	if (far >= MM_USER_END || !current_mm)
+		return 0;
+	err = handle_mm_fault(current_mm, far, esr_dabt_is_write(esr) ? FAULT_WRITE : 0);
+	return err ? err : 1;
+}

@@ -1,0 +1,101 @@
+/*
+ * setup.c (arm64) - from boot.S to kmain(): find QEMU's device tree, fill
+ * boot_info, and the hooks that describe the machine (name, counter, how
+ * it booted).
+ *
+ * QEMU -M virt loads an ELF kernel without the Linux boot protocol: x0 is
+ * 0 and the DTB is at the start of RAM (VIRT_DTB_PBASE); a loader that
+ * passes the DTB in x0 (the Linux protocol) is honoured too.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "dt.h"
+#include "kernel.h"
+
+#include <asm/mmu.h>
+#include <asm/traps.h>
+
+const char arch_name[] = "arm64";
+
+static struct boot_info bi;
+static uint64_t boot_x0;
+
+uint64_t arch_counter(void)
+{
+	isb(); /* do not let the read move before earlier instructions */
+	return read_sysreg(cntvct_el0);
+}
+
+/* CNTFRQ_EL0 as the firmware (QEMU) set it; bits 63:32 are RES0. */
+uint64_t arch_counter_freq(void)
+{
+	return read_sysreg(cntfrq_el0) & 0xffffffffu;
+}
+
+/* Say why there is no FDT (kmain() then stops with PTELAB_EXIT_USAGE).
+ * Straight to the console: stdio has no heap yet. */
+static void fdt_problem(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void fdt_problem(const char *fmt, ...)
+{
+	char line[120];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(line) - 1)
+		n = sizeof(line) - 1;
+	arch_console_write(line, n > 0 ? (size_t)n : 0);
+}
+
+/* The DTB from x0 or at VIRT_DTB_PBASE; reserved by its header's size.
+ * Without a valid one bi.fdt stays NULL and kmain() reports it. */
+static void find_fdt(uint64_t x0)
+{
+	uint64_t pa = x0 ? x0 : VIRT_DTB_PBASE;
+	uint32_t size;
+
+	/* RAM starts at VIRT_DTB_PBASE on -M virt; below it are devices. */
+	if (pa < VIRT_DTB_PBASE || pa >= BOOT_MAP_SIZE || (pa & 7)) {
+		fdt_problem("guest: arm64: x0 %#llx is not a DTB address in RAM\n",
+			    (unsigned long long)pa);
+		return;
+	}
+	size = dt_total_size(phys_to_virt(pa));
+	if (!size || pa + size > BOOT_MAP_SIZE) {
+		fdt_problem("guest: arm64: no FDT at %#llx (%s)\n", (unsigned long long)pa,
+			    x0 ? "from x0" : "where QEMU puts it");
+		return;
+	}
+	bi.fdt = phys_to_virt(pa);
+	bi.fdt_phys = pa;
+	boot_reserve(pa, size, x0 ? "device tree (x0)" : "device tree (QEMU)");
+}
+
+void arm64_start(uint64_t x0, uint64_t entry_el, uint64_t entry_counter);
+void arm64_start(uint64_t x0, uint64_t entry_el, uint64_t entry_counter)
+{
+	arm64_stack_init();
+	boot_x0 = x0;
+	bi.boot_path = "qemu-virt";
+	bi.current_el = (int)entry_el;
+	bi.entry_counter = entry_counter;
+	boot_info = &bi;
+	find_fdt(x0);
+	kmain(&bi);
+}
+
+void arch_describe_boot(void)
+{
+	uint64_t hz = arch_counter_freq();
+
+	printf("boot: qemu-virt, entered at EL%d%s, kernel at EL1 on SP_EL0\n", bi.current_el,
+	       bi.current_el == 2 ? " (dropped to EL1)" : "");
+	printf("boot: FDT at %#llx (%s), %u bytes\n", (unsigned long long)bi.fdt_phys,
+	       boot_x0 ? "from x0" : "QEMU's, x0 was 0", dt_total_size(bi.fdt));
+	printf("boot: counter CNTVCT_EL0 at %llu.%03llu MHz (CNTFRQ_EL0), MIDR_EL1 %#llx\n",
+	       (unsigned long long)(hz / 1000000), (unsigned long long)(hz / 1000 % 1000),
+	       (unsigned long long)read_sysreg(midr_el1));
+}

@@ -1,0 +1,42 @@
+# mk/mm-host.mk - the mm host test runner, once per PTE format.
+#
+# build/mm-tests-x86_64 and build/mm-tests-arm64 are mm/ + the hosted
+# simulation (arch/host) + the shared mm test cases (tests/mm), compiled
+# with ASan and UBSan. They differ only in the <asm/pgtable.h> they see:
+# arch/x86_64's or arch/arm64's (whose contpte code, arch/arm64/contpte.c,
+# is pure C and is compiled in too). tests/mm/run.sh runs both.
+#
+# Include order: arch/host/include first so that its arch.h, asm/mmu.h and
+# asm/layout.h shadow the guest's; then the chosen arch's include dir for
+# asm/pgtable.h only. guest/include/kernel.h includes "arch.h" with quotes,
+# which finds guest/include/arch.h next to it before any -I path, so the
+# host's arch.h is force-included first (its guard then wins).
+
+MM_HOST_FORMATS := x86_64 arm64
+MM_HOST_SRCS := $(wildcard mm/*.c) $(wildcard arch/host/*.c) $(wildcard tests/mm/*.c) \
+	guest/cmdline.c tests/host/main.c
+MM_HOST_SRCS_arm64 := arch/arm64/contpte.c
+
+# $(1) = PTE format
+define mm_host_rules
+MM_HOST_CFLAGS_$(1) := -O2 -g -std=gnu11 $(WARN) $(SAN) -MMD -MP \
+	-include arch/host/include/arch.h -Iarch/host/include -Iarch/$(1)/include \
+	-Imm -Iguest/include -Itests -DHOST_PTE_FORMAT='"$(1)"'
+MM_HOST_OBJS_$(1) := $$(patsubst %.c,$(B)/mm-host-$(1)/%.o,$(MM_HOST_SRCS) $(MM_HOST_SRCS_$(1)))
+
+$(B)/mm-host-$(1)/%.o: %.c
+	@mkdir -p $$(dir $$@)
+	@echo "  CC      $$@"
+	@$(HOSTCC) $$(MM_HOST_CFLAGS_$(1)) -c $$< -o $$@
+
+$(B)/mm-tests-$(1): $$(MM_HOST_OBJS_$(1))
+	@echo "  LD      $$@"
+	@$(HOSTCC) $(SAN) -o $$@ $$^
+endef
+
+$(foreach f,$(MM_HOST_FORMATS),$(eval $(call mm_host_rules,$(f))))
+
+.PHONY: mm-host-tests
+mm-host-tests: $(foreach f,$(MM_HOST_FORMATS),$(B)/mm-tests-$(f))
+
+EXTRA_ALL += $(foreach f,$(MM_HOST_FORMATS),$(B)/mm-tests-$(f))

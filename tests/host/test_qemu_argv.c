@@ -1,0 +1,94 @@
+/*
+ * test_qemu_argv.c - the QEMU command line ptelab builds (vmm/qemu.c):
+ * the same machine as the device tree, the boot data per arch, option
+ * syntax escaped, and a clean refusal when it does not fit.
+ */
+#include "test.h"
+#include "vmm_qemu.h"
+
+static struct vmm_config cfg;
+static struct vmm_machine m;
+static struct vmm_qemu_argv a;
+
+/* The index of the argument equal to @s, or -1. */
+static int find_arg(const char *s)
+{
+	for (int i = 0; i < a.argc; i++)
+		if (strcmp(a.argv[i], s) == 0)
+			return i;
+	return -1;
+}
+
+/* @opt is followed by @val somewhere on the command line. */
+static int has_pair(const char *opt, const char *val)
+{
+	for (int i = 0; i + 1 < a.argc; i++)
+		if (strcmp(a.argv[i], opt) == 0 && strcmp(a.argv[i + 1], val) == 0)
+			return 1;
+	return 0;
+}
+
+static void config(enum vmm_arch arch, const char *kernel)
+{
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.arch = arch;
+	cfg.timeout = 10;
+	snprintf(cfg.kernel, sizeof(cfg.kernel), "%s", kernel);
+}
+
+/* x86_64: pc machine, one memdev and -numa node per node, cpus by socket,
+ * distances, the FDT as -initrd, the exit device. */
+TEST(x86_64_command_line)
+{
+	config(VMM_ARCH_X86_64, "/k/guest.elf");
+	CHECK_EQ(vmm_machine_init(&m, VMM_LAYOUT_PC, 1ULL << 30, 2, 3, "run=hello"), 0);
+	CHECK_EQ(vmm_qemu_build_argv(&cfg, &m, "/tmp/x/guest.dtb", NULL, &a), 0);
+	CHECK_STR(a.argv[0], "qemu-system-x86_64");
+	CHECK(a.argv[a.argc] == NULL);
+	CHECK(has_pair("-M", "pc"));
+	CHECK(has_pair("-accel", "tcg"));
+	CHECK(has_pair("-m", "1024M"));
+	CHECK(has_pair("-smp", "3,sockets=3,cores=1,threads=1"));
+	CHECK(has_pair("-object", "memory-backend-ram,id=m1,size=536870912"));
+	CHECK(has_pair("-numa", "node,nodeid=1,memdev=m1"));
+	CHECK(has_pair("-numa", "cpu,node-id=0,socket-id=2"));
+	CHECK(has_pair("-numa", "dist,src=0,dst=1,val=20"));
+	CHECK(has_pair("-kernel", "/k/guest.elf"));
+	CHECK(has_pair("-initrd", "/tmp/x/guest.dtb"));
+	CHECK(has_pair("-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"));
+	CHECK(find_arg("-no-reboot") > 0);
+	CHECK(find_arg("-append") < 0); /* the command line is in the FDT */
+}
+
+/* arm64: virt machine, semihosting for the exit, -append for the command
+ * line, dumpdtb with a ',' in the path doubled as QEMU's syntax needs. */
+TEST(arm64_command_line_and_dumpdtb)
+{
+	config(VMM_ARCH_ARM64, "/k/a.elf");
+	cfg.accel = VMM_ACCEL_TCG;
+	CHECK_EQ(vmm_machine_init(&m, VMM_LAYOUT_VIRT, 2ULL << 30, 4, 1, "run=selftest x=1"), 0);
+	CHECK_EQ(vmm_qemu_build_argv(&cfg, &m, NULL, "/tmp/a,b.dtb", &a), 0);
+	CHECK_STR(a.argv[0], "qemu-system-aarch64");
+	CHECK(has_pair("-M", "virt,dumpdtb=/tmp/a,,b.dtb"));
+	CHECK(has_pair("-append", "run=selftest x=1"));
+	CHECK(has_pair("-semihosting-config", "enable=on,target=native"));
+	CHECK(has_pair("-numa", "dist,src=2,dst=3,val=20"));
+	CHECK(find_arg("-initrd") < 0);
+}
+
+/* A command line that does not fit is refused, not cut. */
+TEST(too_long_refused)
+{
+	char big[PATH_MAX];
+
+	memset(big, 'k', sizeof(big) - 1);
+	big[0] = '/';
+	big[sizeof(big) - 1] = 0;
+	config(VMM_ARCH_X86_64, big);
+	CHECK_EQ(vmm_machine_init(&m, VMM_LAYOUT_PC, 8ULL << 30, 8, 8, "run=hello"), 0);
+	CHECK_EQ(vmm_qemu_build_argv(&cfg, &m, big, NULL, &a), -1);
+	CHECK(a.used <= sizeof(a.buf));
+	CHECK(a.argv[a.argc] == NULL);
+}
+
+TEST_SUITE(qemu_argv, x86_64_command_line, arm64_command_line_and_dumpdtb, too_long_refused)
