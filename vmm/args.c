@@ -14,7 +14,9 @@ const char vmm_usage_text[] =
 	"  --backend auto|kvm|qemu  auto: KVM when /dev/kvm is usable, else QEMU (TCG);\n"
 	"                           arm64 guests always run on QEMU\n"
 	"  --arch x86_64|arm64      guest architecture (default x86_64)\n"
-	"  --accel tcg|kvm          QEMU accelerator (default tcg); with --backend auto\n"
+	"  --accel tcg|kvm|icount   QEMU accelerator (default tcg); icount is TCG with\n"
+	"                           guest time counting instructions (1 ns each):\n"
+	"                           exact, repeatable timings; with --backend auto\n"
 	"                           giving --accel selects QEMU\n"
 	"  --mem SIZE               guest RAM, K/M/G suffix, plain = bytes (default 1G,\n"
 	"                           at most 64G); split evenly over the nodes, each\n"
@@ -198,7 +200,7 @@ static const struct opt {
 
 static const char *const backend_names[] = { "auto", "kvm", "qemu", NULL };
 static const char *const arch_names[] = { "x86_64", "arm64", NULL };
-static const char *const accel_names[] = { "tcg", "kvm", NULL };
+static const char *const accel_names[] = { "tcg", "kvm", "icount", NULL };
 
 /* Apply one option with its value (NULL for flags) to @cfg. */
 static int apply_opt(const struct opt *o, const char *v, struct vmm_config *cfg, char *err,

@@ -144,6 +144,10 @@ int vmm_qemu_build_argv(const struct vmm_config *cfg, const struct vmm_machine *
 		ARG("%s", machine);
 	ARG("-accel");
 	ARG("%s", cfg->accel == VMM_ACCEL_KVM ? "kvm" : "tcg");
+	if (cfg->accel == VMM_ACCEL_ICOUNT) {
+		ARG("-icount");
+		ARG("shift=0,sleep=off");
+	}
 	ARG("-cpu");
 	ARG("max");
 	if (numa_args(a, m) || boot_args(a, cfg, m, initrd))
@@ -364,13 +368,14 @@ struct qemu_tmp {
  * into a new temporary directory.
  * Return: 0, or -1 (reported) with nothing left behind.
  */
-static int qemu_write_fdt(struct vmm_machine *m, struct qemu_tmp *tmp)
+static int qemu_write_fdt(struct vmm_machine *m, enum vmm_accel accel, struct qemu_tmp *tmp)
 {
 	const char *base = getenv("TMPDIR");
 	static char blob[PTELAB_BOOT_FDT_MAX];
 	int size;
 
-	m->timebase_hz = vmm_host_tsc_hz();
+	/* Under -icount QEMU's TSC is its virtual clock in nanoseconds. */
+	m->timebase_hz = accel == VMM_ACCEL_ICOUNT ? 1000000000ull : vmm_host_tsc_hz();
 	size = vmm_fdt_build(m, blob, sizeof(blob));
 	if (size < 0) {
 		vmm_msg("the device tree does not fit in %zu bytes", sizeof(blob));
@@ -451,7 +456,7 @@ int vmm_qemu_boot(const struct vmm_config *cfg, struct vmm_machine *m, struct vm
 
 	if (status)
 		return status;
-	if (cfg->arch == VMM_ARCH_X86_64 && qemu_write_fdt(m, &tmp))
+	if (cfg->arch == VMM_ARCH_X86_64 && qemu_write_fdt(m, cfg->accel, &tmp))
 		return PTELAB_EXIT_NOBACKEND;
 	if (vmm_qemu_build_argv(cfg, m, tmp.fdt, cfg->arch == VMM_ARCH_ARM64 ? cfg->dtb_out : NULL,
 				&a)) {

@@ -22,7 +22,9 @@
 
 enum vmm_arch { VMM_ARCH_X86_64, VMM_ARCH_ARM64 };
 enum vmm_backend { VMM_BACKEND_AUTO, VMM_BACKEND_KVM, VMM_BACKEND_QEMU };
-enum vmm_accel { VMM_ACCEL_TCG, VMM_ACCEL_KVM };
+/* ICOUNT is TCG with -icount shift=0: guest time advances 1 ns per guest
+ * instruction, so timings are exact, reproducible instruction counts. */
+enum vmm_accel { VMM_ACCEL_TCG, VMM_ACCEL_KVM, VMM_ACCEL_ICOUNT };
 
 struct vmm_config {
 	enum vmm_backend backend;
