@@ -97,15 +97,21 @@ static bool in_list(const char *list, const char *label)
 	return false;
 }
 
-/* All variants of one folio size, interleaved. */
+/* All variants of one folio size, interleaved. Progress: one dot per
+ * repetition on a line of its own (logs stay readable, RESULT lines stay
+ * at the start of a line). */
 static int bench_one_size(const struct bench *b, const struct folio_size *fs,
 			  const struct bench_params *p, struct variant_result *res, int nv)
 {
+	uint64_t t0 = time_ns();
+
+	printf("  %s %s: ", b->name, fs->label);
+	fflush(stdout);
 	for (int rep = 0; rep < p->reps; rep++) {
 		for (int v = 0; v < nv; v++) {
 			bench_apply_variant(b->variants[v]);
 			if (b->rep(fs, b->variants[v], p)) {
-				printf("bench %s: %s %s failed (out of memory? try a larger "
+				printf("\nbench %s: %s %s failed (out of memory? try a larger "
 				       "--mem)\n",
 				       b->name, fs->label, b->variants[v]);
 				caps_set_all(true);
@@ -114,11 +120,11 @@ static int bench_one_size(const struct bench *b, const struct folio_size *fs,
 			res[v].t[rep] = t_elapsed;
 			res[v].counters = c_delta;
 		}
-		printf("  %s %s: rep %d/%d\r", b->name, fs->label, rep + 1, p->reps);
+		printf(".");
 		fflush(stdout);
 	}
 	caps_set_all(true);
-	printf("%40s\r", "");
+	printf(" %d reps in %.1f s\n", p->reps, (double)(time_ns() - t0) / 1e9);
 	for (int v = 0; v < nv; v++)
 		print_result(b, fs, b->variants[v], p, &res[v]);
 	return 0;

@@ -14,8 +14,6 @@ extern const struct bench bench_zap, bench_mprotect, bench_fault;
 static const struct bench *const benches[] = { &bench_fault, &bench_zap, &bench_mprotect };
 #define NR_BENCHES (int)(sizeof(benches) / sizeof(benches[0]))
 
-extern bool mm_debug_poison;
-
 /* size= (MiB, default 1024), reps= (default 5), folios= (labels). */
 static int bench_params(struct bench_params *p)
 {
@@ -50,14 +48,14 @@ int cmd_bench(const char *arg)
 	if (bench_params(&p))
 		return PTELAB_EXIT_USAGE;
 	mm_init();
-	mm_debug_poison = false;
+	mm_debug_poison = mm_debug_vm = false; /* measure a production kernel */
 	for (int i = 0; i < NR_BENCHES && status == PTELAB_EXIT_OK; i++) {
 		if (arg && strcmp(arg, benches[i]->name) != 0)
 			continue;
 		found = 1;
 		status = bench_run(benches[i], &p);
 	}
-	mm_debug_poison = true;
+	mm_debug_poison = mm_debug_vm = true;
 	if (!found) {
 		printf("guest: no benchmark '%s' (have:", arg);
 		for (int i = 0; i < NR_BENCHES; i++)

@@ -109,6 +109,11 @@ extern int nr_pglists;
 extern bool mm_debug_poison;
 extern uint64_t mm_poison_errors;
 
+/* Debug: contract checks that cost real time on hot batched paths (e.g.
+ * that folio_pte_batch()'s first entry maps a page of its folio), as
+ * Linux's CONFIG_DEBUG_VM. Default on; benchmarks turn it off. */
+extern bool mm_debug_vm;
+
 /* pfn <-> page through the node memmaps. pfn_to_page returns NULL for a
  * pfn that is not RAM of any node (outside every span, or in a hole). */
 struct page *pfn_to_page(uint64_t pfn);

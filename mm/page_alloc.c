@@ -22,6 +22,7 @@
 struct pglist pglists[MAX_NUMNODES];
 int nr_pglists;
 bool mm_debug_poison = true;
+bool mm_debug_vm = true;
 uint64_t mm_poison_errors;
 
 /* Put the block at @p (free, blank) on @pg's order-@order list. */

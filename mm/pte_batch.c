@@ -9,24 +9,12 @@
  * It stops at the first entry that differs (another folio, a pfn gap, a
  * none entry, other permission or state bits) and never looks past the
  * folio's last page, the end of the PTE table or the caller's max_nr.
+ *
+ * The scan itself is inline in pgtable.h (constant flags fold away in
+ * each caller); this file has the once-per-run bound and its checks.
  */
 #include "kernel.h"
 #include "pgtable.h"
-
-/* @pte as the comparison sees it: ignored bits cleared, dirtiness in one
- * form (a format may record "dirty" more than one way, as arm64 does). */
-static pte_t batch_key(pte_t pte, unsigned flags)
-{
-	if (flags & FPB_MERGE_WRITE)
-		pte = pte_wrprotect(pte); /* before mkclean: may move dirtiness */
-	if (flags & FPB_IGNORE_DIRTY)
-		pte = pte_mkclean(pte);
-	else if (pte_dirty(pte))
-		pte = pte_mkdirty(pte);
-	if (flags & FPB_IGNORE_YOUNG)
-		pte = pte_mkold(pte);
-	return pte;
-}
 
 /* The slot of @ptep in its (page-aligned) table. */
 static unsigned pte_slot(const pte_t *ptep)
@@ -34,14 +22,12 @@ static unsigned pte_slot(const pte_t *ptep)
 	return (unsigned)(((uintptr_t)ptep / sizeof(pte_t)) % PTRS_PER_TABLE);
 }
 
-/* Entries the run may cover: folio end, table end, @max_nr. Panics on
- * arguments that break the contract. */
-static unsigned batch_limit(struct folio *folio, unsigned long addr, pte_t *ptep, pte_t pte,
-			    unsigned max_nr)
+/* Panic unless @pte maps a page of @folio, @max_nr > 0 and @addr is the
+ * address of @ptep's slot. */
+static void batch_check(struct folio *folio, unsigned long addr, pte_t *ptep, pte_t pte,
+			unsigned max_nr)
 {
 	uint64_t pfn = pte_pfn(pte), first = folio_pfn(folio);
-	uint64_t in_folio = first + folio_nr_pages(folio) - pfn;
-	unsigned in_table = PTRS_PER_TABLE - pte_slot(ptep);
 
 	if (!pte_present(pte) || pfn < first || pfn - first >= folio_nr_pages(folio))
 		panic("folio_pte_batch: pte %#llx does not map a page of the folio at pfn %#llx "
@@ -52,31 +38,23 @@ static unsigned batch_limit(struct folio *folio, unsigned long addr, pte_t *ptep
 	if (pte_index(addr) != pte_slot(ptep))
 		panic("folio_pte_batch: %#lx is slot %u, but the entry is slot %u", addr,
 		      pte_index(addr), pte_slot(ptep));
+}
+
+/*
+ * Entries the run may cover: folio end, table end, @max_nr. A folio is a
+ * naturally aligned run of pfns, so its end follows from the pfn alone;
+ * the contract check (which needs page_to_pfn) runs under mm_debug_vm.
+ */
+unsigned folio_pte_batch_limit(struct folio *folio, unsigned long addr, pte_t *ptep, pte_t pte,
+			       unsigned max_nr)
+{
+	unsigned long nr_pages = folio_nr_pages(folio);
+	unsigned long in_folio = nr_pages - (pte_pfn(pte) & (nr_pages - 1));
+	unsigned in_table = PTRS_PER_TABLE - pte_slot(ptep);
+
+	if (mm_debug_vm)
+		batch_check(folio, addr, ptep, pte, max_nr);
 	if (in_folio < max_nr)
 		max_nr = (unsigned)in_folio;
 	return in_table < max_nr ? in_table : max_nr;
-}
-
-unsigned folio_pte_batch(struct folio *folio, unsigned long addr, pte_t *ptep, pte_t pte,
-			 unsigned max_nr, unsigned flags, bool *any_writable)
-{
-	unsigned limit = batch_limit(folio, addr, ptep, pte, max_nr);
-	unsigned nr = pte_batch_hint(ptep, pte);
-	pte_t expected = pte_advance_pfn(batch_key(pte, flags), nr);
-	bool writable = pte_write(pte);
-
-	while (nr < limit) {
-		pte_t next = ptep_get(ptep + nr);
-		unsigned step;
-
-		if (!pte_same(batch_key(next, flags), expected))
-			break;
-		writable |= pte_write(next);
-		step = pte_batch_hint(ptep + nr, next);
-		expected = pte_advance_pfn(expected, step);
-		nr += step;
-	}
-	if (any_writable)
-		*any_writable = writable;
-	return nr < limit ? nr : limit;
 }

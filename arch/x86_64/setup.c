@@ -15,7 +15,6 @@
 #define UART_LSR (PTELAB_PORT_SERIAL + 5)
 #define LSR_THRE 0x20
 #define UART_FIFO 16
-#define LOW_MEMORY_END 0x100000 /* firmware, PVH structures, QEMU's option ROM */
 
 const char arch_name[] = "x86_64";
 extern uint64_t boot_tsc;
@@ -81,7 +80,8 @@ static void read_start_info(uint32_t phys)
 		printf("guest: no PVH start info at %#x (magic %#x)\n", phys, start_info->magic);
 		arch_exit(PTELAB_EXIT_CRASH);
 	}
-	boot_reserve(0, LOW_MEMORY_END, "low memory (firmware, PVH structures)");
+	/* [0, 1 MiB) - firmware, and QEMU's PVH structures - is reserved by
+	 * mm_init() itself; the heap starts above the kernel image. */
 	if (start_info->nr_modules < 1)
 		return;
 	mod = phys_to_virt(start_info->modlist_paddr);
