@@ -75,6 +75,9 @@ $(B)/host-tests: $(HT_OBJS)
 # --- newlib, built once per guest arch --------------------------------------
 TRIPLE_x86_64 := x86_64-elf
 TRIPLE_arm64 := aarch64-elf
+# The stamps are only order-only prerequisites: without .PRECIOUS make
+# treats them as intermediate and deletes them, and newlib is rebuilt.
+.PRECIOUS: $(B)/newlib/.built-%
 $(B)/newlib/.built-%: guest/build-newlib.sh | $(DEPS)
 	sh guest/build-newlib.sh $(if $(filter x86_64-elf,$*),x86_64,arm64) $(B)/newlib
 
