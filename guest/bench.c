@@ -74,10 +74,10 @@ static void print_result(const struct bench *b, const struct folio_size *fs, con
 	r->median =
 		p->reps % 2 ? r->t[p->reps / 2] : (r->t[p->reps / 2 - 1] + r->t[p->reps / 2]) / 2;
 	mm_counters_json(&r->counters, counters, sizeof(counters));
-	printf("RESULT {\"bench\":\"%s\",\"folio\":\"%s\",\"variant\":\"%s\",\"reps\":%d,"
+	printf("RESULT {\"bench\":\"%s\",\"arch\":\"%s\",\"folio\":\"%s\",\"variant\":\"%s\",\"reps\":%d,"
 	       "\"size_mb\":%lu,\"median_us\":%.1f,\"min_us\":%.1f,\"max_us\":%.1f,"
 	       "\"counters\":{%s}}\n",
-	       b->name, fs->label, variant, p->reps, p->size >> 20, r->median / 1000.0,
+	       b->name, arch_name, fs->label, variant, p->reps, p->size >> 20, r->median / 1000.0,
 	       r->t[0] / 1000.0, r->t[p->reps - 1] / 1000.0, counters);
 }
 

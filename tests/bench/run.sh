@@ -5,7 +5,7 @@
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=$TOP/build/bench-results.jsonl
 : >"$OUT"
-names=${*:-boot}
+names=${*:-boot mm}
 for b in $names; do
 	sh "$TOP/tests/bench/$b.sh" | tee -a "$OUT.raw"
 done

@@ -1,0 +1,38 @@
+#!/bin/sh
+# tests/bench/mm.sh - the batched mm paths, unbatched vs batched side by
+# side in one boot, on both guest architectures.
+#
+# Clock: under QEMU the guest runs with --accel icount, so a "us" is a
+# thousand guest instructions: exact and repeatable (the same figures on
+# every run), but blind to cache and TLB effects. Where ptelab's KVM
+# backend works, the x86_64 guest also runs there on the real clock.
+# BENCHES (default "zap mprotect fault", plus fork and gup once built),
+# SIZE in MiB (default 1024), REPS (default 5), ARCHES (x86_64 arm64).
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+P=$TOP/build/ptelab
+SIZE=${SIZE:-1024}
+REPS=${REPS:-5}
+ARCHES=${ARCHES:-x86_64 arm64}
+have=$("$P" --accel icount run=bench:none 2>&1 | sed -n 's/.*(have: *\(.*\))$/\1/p')
+BENCHES=${BENCHES:-$have}
+runs=""
+for b in $BENCHES; do runs="$runs${runs:+,}bench:$b"; done
+mem=$((SIZE * 3 / 1024 + 2))G
+
+# run LABEL ARGS...: one boot; RESULT lines get the clock they were taken on.
+run() {
+	label=$1
+	shift
+	echo "== mm benchmarks, $label: $BENCHES; $SIZE MiB, $REPS reps"
+	"$P" "$@" --mem "$mem" --timeout 7200 run="$runs" size="$SIZE" reps="$REPS" 2>&1 |
+		grep -v '^mm: ' | sed "s/^RESULT {/RESULT {\"clock\":\"$label\",/"
+}
+
+for a in $ARCHES; do
+	run icount --arch "$a" --accel icount
+done
+if "$P" --backend kvm --dtb-out /dev/null >/dev/null 2>&1; then
+	run kvm-tsc --backend kvm
+else
+	echo "SKIP: mm benchmarks on KVM: $("$P" --backend kvm --dtb-out /dev/null 2>&1)"
+fi
