@@ -108,6 +108,7 @@ static int cmd_selftest(const char *arg)
 
 static int cmd_list(const char *arg);
 int cmd_bench(const char *arg);
+int cmd_ptdump(const char *arg);
 
 static const struct command commands[] = {
 	{ "hello", "print the machine summary", 0, cmd_hello },
@@ -117,6 +118,7 @@ static const struct command commands[] = {
 	{ "selftest", "selftest[:FILTER] - run the in-guest tests", 1, cmd_selftest },
 	{ "bench", "bench[:NAME] - run one benchmark or all (size=MiB reps=N folios=4K,64K,...)", 1,
 	  cmd_bench },
+	{ "ptdump", "watch PTE runs form and break (batching caps apply)", 0, cmd_ptdump },
 	{ "list", "list the commands", 0, cmd_list },
 };
 
