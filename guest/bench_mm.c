@@ -13,64 +13,61 @@
 
 static const char *const variants_fault[] = { "batched", NULL };
 
-static int rep_zap(const struct folio_size *fs, const char *variant, const struct bench_params *p)
+/*
+ * One repetition: a fresh mm with @p->size of memory for @fs (populated
+ * when @populate), then @op timed on it, then the mm torn down untimed.
+ */
+static int rep_with_mm(const struct folio_size *fs, const struct bench_params *p, bool populate,
+		       int (*op)(struct mm *mm, unsigned long addr, unsigned long size))
 {
 	struct mm *mm = mm_create();
-	unsigned long a = mm ? bench_map(mm, fs, p->size, true) : 0;
-	int err;
+	unsigned long a = mm ? bench_map(mm, fs, p->size, populate) : 0;
+	int err = -1;
 
-	(void)variant;
-	if (!a) {
-		if (mm)
-			mm_put(mm);
-		return -1;
+	if (a) {
+		bench_start();
+		err = op(mm, a, p->size);
+		bench_stop();
 	}
-	bench_start();
-	err = mm_munmap(mm, a, p->size);
-	bench_stop();
-	mm_put(mm);
+	if (mm)
+		mm_put(mm);
 	return err ? -1 : 0;
+}
+
+static int op_zap(struct mm *mm, unsigned long addr, unsigned long size)
+{
+	return mm_munmap(mm, addr, size);
+}
+
+static int op_mprotect(struct mm *mm, unsigned long addr, unsigned long size)
+{
+	int err = mm_mprotect(mm, addr, size, VM_READ);
+
+	return err ? err : mm_mprotect(mm, addr, size, VM_READ | VM_WRITE);
+}
+
+static int op_fault(struct mm *mm, unsigned long addr, unsigned long size)
+{
+	return mm_touch(mm, addr, size, true);
+}
+
+static int rep_zap(const struct folio_size *fs, const char *variant, const struct bench_params *p)
+{
+	(void)variant;
+	return rep_with_mm(fs, p, true, op_zap);
 }
 
 static int rep_mprotect(const struct folio_size *fs, const char *variant,
 			const struct bench_params *p)
 {
-	struct mm *mm = mm_create();
-	unsigned long a = mm ? bench_map(mm, fs, p->size, true) : 0;
-	int err;
-
 	(void)variant;
-	if (!a) {
-		if (mm)
-			mm_put(mm);
-		return -1;
-	}
-	bench_start();
-	err = mm_mprotect(mm, a, p->size, VM_READ);
-	if (!err)
-		err = mm_mprotect(mm, a, p->size, VM_READ | VM_WRITE);
-	bench_stop();
-	mm_put(mm);
-	return err ? -1 : 0;
+	return rep_with_mm(fs, p, true, op_mprotect);
 }
 
 static int rep_fault(const struct folio_size *fs, const char *variant, const struct bench_params *p)
 {
-	struct mm *mm = mm_create();
-	unsigned long a = mm ? bench_map(mm, fs, p->size, false) : 0;
-	int err;
-
 	(void)variant;
-	if (!a) {
-		if (mm)
-			mm_put(mm);
-		return -1;
-	}
-	bench_start();
-	err = mm_touch(mm, a, p->size, true);
-	bench_stop();
-	mm_put(mm);
-	return err ? -1 : 0;
+	return rep_with_mm(fs, p, false, op_fault);
 }
 
 const struct bench bench_zap = { "zap", "4K,16K,64K,2M-pte,2M-pmd", variants_batching, rep_zap,

@@ -85,22 +85,6 @@ __attribute__((weak)) int arch_handle_user_fault(unsigned long far, unsigned lon
 	return 0;
 }
 
-/* Print without stdio's buffers: the exception may have hit inside printf. */
-static void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void report(const char *fmt, ...)
-{
-	char line[160];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (n > (int)sizeof(line) - 1)
-		n = sizeof(line) - 1;
-	arch_console_write(line, n > 0 ? (size_t)n : 0);
-}
-
 void arm64_stack_init(void)
 {
 	for (int i = 0; i < STACK_CANARY_WORDS; i++)
@@ -151,18 +135,19 @@ static void report_abort(const struct pt_regs *r, unsigned ec)
 	uint64_t fsc = r->esr & ESR_DABT_FSC_MASK;
 	int is_data = ec == ESR_EC_DABT_CUR || ec == ESR_EC_DABT_LOW;
 
-	report("guest:   %s, level %d, %s%s\n", abort_kind(fsc), (int)(fsc & 3),
-	       is_data ? (esr_dabt_is_write(r->esr) ? "write" : "read") : "instruction fetch",
-	       (r->esr & ESR_DABT_FNV) ? " (FAR not valid)" : "");
+	console_printf("guest:   %s, level %d, %s%s\n", abort_kind(fsc), (int)(fsc & 3),
+		       is_data ? (esr_dabt_is_write(r->esr) ? "write" : "read")
+			       : "instruction fetch",
+		       (r->esr & ESR_DABT_FNV) ? " (FAR not valid)" : "");
 }
 
 static void report_regs(const struct pt_regs *r)
 {
 	for (int i = 0; i < 31; i += 3) {
-		report("guest:  ");
+		console_printf("guest:  ");
 		for (int j = i; j < i + 3 && j < 31; j++)
-			report(" x%-2d %016llx", j, (unsigned long long)r->x[j]);
-		report("\n");
+			console_printf(" x%-2d %016llx", j, (unsigned long long)r->x[j]);
+		console_printf("\n");
 	}
 }
 
@@ -171,22 +156,23 @@ static void report_and_exit(const struct pt_regs *r)
 {
 	unsigned ec = esr_ec(r->esr), type = r->kind & 3, group = (r->kind >> 2) & 3;
 
-	report("\nguest: unhandled %s from %s\n", vec_types[type], vec_groups[group]);
+	console_printf("\nguest: unhandled %s from %s\n", vec_types[type], vec_groups[group]);
 	if (type == VEC_TYPE_SYNC || type == VEC_TYPE_SERROR)
-		report("guest:   exception class %s (EC 0x%02x)\n",
-		       ec_names[ec] ? ec_names[ec] : "reserved", ec);
+		console_printf("guest:   exception class %s (EC 0x%02x)\n",
+			       ec_names[ec] ? ec_names[ec] : "reserved", ec);
 	if (type == VEC_TYPE_SYNC && (ec == ESR_EC_IABT_LOW || ec == ESR_EC_IABT_CUR ||
 				      ec == ESR_EC_DABT_LOW || ec == ESR_EC_DABT_CUR))
 		report_abort(r, ec);
-	report("guest:   ESR 0x%08llx  ELR (PC) 0x%016llx  FAR 0x%016llx\n",
-	       (unsigned long long)r->esr, (unsigned long long)r->elr, (unsigned long long)r->far);
-	report("guest:   SPSR 0x%08llx  SP 0x%016llx  FPSR 0x%llx  FPCR 0x%llx\n",
-	       (unsigned long long)r->spsr, (unsigned long long)r->sp, (unsigned long long)r->fpsr,
-	       (unsigned long long)r->fpcr);
+	console_printf("guest:   ESR 0x%08llx  ELR (PC) 0x%016llx  FAR 0x%016llx\n",
+		       (unsigned long long)r->esr, (unsigned long long)r->elr,
+		       (unsigned long long)r->far);
+	console_printf("guest:   SPSR 0x%08llx  SP 0x%016llx  FPSR 0x%llx  FPCR 0x%llx\n",
+		       (unsigned long long)r->spsr, (unsigned long long)r->sp,
+		       (unsigned long long)r->fpsr, (unsigned long long)r->fpcr);
 	report_regs(r);
 	if (group == VEC_GROUP_EL1_SP0 && sp_outside_stack(r->sp))
-		report("guest:   SP is outside the kernel stack [%p, %p): overflow?\n",
-		       (void *)arm64_boot_stack, (void *)arm64_boot_stack_top);
+		console_printf("guest:   SP is outside the kernel stack [%p, %p): overflow?\n",
+			       (void *)arm64_boot_stack, (void *)arm64_boot_stack_top);
 	arch_exit(PTELAB_EXIT_CRASH); /* reports an overwritten stack guard */
 }
 
@@ -224,15 +210,17 @@ static bool semihosting_trapped(const struct pt_regs *r)
 void arm64_trap(struct pt_regs *r)
 {
 	if (semihosting_trapped(r)) {
-		report("\nguest: cannot exit: semihosting is off (QEMU needs -semihosting-config "
-		       "enable=on); hanging\n");
+		console_printf(
+			"\nguest: cannot exit: semihosting is off (QEMU needs -semihosting-config "
+			"enable=on); hanging\n");
 		arch_hang();
 	}
 	if (r->depth > 1) {
-		report("\nguest: nested exception (depth %llu) while handling one: ESR 0x%08llx "
-		       "ELR 0x%016llx FAR 0x%016llx\n",
-		       (unsigned long long)r->depth, (unsigned long long)r->esr,
-		       (unsigned long long)r->elr, (unsigned long long)r->far);
+		console_printf(
+			"\nguest: nested exception (depth %llu) while handling one: ESR 0x%08llx "
+			"ELR 0x%016llx FAR 0x%016llx\n",
+			(unsigned long long)r->depth, (unsigned long long)r->esr,
+			(unsigned long long)r->elr, (unsigned long long)r->far);
 		arch_exit(PTELAB_EXIT_CRASH);
 	}
 	if (r->kind == VEC_GROUP_EL1_SP0 * 4 + VEC_TYPE_SYNC && user_fault(r))

@@ -107,37 +107,22 @@ void traps_init(void)
 	__asm__ volatile("lidt %0" : : "m"(idtr));
 }
 
-/* Print without stdio's buffers: the fault may have hit inside printf. */
-static void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void report(const char *fmt, ...)
-{
-	char line[160];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (n > (int)sizeof(line) - 1)
-		n = sizeof(line) - 1;
-	arch_console_write(line, n > 0 ? (size_t)n : 0);
-}
-
 static void report_frame(const struct trap_frame *f, uint64_t cr2)
 {
 	unsigned v = (unsigned)f->vector;
 
-	report("\nguest: unhandled exception %s (vector %u), error code 0x%llx\n",
-	       v < NR_VECTORS && vector_names[v] ? vector_names[v] : "reserved", v,
-	       (unsigned long long)f->error);
-	report("guest: RIP 0x%016llx CR2 (fault address) 0x%016llx RSP 0x%016llx RFLAGS 0x%llx\n",
-	       (unsigned long long)f->rip, (unsigned long long)cr2, (unsigned long long)f->rsp,
-	       (unsigned long long)f->rflags);
-	report("guest: RAX %016llx RBX %016llx RCX %016llx RDX %016llx\n",
-	       (unsigned long long)f->rax, (unsigned long long)f->rbx, (unsigned long long)f->rcx,
-	       (unsigned long long)f->rdx);
-	report("guest: RSI %016llx RDI %016llx RBP %016llx\n", (unsigned long long)f->rsi,
-	       (unsigned long long)f->rdi, (unsigned long long)f->rbp);
+	console_printf("\nguest: unhandled exception %s (vector %u), error code 0x%llx\n",
+		       v < NR_VECTORS && vector_names[v] ? vector_names[v] : "reserved", v,
+		       (unsigned long long)f->error);
+	console_printf(
+		"guest: RIP 0x%016llx CR2 (fault address) 0x%016llx RSP 0x%016llx RFLAGS 0x%llx\n",
+		(unsigned long long)f->rip, (unsigned long long)cr2, (unsigned long long)f->rsp,
+		(unsigned long long)f->rflags);
+	console_printf("guest: RAX %016llx RBX %016llx RCX %016llx RDX %016llx\n",
+		       (unsigned long long)f->rax, (unsigned long long)f->rbx,
+		       (unsigned long long)f->rcx, (unsigned long long)f->rdx);
+	console_printf("guest: RSI %016llx RDI %016llx RBP %016llx\n", (unsigned long long)f->rsi,
+		       (unsigned long long)f->rdi, (unsigned long long)f->rbp);
 }
 
 /* Called by entry.S with interrupts off. Returns to resume @f. */
@@ -149,8 +134,8 @@ void x86_trap(struct trap_frame *f)
 	if (f->vector == 14 && !in_trap && arch_handle_user_fault(f, cr2))
 		return;
 	if (in_trap++) {
-		report("\nguest: exception %llu while reporting an exception\n",
-		       (unsigned long long)f->vector);
+		console_printf("\nguest: exception %llu while reporting an exception\n",
+			       (unsigned long long)f->vector);
 		arch_exit(PTELAB_EXIT_CRASH);
 	}
 	report_frame(f, cr2);

@@ -16,6 +16,10 @@ extern struct machine machine; /* from the FDT, set before any command runs */
 extern struct cmdline cmdline;
 extern struct boot_info *boot_info;
 
+/* printf straight to the console, bypassing stdio's buffers: for exception
+ * reports, which may interrupt printf itself. One line of up to 160 bytes. */
+void console_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* A broken invariant: print "panic: <message>" and stop with the crash status. */
 void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
