@@ -74,7 +74,8 @@ static void print_result(const struct bench *b, const struct folio_size *fs, con
 	r->median =
 		p->reps % 2 ? r->t[p->reps / 2] : (r->t[p->reps / 2 - 1] + r->t[p->reps / 2]) / 2;
 	mm_counters_json(&r->counters, counters, sizeof(counters));
-	printf("RESULT {\"bench\":\"%s\",\"arch\":\"%s\",\"folio\":\"%s\",\"variant\":\"%s\",\"reps\":%d,"
+	printf("RESULT "
+	       "{\"bench\":\"%s\",\"arch\":\"%s\",\"folio\":\"%s\",\"variant\":\"%s\",\"reps\":%d,"
 	       "\"size_mb\":%lu,\"median_us\":%.1f,\"min_us\":%.1f,\"max_us\":%.1f,"
 	       "\"counters\":{%s}}\n",
 	       b->name, arch_name, fs->label, variant, p->reps, p->size >> 20, r->median / 1000.0,
@@ -130,7 +131,10 @@ static int bench_one_size(const struct bench *b, const struct folio_size *fs,
 	return 0;
 }
 
-static void print_row(const struct folio_size *fs, struct variant_result *res, int nv)
+/* One table row: the medians, then the change from the first variant to
+ * the last, or (one variant) the rate in 4 KiB pages per second. */
+static void print_row(const struct folio_size *fs, struct variant_result *res, int nv,
+		      const struct bench_params *p)
 {
 	printf("  %-8s", fs->label);
 	for (int v = 0; v < nv; v++)
@@ -138,6 +142,8 @@ static void print_row(const struct folio_size *fs, struct variant_result *res, i
 	if (nv >= 2)
 		printf("   %+6.1f%%", 100.0 * ((double)res[nv - 1].median - (double)res[0].median) /
 					      (double)res[0].median);
+	else
+		printf(" %14.0f", (double)(p->size >> PAGE_SHIFT) * 1e9 / (double)res[0].median);
 	printf("\n");
 }
 
@@ -161,8 +167,8 @@ int bench_run(const struct bench *b, const struct bench_params *p)
 	printf("  %-8s", "folio");
 	for (int v = 0; v < nv; v++)
 		printf(" %12s", b->variants[v]);
-	printf(nv >= 2 ? "   change\n" : "\n");
+	printf(nv >= 2 ? "   change\n" : "        pages/s\n");
 	for (int r = 0; r < nrows; r++)
-		print_row(&folio_sizes[rows[r]], res[r], nv);
+		print_row(&folio_sizes[rows[r]], res[r], nv, p);
 	return PTELAB_EXIT_OK;
 }
