@@ -92,4 +92,27 @@ void folio_pin_refs(struct folio *f, int refs);
 void folio_unpin_refs(struct folio *f, int refs);
 void mm_set_has_pinned(struct mm *mm);
 
+/* ---- kmap.c: the kernel half's tables at boot ---------------------------- */
+
+/* Where kmap_range() builds, and whether it may use 1 GiB leaves. */
+struct kmap {
+	pgd_t *pgd;
+	bool pud_leaves;
+};
+
+/* Leaf entries for the kernel half, from the arch (its mmu.c): @prot is
+ * the arch's kernel leaf bits, @pa aligned to the leaf size. */
+pud_t kernel_pud_leaf(uint64_t pa, uint64_t prot);
+pmd_t kernel_pmd_leaf(uint64_t pa, uint64_t prot);
+pte_t kernel_pte_leaf(uint64_t pa, uint64_t prot);
+
+/* A zeroed page-table page from memblock (panics when there is none). */
+void *kmap_table(uint64_t *pa);
+
+/* Map [@pa, @pa + @size) at @va, page aligned, with the largest leaves
+ * that fit; every RAM range of `machine` at PAGE_OFFSET + its address.
+ * Context: boot, from arch_mm_init(), before page_alloc_init(). */
+void kmap_range(const struct kmap *k, unsigned long va, uint64_t pa, uint64_t size, uint64_t prot);
+void kmap_ram(const struct kmap *k, uint64_t prot);
+
 #endif

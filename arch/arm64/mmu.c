@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "kernel.h"
-#include "memblock.h"
+#include "mm_internal.h"
 #include "mm.h"
 #include "pgtable.h"
 
@@ -101,87 +101,19 @@ void arch_pgd_init(void *pgd)
 
 /* ---- building the kernel's tables ------------------------------------------ */
 
-/* A zeroed table page from memblock, reachable through the boot map. */
-static void *early_table(uint64_t *pa)
+pud_t kernel_pud_leaf(uint64_t pa, uint64_t prot)
 {
-	if (memblock_alloc(PAGE_SIZE, PAGE_SIZE, 0, "kernel page tables", pa))
-		panic("arch_mm_init: no memory for kernel page tables");
-	if (*pa + PAGE_SIZE > BOOT_MAP_SIZE)
-		panic("arch_mm_init: table page %#llx is beyond the boot map",
-		      (unsigned long long)*pa);
-	return memset(phys_to_virt(*pa), 0, PAGE_SIZE);
+	return (pud_t){ (pa & PUD_ADDR_MASK) | prot | PTE_TYPE_BLOCK };
 }
 
-static pud_t *kpud(unsigned long va)
+pmd_t kernel_pmd_leaf(uint64_t pa, uint64_t prot)
 {
-	pgd_t *g = &kernel_pgd[pgd_index(va)];
-	uint64_t pa;
-
-	if (pgd_none(*g)) {
-		early_table(&pa);
-		*g = pgd_mktable(pa >> PAGE_SHIFT);
-	}
-	return pud_offset(g, va);
+	return (pmd_t){ (pa & PMD_ADDR_MASK) | prot | PTE_TYPE_BLOCK };
 }
 
-static pmd_t *kpmd(unsigned long va)
+pte_t kernel_pte_leaf(uint64_t pa, uint64_t prot)
 {
-	pud_t *u = kpud(va);
-	uint64_t pa;
-
-	if (pud_none(*u)) {
-		early_table(&pa);
-		*u = pud_mktable(pa >> PAGE_SHIFT);
-	}
-	if (pud_leaf(*u))
-		panic("arch_mm_init: %#lx is already inside a 1 GiB block", va);
-	return pmd_offset(u, va);
-}
-
-static pte_t *kpte(unsigned long va)
-{
-	pmd_t *m = kpmd(va);
-	uint64_t pa;
-
-	if (pmd_none(*m)) {
-		early_table(&pa);
-		*m = pmd_mktable(pa >> PAGE_SHIFT);
-	}
-	if (pmd_leaf(*m))
-		panic("arch_mm_init: %#lx is already inside a 2 MiB block", va);
-	return pte_offset_kernel(m, va);
-}
-
-/* Map one block or page of the largest size that fits at @va -> @pa;
- * return its size. */
-static uint64_t kmap_one(unsigned long va, uint64_t pa, uint64_t left, uint64_t prot)
-{
-	uint64_t both = va | pa;
-
-	if (!(both & (PUD_SIZE - 1)) && left >= PUD_SIZE) {
-		pud_t *u = kpud(va);
-
-		if (!pud_none(*u))
-			panic("arch_mm_init: %#lx mapped twice", va);
-		*u = (pud_t){ (pa & PUD_ADDR_MASK) | prot | PTE_TYPE_BLOCK };
-		return PUD_SIZE;
-	}
-	if (!(both & (PMD_SIZE - 1)) && left >= PMD_SIZE) {
-		pmd_t *m = kpmd(va);
-
-		if (!pmd_none(*m))
-			panic("arch_mm_init: %#lx mapped twice", va);
-		*m = (pmd_t){ (pa & PMD_ADDR_MASK) | prot | PTE_TYPE_BLOCK };
-		return PMD_SIZE;
-	}
-	*kpte(va) = (pte_t){ (pa & PTE_ADDR_MASK) | prot | PTE_TYPE_PAGE };
-	return PAGE_SIZE;
-}
-
-static void kmap_range(unsigned long va, uint64_t pa, uint64_t size, uint64_t prot)
-{
-	for (uint64_t done = 0, step; done < size; done += step)
-		step = kmap_one(va + done, pa + done, size - done, prot);
+	return (pte_t){ (pa & PTE_ADDR_MASK) | prot | PTE_TYPE_PAGE };
 }
 
 /* The boot code's MMU setup must be what this file's entries assume. */
@@ -205,24 +137,18 @@ static uint64_t check_boot_mmu(void)
 /* Devices below 1 GiB, then the RAM ranges (which must not overlap them). */
 static void map_kernel_half(void)
 {
-	kmap_range(PAGE_OFFSET, 0, DEVICE_SPAN, KERNEL_DEVICE);
-	for (int n = 0; n < machine.nr_nodes; n++)
-		for (int r = 0; r < machine.node[n].nr_ranges; r++) {
-			const struct mem_range *mr = &machine.node[n].range[r];
-			uint64_t start = mr->base & ~(PAGE_SIZE - 1);
-			uint64_t end = (mr->base + mr->size) & ~(PAGE_SIZE - 1);
+	struct kmap k = { kernel_pgd, true };
 
-			if (end > start)
-				kmap_range(PAGE_OFFSET + start, start, end - start, KERNEL_NORMAL);
-		}
+	kmap_range(&k, PAGE_OFFSET, 0, DEVICE_SPAN, KERNEL_DEVICE);
+	kmap_ram(&k, KERNEL_NORMAL);
 }
 
 void arch_mm_init(void)
 {
 	uint64_t tcr = check_boot_mmu();
 
-	kernel_pgd = early_table(&kernel_pgd_phys);
-	early_table(&empty_pgd_phys);
+	kernel_pgd = kmap_table(&kernel_pgd_phys);
+	kmap_table(&empty_pgd_phys);
 	map_kernel_half();
 	/*
 	 * The new TTBR1 table maps what the boot table maps at the same
