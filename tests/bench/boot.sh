@@ -18,7 +18,7 @@ if kvm_why=$("$P" --backend kvm --dtb-out /dev/null 2>&1); then
 	"$P" --backend kvm --timing $args 2>&1 | grep timing
 	kvm=1
 else
-	echo "SKIP: ptelab-kvm: $kvm_why"
+	echo "SKIP: ptelab-kvm: ${kvm_why#ptelab: --backend kvm: }"
 	kvm=0
 fi
 # shellcheck disable=SC2086
