@@ -60,7 +60,7 @@ $(B)/timeit: tests/bench/timeit.c | $(DEPS)
 	$(HOSTCC) -O2 $(WARN) -o $@ $<
 
 # --- host tests (sanitized) -------------------------------------------------
-HT_SRCS := $(wildcard tests/host/*.c) $(filter-out vmm/main.c,$(VMM_SRCS)) \
+HT_SRCS := $(wildcard tests/host/*.c) tests/runner.c $(filter-out vmm/main.c,$(VMM_SRCS)) \
 	guest/dt.c guest/machine.c guest/cmdline.c
 HT_OBJS := $(patsubst %.c,$(B)/host-san/%.o,$(HT_SRCS))
 
@@ -88,7 +88,7 @@ GFLAGS_x86_64 := -mno-red-zone -mcmodel=kernel
 GFLAGS_arm64 := -mcmodel=small
 # The guest: its core, all of mm/, the mm test cases (run=selftest runs
 # them on the real MMU) and the arch's own files.
-GUEST_COMMON = $(wildcard guest/*.c) $(wildcard tests/guest/*.c) $(wildcard mm/*.c) \
+GUEST_COMMON = $(wildcard guest/*.c) $(wildcard tests/guest/*.c) tests/runner.c $(wildcard mm/*.c) \
 	$(wildcard tests/mm/*.c)
 
 # $(1) = arch

@@ -16,7 +16,7 @@ MM_HOST_FORMATS := x86_64 arm64
 # mm/kmap.c builds the kernel half of real page tables at boot: guest only.
 MM_HOST_SRCS := $(filter-out mm/kmap.c,$(wildcard mm/*.c)) $(wildcard arch/host/*.c) \
 	$(wildcard tests/mm/*.c) \
-	guest/cmdline.c tests/host/main.c
+	guest/cmdline.c tests/host/main.c tests/runner.c
 MM_HOST_SRCS_arm64 := arch/arm64/contpte.c
 
 # $(1) = PTE format

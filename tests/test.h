@@ -27,6 +27,11 @@ struct test_suite {
 };
 
 void test_register(struct test_suite *s);
+
+/* Run every registered case whose "suite/case" name contains @filter (all
+ * when NULL), timing each with @clock_ns; print a line per case and the
+ * summary. Return: the cases passed, with the failed ones in *@failed. */
+int test_run_all(const char *filter, uint64_t (*clock_ns)(void), int *failed);
 void test_check_failed(const char *file, int line, const char *expr, const char *detail);
 extern int test_checks; /* checks made by the running case */
 

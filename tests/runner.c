@@ -1,0 +1,70 @@
+/*
+ * runner.c - the one test runner, shared by the host runners (tests/host/
+ * main.c) and the guest (run=selftest, guest/selftest.c): suites register
+ * themselves from constructors (TEST_SUITE in test.h); each case prints
+ * one line, the run ends with "N passed, N failed". A case that makes no
+ * check fails.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "test.h"
+
+int test_checks;
+static int case_failures;
+static struct test_suite *suites;
+
+void test_register(struct test_suite *s)
+{
+	struct test_suite **p = &suites;
+
+	while (*p)
+		p = &(*p)->next;
+	*p = s;
+}
+
+void test_check_failed(const char *file, int line, const char *expr, const char *detail)
+{
+	case_failures++;
+	printf("    %s:%d: check failed: %s%s%s\n", file, line, expr, detail ? ": " : "",
+	       detail ? detail : "");
+}
+
+/* Run one case; return 1 when it passed. */
+static int run_case(const struct test_suite *s, const struct test_case *c,
+		    uint64_t (*clock_ns)(void))
+{
+	uint64_t t0 = clock_ns();
+
+	test_checks = 0;
+	case_failures = 0;
+	c->fn();
+	fflush(stdout);
+	if (test_checks == 0) {
+		printf("FAIL %s/%s: made no checks\n", s->name, c->name);
+		return 0;
+	}
+	printf("%s %s/%s (%d checks, %llu us)\n", case_failures ? "FAIL" : "ok  ", s->name, c->name,
+	       test_checks, (unsigned long long)((clock_ns() - t0) / 1000));
+	return case_failures == 0;
+}
+
+int test_run_all(const char *filter, uint64_t (*clock_ns)(void), int *failed)
+{
+	int passed = 0;
+	char full[256];
+
+	*failed = 0;
+	for (struct test_suite *s = suites; s; s = s->next)
+		for (int i = 0; i < s->nr_cases; i++) {
+			snprintf(full, sizeof(full), "%s/%s", s->name, s->cases[i].name);
+			if (filter && !strstr(full, filter))
+				continue;
+			if (run_case(s, &s->cases[i], clock_ns))
+				passed++;
+			else
+				(*failed)++;
+		}
+	printf("%d passed, %d failed\n", passed, *failed);
+	return passed;
+}
