@@ -10,8 +10,12 @@
 #include "ptelab_abi.h"
 
 extern const struct bench bench_zap, bench_mprotect, bench_fault;
+extern const struct bench bench_fork, bench_fork_exit;
+extern const struct bench bench_gup, bench_gup_put;
 
-static const struct bench *const benches[] = { &bench_fault, &bench_zap, &bench_mprotect };
+static const struct bench *const benches[] = { &bench_fault,  &bench_zap,	&bench_mprotect,
+					       &bench_fork,   &bench_fork_exit, &bench_gup,
+					       &bench_gup_put };
 #define NR_BENCHES (int)(sizeof(benches) / sizeof(benches[0]))
 
 /* size= (MiB, default 1024), reps= (default 5), folios= (labels). */

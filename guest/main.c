@@ -16,7 +16,8 @@ struct cmdline cmdline;
 struct boot_info *boot_info;
 
 /* Keys the command line may use; anything else is a usage error. */
-static const char *const known_keys[] = { "run", "size", "reps", "folios", "seed", NULL };
+static const char *const known_keys[] = { "run",    "size",   "reps",	   "folios",	"seed",
+					  "gup_nr", "gup_op", "gup_write", "gup_touch", NULL };
 
 /* Every key must be a command-line key or a batching knob. */
 static int check_keys(char *err, size_t errlen)

@@ -18,6 +18,11 @@
  *    entire_mapcount equals the PMDs that map it, and large_mapcount is
  *    their sum (PTE mappings + PMD mappings);
  *  - refcount >= mappings + pins (a pin holds a reference too);
+ *  - a mapped page that is pinned stays the process's own: a small folio
+ *    that may be pinned (refcount - mappings >= GUP_PIN_COUNTING_BIAS) is
+ *    AnonExclusive and mapped by an mm with MMF_HAS_PINNED (else fork
+ *    would share it and the pin would go stale), and a PMD-mapped folio
+ *    with pins is AnonExclusive;
  *  - free and reserved frames are mapped by nothing;
  *  - each mm's nr_pt_pages equals the tables found under its pgd;
  *  - the allocator's own lists and counts (page_alloc_check()).
@@ -84,6 +89,25 @@ static void check_writable(struct census *c, struct mm *mm, struct vma *vma, uns
 			mm->id, addr, (unsigned long long)page_to_pfn(page));
 }
 
+/* A pinned page mapped at @addr of @mm (by a PMD if @pmd) must be the
+ * mm's own: see the list at the top. Large PTE-mapped folios count pins
+ * per folio, not per page, so only the two exact cases are checked. */
+static void check_pinned_mapping(struct census *c, struct mm *mm, unsigned long addr,
+				 struct page *page, bool pmd)
+{
+	struct folio *f = page_folio(page);
+	int unmapped_refs = folio_ref_count(f) - f->page.mapcount;
+
+	if (pmd ? !folio_pincount(f) : folio_test_large(f) || unmapped_refs < GUP_PIN_COUNTING_BIAS)
+		return;
+	if (!PageAnonExclusive(page))
+		PROBLEM(c, "mm %d: %#lx maps pinned pfn %#llx, which is not AnonExclusive", mm->id,
+			addr, (unsigned long long)page_to_pfn(page));
+	if (!pmd && !(mm->flags & MMF_HAS_PINNED))
+		PROBLEM(c, "mm %d: %#lx maps pinned pfn %#llx, but the mm has no MMF_HAS_PINNED",
+			mm->id, addr, (unsigned long long)page_to_pfn(page));
+}
+
 static void census_pte(struct census *c, struct mm *mm, pte_t pte, unsigned long addr)
 {
 	struct vma *vma = find_vma(mm, addr);
@@ -99,6 +123,7 @@ static void census_pte(struct census *c, struct mm *mm, pte_t pte, unsigned long
 		return;
 	(*slot(c->ptes, page))++;
 	check_writable(c, mm, vma, addr, page, pte_write(pte));
+	check_pinned_mapping(c, mm, addr, page, false);
 }
 
 /* One PTE table: its lock, its entries, the arch's block rules. */
@@ -144,6 +169,7 @@ static void census_pmd_leaf(struct census *c, struct mm *mm, pmd_t pmd, unsigned
 	}
 	(*slot(c->pmds, page))++;
 	check_writable(c, mm, vma, addr, page, pmd_write(pmd));
+	check_pinned_mapping(c, mm, addr, page, true);
 }
 
 /* The PMD table behind @pud (mapping from @base); count its tables. */

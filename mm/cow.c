@@ -9,6 +9,17 @@
  * here allow. Everything else gets a copy of the one 4 KiB page in a new
  * order-0 folio, as Linux does for PTE-mapped large folios. A PMD-mapped
  * folio is reused whole when the PMD is its only user, else split first.
+ *
+ * An unshare fault (FAULT_UNSHARE, from GUP) that reuses one page of a
+ * large folio on the second ground also marks AnonExclusive every other
+ * page of the folio that this PTE table alone maps: the same facts prove
+ * them exclusive. A read-only pin of a previously shared 64 KiB folio
+ * unshares its first page and pins it; the next page would then not be
+ * reusable (the pin is a reference that is no mapping) and be copied,
+ * and the 14 after it too, which is what Linux does. Here the first
+ * unshare makes the whole run exclusive and the pin takes it with one
+ * grab. A write fault still takes over only its own page, as in Linux
+ * (the process writes one page; the others stay as they were).
  */
 #include <errno.h>
 #include <string.h>
@@ -25,10 +36,41 @@ static bool can_reuse(struct folio *folio, struct page *page)
 	       folio_ref_count(folio) == folio_mapcount(folio);
 }
 
+/*
+ * wp_reuse_folio_run - @page (at @addr, entry @ptep) is being reused
+ * although not AnonExclusive: its large folio has no reference but its
+ * mappings. Mark exclusive each other page of the folio that an entry of
+ * this table (inside @vma) maps and nothing else maps.
+ * Context: the PTE table lock is held.
+ */
+static void wp_reuse_folio_run(struct vma *vma, unsigned long addr, pte_t *ptep, struct page *page)
+{
+	struct folio *folio = page_folio(page);
+	unsigned long first = addr - (unsigned long)(page - &folio->page) * PAGE_SIZE;
+	unsigned long lo = first, hi = first + folio_nr_pages(folio) * PAGE_SIZE;
+	unsigned long tbl = addr & PMD_MASK;
+
+	lo = lo > vma->start ? lo : vma->start;
+	lo = lo > tbl ? lo : tbl;
+	hi = hi < vma->end ? hi : vma->end;
+	hi = hi < tbl + PMD_SIZE ? hi : tbl + PMD_SIZE;
+	ptep -= (addr - lo) >> PAGE_SHIFT;
+	for (unsigned long a = lo; a < hi; a += PAGE_SIZE, ptep++) {
+		pte_t pte = ptep_get(ptep);
+		struct page *p = folio_page(folio, (a - first) >> PAGE_SHIFT);
+
+		if (pte_present(pte) && pte_pfn(pte) == page_to_pfn(p) && p->mapcount == 1)
+			SetPageAnonExclusive(p);
+	}
+}
+
 /* Make the PTE at @ptep exclusive in place, and writable for a write. */
 static void wp_reuse(struct vma *vma, unsigned long addr, pte_t *ptep, pte_t pte, struct page *page,
 		     unsigned flags)
 {
+	if ((flags & FAULT_UNSHARE) && !PageAnonExclusive(page) &&
+	    folio_test_large(page_folio(page)))
+		wp_reuse_folio_run(vma, addr, ptep, page);
 	SetPageAnonExclusive(page);
 	if (!(flags & FAULT_WRITE))
 		return;

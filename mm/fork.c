@@ -9,15 +9,27 @@
  *  2. copy: cannot fail. Per run of PTEs that map consecutive pages of one
  *     folio (folio_pte_batch: write bits merged, young ignored since the
  *     child's entries start old, dirty bits respected as Linux does for
- *     private mappings) it takes one folio_ref_add(nr), one
- *     mapcount update, clears AnonExclusive on the run, write-protects the
- *     run in the parent with one wrprotect_ptes() and maps it in the child
- *     with one set_ptes(). A 2 MiB PMD leaf is copied as a PMD.
+ *     private mappings) it takes one folio_ref_add(nr), one mapcount
+ *     update, clears AnonExclusive on the run, write-protects the run in
+ *     the parent with one wrprotect_ptes() and maps it in the child with
+ *     one set_ptes(). A 2 MiB PMD leaf is copied as a PMD. The parent's
+ *     TLB is flushed once, at the end, over the VMAs that lost write
+ *     permission (Linux flushes the whole mm once in dup_mmap()).
+ *
  * Pinned pages: if the parent ever pinned memory (MMF_HAS_PINNED), a page
  * that is AnonExclusive in a folio that may be pinned is not shared: the
- * child gets its own copy at fork time, so the pin keeps seeing the
- * parent's page (Linux's copy_present_page / folio_try_dup_anon_rmap).
+ * child gets its own copy at fork time, so the pin keeps seeing the page
+ * the parent writes to (Linux's copy_present_page() after
+ * folio_try_dup_anon_rmap_ptes() refuses). The test is the pin
+ * primitive's own state: MMF_HAS_PINNED (set by mm_set_has_pinned() in
+ * pin.c) and folio_maybe_dma_pinned(). A pinned PMD leaf is copied as a
+ * new 2 MiB folio, or as 512 small pages when no 2 MiB block is free (the
+ * parent keeps its PMD either way; Linux splits the parent's PMD instead,
+ * which pass 1 must not do).
+ *
  * caps.fork bounds the run; 1 is the per-PTE code from before batching.
+ * Order-0 folios never enter folio_pte_batch(), so the 4 KiB path is the
+ * same in both (docs/fork.md).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -28,15 +40,19 @@
 
 struct fork_ctx {
 	struct mm *dst, *src;
-	struct list_head copies[2]; /* [0] order-0 and [1] 2 MiB folios for pinned pages */
+	struct list_head copies[2]; /* pass 1's copies: [0] order-0, [1] PMD_ORDER folios */
 	bool pinned;		    /* src has MMF_HAS_PINNED */
+	bool wrprotected;	    /* the VMA being copied lost write permission somewhere */
+	unsigned long flush_start, flush_end; /* parent range to flush (empty: start >= end) */
 };
 
 /* Must this page get its own copy in the child? */
 static bool needs_copy(struct fork_ctx *c, struct folio *f, struct page *p)
 {
-	return c->pinned && (p->flags & PG_anon_exclusive) && folio_maybe_dma_pinned(f);
+	return c->pinned && PageAnonExclusive(p) && folio_maybe_dma_pinned(f);
 }
+
+/* ---- pass 1: tables and copies ------------------------------------------ */
 
 /* Count the pages mapped in [addr, end) of one PTE table that need copies. */
 static unsigned long count_copies(struct fork_ctx *c, pte_t *ptes, unsigned long addr,
@@ -56,14 +72,16 @@ static unsigned long count_copies(struct fork_ctx *c, pte_t *ptes, unsigned long
 	return n;
 }
 
-static int reserve_copies(struct fork_ctx *c, unsigned long n, unsigned order)
+/* Reserve @n folios of @order on node index @nid (or the nearest with a
+ * free block). Return: 0 or -ENOMEM (what was reserved stays listed). */
+static int reserve_copies(struct fork_ctx *c, unsigned long n, unsigned order, int nid)
 {
 	while (n--) {
-		struct folio *f = folio_alloc(0, order, ALLOC_ANY_NODE);
+		struct folio *f = folio_alloc(nid, order, ALLOC_ANY_NODE);
 
 		if (!f)
 			return -ENOMEM;
-		list_add(&f->page.lru, &c->copies[order ? 1 : 0]);
+		list_add_tail(&f->page.lru, &c->copies[order ? 1 : 0]);
 	}
 	return 0;
 }
@@ -73,32 +91,59 @@ static struct folio *take_copy(struct fork_ctx *c, int big)
 	struct list_head *e = c->copies[big].next;
 
 	if (e == &c->copies[big])
-		panic("mm_fork: pass 2 ran out of reserved copies");
+		panic("mm_fork: pass 2 ran out of reserved %s copies", big ? "2 MiB" : "4 KiB");
 	list_del(e);
 	return (struct folio *)list_entry(e, struct page, lru);
 }
 
-/* Pass 1 for [addr, end) inside one PMD region: the child's tables (a
- * table shared by two VMAs is allocated once) and the copies. */
-static int prepare_pmd(struct fork_ctx *c, unsigned long addr, unsigned long end, pmd_t spmd)
+static void free_copies(struct fork_ctx *c)
+{
+	for (int k = 0; k < 2; k++)
+		while (!list_empty(&c->copies[k]))
+			folio_put(take_copy(c, k));
+}
+
+/* Give the child's pmd entry @dpmd a PTE table unless it has one. */
+static int prepare_pte_table(struct fork_ctx *c, pmd_t *dpmd)
+{
+	struct page *pt;
+
+	if (!pmd_none(*dpmd))
+		return 0;
+	pt = pt_alloc(c->dst);
+	if (!pt)
+		return -ENOMEM;
+	*dpmd = pmd_mktable(page_to_pfn(pt));
+	return 0;
+}
+
+/* A pinned PMD leaf: one 2 MiB copy, else 512 small ones in a PTE table. */
+static int prepare_pinned_leaf(struct fork_ctx *c, struct vma *v, pmd_t *dpmd)
+{
+	if (reserve_copies(c, 1, PMD_ORDER, v->nid) == 0)
+		return 0;
+	return prepare_pte_table(c, dpmd) ?: reserve_copies(c, PTRS_PER_TABLE, 0, v->nid);
+}
+
+/* Pass 1 for [addr, end) of @v inside one PMD region whose source entry
+ * is @spmd (a table shared by two VMAs is allocated once). */
+static int prepare_pmd(struct fork_ctx *c, struct vma *v, unsigned long addr, unsigned long end,
+		       pmd_t spmd)
 {
 	pmd_t *dpmd = mm_find_pmd(c->dst, addr, true);
-	struct page *pt;
+	int err;
 
 	if (!dpmd)
 		return -ENOMEM;
 	if (pmd_leaf(spmd)) {
 		struct page *h = pfn_to_page(pmd_pfn(spmd));
 
-		return needs_copy(c, page_folio(h), h) ? reserve_copies(c, 1, PMD_ORDER) : 0;
+		return needs_copy(c, page_folio(h), h) ? prepare_pinned_leaf(c, v, dpmd) : 0;
 	}
-	if (pmd_none(*dpmd)) {
-		pt = pt_alloc(c->dst);
-		if (!pt)
-			return -ENOMEM;
-		*dpmd = pmd_mktable(page_to_pfn(pt));
-	}
-	return c->pinned ? reserve_copies(c, count_copies(c, pmd_table(spmd), addr, end), 0) : 0;
+	err = prepare_pte_table(c, dpmd);
+	if (err || !c->pinned)
+		return err;
+	return reserve_copies(c, count_copies(c, pmd_table(spmd), addr, end), 0, v->nid);
 }
 
 static int fork_prepare(struct fork_ctx *c)
@@ -113,7 +158,7 @@ static int fork_prepare(struct fork_ctx *c)
 			next = pmd_addr_end(a, v->end);
 			if (!spmd || pmd_none(*spmd))
 				continue;
-			err = prepare_pmd(c, a, next, *spmd);
+			err = prepare_pmd(c, v, a, next, *spmd);
 			if (err)
 				return err;
 		}
@@ -121,18 +166,21 @@ static int fork_prepare(struct fork_ctx *c)
 	return 0;
 }
 
-/* Give the child a private copy of @page (the parent keeps its own). */
+/* ---- pass 2: the copy ----------------------------------------------------- */
+
+/* Map a private copy of @page at @dptep in the child: exclusive, dirty
+ * (its data exists nowhere else) and old like every child entry. The
+ * parent keeps its page, writable and exclusive. */
 static void copy_one_page(struct fork_ctx *c, struct vma *dv, unsigned long addr, pte_t *dptep,
-			  struct page *page, pte_t pte)
+			  struct page *page)
 {
 	struct folio *n = take_copy(c, 0);
-	pte_t npte = vma_mk_pte(dv, folio_pfn(n));
 
 	memcpy(page_address(&n->page), page_address(page), PAGE_SIZE);
 	count_event(folio_copies, 1);
 	folio_prepare_anon(n);
 	folio_add_rmap_ptes(n, &n->page, 1);
-	set_ptes(c->dst, addr, dptep, pte_dirty(pte) ? pte_mkdirty(npte) : npte, 1);
+	set_ptes(c->dst, addr, dptep, pte_mkold(pte_mkdirty(vma_mk_pte(dv, folio_pfn(n)))), 1);
 }
 
 /* Share @nr pages of @folio from @page: refs, mapcounts, AnonExclusive. */
@@ -141,11 +189,23 @@ static void dup_anon_ptes(struct folio *folio, struct page *page, unsigned nr)
 	folio_ref_add(folio, (int)nr);
 	folio_add_rmap_ptes(folio, page, (int)nr);
 	for (unsigned i = 0; i < nr; i++)
-		page[i].flags &= ~PG_anon_exclusive;
+		ClearPageAnonExclusive(&page[i]);
+}
+
+/* Length of the prefix of the @nr pages from @page that may be shared
+ * (the run stops before a page that needs its own copy). */
+static unsigned shareable_prefix(struct fork_ctx *c, struct folio *folio, struct page *page,
+				 unsigned nr)
+{
+	for (unsigned i = 1; i < nr; i++)
+		if (needs_copy(c, folio, page + i))
+			return i;
+	return nr;
 }
 
 /*
- * copy_present_ptes - copy the run of present PTEs at @sptep to @dptep.
+ * copy_present_ptes - copy the run of present PTEs at @sptep (the first
+ * entry's value @pte, at most @left entries) to @dptep.
  * Return: the number of entries copied (at least 1).
  * Context: both PTE locks held.
  */
@@ -158,20 +218,20 @@ static unsigned copy_present_ptes(struct fork_ctx *c, struct vma *dv, unsigned l
 	unsigned nr = 1;
 
 	if (needs_copy(c, folio, page)) {
-		copy_one_page(c, dv, addr, dptep, page, pte);
+		copy_one_page(c, dv, addr, dptep, page);
 		return 1;
 	}
 	if (folio_test_large(folio) && caps.fork > 1) {
 		nr = folio_pte_batch(folio, addr, sptep, pte, cap_nr(caps.fork, left),
 				     FPB_MERGE_WRITE | FPB_IGNORE_YOUNG, &any_writable);
-		for (unsigned i = 1; c->pinned && i < nr; i++)
-			if (needs_copy(c, folio, page + i))
-				nr = i; /* the run stops before a page to copy */
+		if (c->pinned)
+			nr = shareable_prefix(c, folio, page, nr);
 	}
 	dup_anon_ptes(folio, page, nr);
 	if (any_writable) {
 		wrprotect_ptes(c->src, addr, sptep, nr);
 		pte = pte_wrprotect(pte);
+		c->wrprotected = true;
 	}
 	set_ptes(c->dst, addr, dptep, pte_mkold(pte), nr);
 	return nr;
@@ -192,6 +252,9 @@ static void copy_pte_range(struct fork_ctx *c, struct vma *dv, pmd_t *spmd, pmd_
 		if (pte_present(pte))
 			nr = copy_present_ptes(c, dv, addr, dptep, sptep, pte,
 					       (end - addr) >> PAGE_SHIFT);
+		else if (!pte_none(pte))
+			panic("mm_fork: unexpected non-present pte %#llx at %#lx",
+			      (unsigned long long)pte.val, addr);
 		sptep += nr, dptep += nr;
 		addr += nr * PAGE_SIZE;
 	}
@@ -199,33 +262,58 @@ static void copy_pte_range(struct fork_ctx *c, struct vma *dv, pmd_t *spmd, pmd_
 	pte_unmap_unlock(sptep, sptl);
 }
 
-/* Copy a PMD leaf: shared (one ref, one PMD mapping) or, when pinned, a
- * full private copy for the child. */
-static void copy_huge_pmd(struct fork_ctx *c, struct vma *dv, pmd_t *spmd, pmd_t *dpmd)
+/* A pinned PMD leaf: the child gets the 2 MiB copy pass 1 reserved, or
+ * 512 small ones in the PTE table pass 1 hung under @dpmd. */
+static void copy_pinned_huge_pmd(struct fork_ctx *c, struct vma *dv, pmd_t pmd, pmd_t *dpmd,
+				 unsigned long addr)
+{
+	struct page *head = pfn_to_page(pmd_pfn(pmd));
+	struct spinlock *ptl;
+	struct folio *n;
+	pte_t *dptep;
+
+	if (pmd_none(*dpmd)) {
+		n = take_copy(c, 1);
+		memcpy(page_address(&n->page), page_address(head), PMD_SIZE);
+		count_event(folio_copies, PTRS_PER_TABLE);
+		folio_prepare_anon(n);
+		folio_add_rmap_pmd(n);
+		*dpmd = pmd_mkold(vma_mk_pmd(dv, n, true));
+		return;
+	}
+	dptep = pte_offset_map_lock(c->dst, dpmd, addr, &ptl);
+	for (unsigned i = 0; i < PTRS_PER_TABLE; i++)
+		copy_one_page(c, dv, addr + i * PAGE_SIZE, dptep + i, head + i);
+	pte_unmap_unlock(dptep, ptl);
+}
+
+/* A PMD leaf at @addr: shared (one ref, one PMD mapping, write-protected
+ * on both sides) or, when pinned, a private copy for the child. */
+static void copy_huge_pmd(struct fork_ctx *c, struct vma *dv, pmd_t *spmd, pmd_t *dpmd,
+			  unsigned long addr)
 {
 	pmd_t pmd = *spmd;
 	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(pmd)));
 
 	if (needs_copy(c, folio, &folio->page)) {
-		struct folio *n = take_copy(c, 1);
-
-		memcpy(page_address(&n->page), page_address(&folio->page), PMD_SIZE);
-		count_event(folio_copies, 512);
-		folio_prepare_anon(n);
-		folio_add_rmap_pmd(n);
-		*dpmd = vma_mk_pmd(dv, n, pmd_dirty(pmd));
+		copy_pinned_huge_pmd(c, dv, pmd, dpmd, addr);
 		return;
 	}
 	folio_get(folio);
 	folio_add_rmap_pmd(folio);
 	for (unsigned long i = 0; i < folio_nr_pages(folio); i++)
-		folio_page(folio, i)->flags &= ~PG_anon_exclusive;
-	*spmd = pmd_wrprotect(pmd);
+		ClearPageAnonExclusive(folio_page(folio, i));
+	if (pmd_write(pmd)) {
+		*spmd = pmd_wrprotect(pmd);
+		c->wrprotected = true;
+	}
 	*dpmd = pmd_mkold(pmd_wrprotect(pmd));
 }
 
+/* Copy the mappings of @sv into its copy @dv; note what needs a flush. */
 static void copy_vma(struct fork_ctx *c, struct vma *sv, struct vma *dv)
 {
+	c->wrprotected = false;
 	for (unsigned long a = sv->start, next; a < sv->end; a = next) {
 		pmd_t *spmd = mm_find_pmd(c->src, a, false), *dpmd;
 
@@ -234,21 +322,19 @@ static void copy_vma(struct fork_ctx *c, struct vma *sv, struct vma *dv)
 			continue;
 		dpmd = mm_find_pmd(c->dst, a, false);
 		if (pmd_leaf(*spmd))
-			copy_huge_pmd(c, dv, spmd, dpmd);
+			copy_huge_pmd(c, dv, spmd, dpmd, a);
 		else
 			copy_pte_range(c, dv, spmd, dpmd, a, next);
 	}
-	flush_tlb_range(c->src, sv->start, sv->end);
+	if (!c->wrprotected)
+		return;
+	if (c->flush_start >= c->flush_end)
+		c->flush_start = sv->start;
+	c->flush_end = sv->end;
 }
 
-static void free_copies(struct fork_ctx *c)
-{
-	for (int k = 0; k < 2; k++)
-		while (!list_empty(&c->copies[k]))
-			folio_put(take_copy(c, k));
-}
-
-/* Copy the VMA list; the child's VMAs point at the child. */
+/* Copy the VMA list; the child's VMAs point at the child. Return: 0 or
+ * -ENOMEM (the VMAs copied so far are on @dst's list). */
 static int copy_vmas(struct mm *dst, struct mm *src)
 {
 	struct vma **tail = &dst->vmas;
@@ -270,10 +356,24 @@ static int copy_vmas(struct mm *dst, struct mm *src)
 	return 0;
 }
 
+/* Pass 2 over every VMA, then the parent's one TLB flush. */
+static void fork_copy(struct fork_ctx *c)
+{
+	struct vma *dv = c->dst->vmas;
+
+	for (struct vma *sv = c->src->vmas; sv; sv = sv->next) {
+		if (sv->flags & VM_DONTCOPY)
+			continue;
+		copy_vma(c, sv, dv);
+		dv = dv->next;
+	}
+	if (c->flush_start < c->flush_end)
+		flush_tlb_range(c->src, c->flush_start, c->flush_end);
+}
+
 struct mm *mm_fork(struct mm *src, int *errp)
 {
 	struct fork_ctx c = { .src = src, .pinned = src->flags & MMF_HAS_PINNED };
-	struct vma *dv;
 	int err = -ENOMEM;
 
 	list_init(&c.copies[0]);
@@ -281,20 +381,15 @@ struct mm *mm_fork(struct mm *src, int *errp)
 	c.dst = mm_create();
 	if (!c.dst)
 		goto err_out;
-	c.dst->flags = src->flags;
+	c.dst->flags = src->flags & ~MMF_HAS_PINNED; /* the child has pinned nothing */
 	err = copy_vmas(c.dst, src);
 	if (!err)
 		err = fork_prepare(&c);
 	if (err)
 		goto err_child;
-	dv = c.dst->vmas;
-	for (struct vma *sv = src->vmas; sv; sv = sv->next) {
-		if (sv->flags & VM_DONTCOPY)
-			continue;
-		copy_vma(&c, sv, dv);
-		dv = dv->next;
-	}
-	free_copies(&c);
+	fork_copy(&c);
+	if (!list_empty(&c.copies[0]) || !list_empty(&c.copies[1]))
+		panic("mm_fork: pass 1 reserved copies that pass 2 did not use");
 	return c.dst;
 err_child:
 	free_copies(&c);

@@ -1,24 +1,33 @@
 /*
- * gup.c - get_user_pages / pin_user_pages with the two seed batchings.
+ * gup.c - get_user_pages / pin_user_pages: the walk, with the two seed
+ * batchings, and the lockless gup-fast walk.
  *
- * 1. The walk (seed "walk multiple PTEs per follow_page_pte() call"): one
- *    descent to the PTE table and one PTE-lock hold serve every PTE up to
- *    the table, VMA or request end. caps.gup_walk = false is one PTE per
- *    call, one descent and one lock per page, as before the seed.
+ * 1. The walk (seed "walk multiple PTEs per follow_page_pte() call"):
+ *    one descent to the PTE table and one PTE-lock hold serve every PTE
+ *    up to the table, VMA or request end. A failure on the first PTE is
+ *    returned (0 = "fault, then call again"); a failure after that ends
+ *    the walk with the pages taken so far, and the next call starts at
+ *    the failing PTE, where it is the first. caps.gup_walk = false is one
+ *    PTE per call, one descent and one lock per page, as before the seed.
  * 2. The grab (seed "batch contiguous same-folio PTEs into one refcount
  *    grab"): a run of PTEs mapping consecutive pages of one folio is
- *    committed with one reference (or pin) update, one dirty mark and one
- *    folio_mark_accessed. caps.gup_grab bounds the run; 1 is per page.
+ *    committed with one refcount update (and one pincount update), the
+ *    run's dirty bits gathered, one folio_mark_accessed(). caps.gup_grab
+ *    bounds the run; 1 is one grab per page.
  *
- * The review objection to the grab: under FOLL_WRITE or FOLL_PIN each page
- * needs its own checks (writable PTE; AnonExclusive, else unshare), so one
- * grab for a run is only right when every page of the run passes. Here
- * the run comes from folio_pte_batch() without ignoring the write bit, so
- * all its PTEs agree on writability, and gup_must_unshare() is evaluated
- * per page over the run with no per-page grab: the run is cut before the
- * first page whose answer differs, and that page takes the slow path
- * (return to the caller, fault, retry). So the batched path takes exactly
- * the references the per-page path would, page for page.
+ * The review's objection to the grab was that each page needs its own
+ * checks. They are made here over the run without a grab, and the run
+ * is cut where an answer changes (docs/gup.md states the rule):
+ *  - present and, for FOLL_WRITE, writable: folio_pte_batch() without
+ *    FPB_MERGE_WRITE, so every PTE of the run has the first one's write
+ *    bit (for a read, write bits may differ: a read needs none);
+ *  - no unshare needed: for a read-only pin of an anon page, each page of
+ *    the run is AnonExclusive; the run ends before the first that is not.
+ *    (A writable PTE maps an AnonExclusive page, so FOLL_WRITE runs need
+ *    no scan: check.c verifies that invariant.)
+ * So a run takes exactly the references the per-page path would, and the
+ * page where it was cut starts the next step, as the per-page path would
+ * have reached it: with a fault if it needs one.
  */
 #include <errno.h>
 
@@ -26,22 +35,91 @@
 #include "kernel.h"
 #include "mm_internal.h"
 
-/* Must a FOLL_PIN of @page unshare it first? (Linux gup_must_unshare for
- * anon pages: pins of shared anon pages would go stale on the next COW.) */
-static bool gup_must_unshare(unsigned flags, struct page *page)
+/* One get/pin call: what it asks for and where it stopped. */
+struct gup_ctx {
+	struct mm *mm;
+	unsigned flags; /* FOLL_* */
+	unsigned fault; /* FAULT_* the page at the stop needs (when 0 pages were taken) */
+};
+
+/* Faults one address may take in a row before the walk calls it a bug:
+ * a fault makes the entry usable, so the retry must make progress. */
+#define GUP_MAX_FAULTS 3
+
+/* Can this call take the page of @pte as it is: present, and writable
+ * for FOLL_WRITE? Else *@fault is the fault it needs first. */
+static bool gup_pte_ok(pte_t pte, unsigned flags, unsigned *fault)
 {
-	if (!(flags & FOLL_PIN) || (flags & FOLL_WRITE))
+	*fault = flags & FOLL_WRITE ? FAULT_WRITE : 0;
+	if (!pte_present(pte))
 		return false;
-	return (page_folio(page)->page.flags & PG_anon) && !(page->flags & PG_anon_exclusive);
+	return !(flags & FOLL_WRITE) || pte_write(pte);
 }
 
-/* Take @nr references or pins on @folio at once. */
-static void gup_grab(struct folio *folio, int nr, unsigned flags)
+/*
+ * gup_must_unshare - must a read-only pin of @page unshare it first
+ * (Linux's rule for anon pages)? A pin of a page that is not
+ * AnonExclusive would go stale at the next COW of either sharer.
+ * FOLL_GET references promise nothing, and FOLL_WRITE has already broken
+ * COW (a writable entry maps an AnonExclusive page).
+ */
+static bool gup_must_unshare(unsigned flags, struct page *page)
 {
-	if (flags & FOLL_PIN)
-		folio_pin_refs(folio, nr);
-	else
-		folio_ref_add(folio, nr);
+	if ((flags & (FOLL_PIN | FOLL_WRITE)) != FOLL_PIN)
+		return false;
+	return (page_folio(page)->page.flags & PG_anon) && !PageAnonExclusive(page);
+}
+
+/* How many of the @nr pages from @page pass gup_must_unshare() the way
+ * @page does (which passes): the run ends before the first that does not. */
+static unsigned gup_unshare_prefix(unsigned flags, struct page *page, unsigned nr)
+{
+	unsigned i = 1;
+
+	if ((flags & (FOLL_PIN | FOLL_WRITE)) != FOLL_PIN)
+		return nr;
+	while (i < nr && PageAnonExclusive(page + i))
+		i++;
+	return i;
+}
+
+/*
+ * gup_run_len - how many PTEs from @ptep (value @pte, present and passing
+ * gup_pte_ok) map consecutive pages of @folio that this call may take
+ * as one run: bounded by @left, caps.gup_grab, the folio and the table.
+ * For FOLL_WRITE all of them are writable like @pte. Context: PTE lock
+ * held (or the gup-fast walk, which re-checks afterwards).
+ */
+static unsigned gup_run_len_large(struct folio *folio, unsigned long addr, pte_t *ptep, pte_t pte,
+				  unsigned long left, unsigned flags)
+{
+	unsigned max = cap_nr(caps.gup_grab, left);
+
+	if (flags & FOLL_WRITE)
+		return folio_pte_batch(folio, addr, ptep, pte, max,
+				       FPB_IGNORE_DIRTY | FPB_IGNORE_YOUNG, NULL);
+	return folio_pte_batch(folio, addr, ptep, pte, max,
+			       FPB_IGNORE_DIRTY | FPB_IGNORE_YOUNG | FPB_MERGE_WRITE, NULL);
+}
+
+static inline unsigned gup_run_len(struct folio *folio, unsigned long addr, pte_t *ptep, pte_t pte,
+				   unsigned long left, unsigned flags)
+{
+	if (!folio_test_large(folio) || caps.gup_grab <= 1 || left <= 1)
+		return 1;
+	return gup_run_len_large(folio, addr, ptep, pte, left, flags);
+}
+
+/* Is any of the @nr PTEs from @ptep (the first is @pte) dirty? Only read
+ * past the first when the answer matters (see gup_touch). */
+static bool ptes_any_dirty(pte_t *ptep, pte_t pte, unsigned nr)
+{
+	if (pte_dirty(pte))
+		return true;
+	for (unsigned i = 1; i < nr; i++)
+		if (pte_dirty(ptep_get(ptep + i)))
+			return true;
+	return false;
 }
 
 static void folio_mark_accessed(struct folio *folio)
@@ -50,123 +128,180 @@ static void folio_mark_accessed(struct folio *folio)
 	folio->page.flags |= PG_referenced;
 }
 
-/* Commit @nr pages of @folio from @page into @pages. */
-static void gup_commit(struct folio *folio, struct page *page, int nr, unsigned flags,
-		       struct page **pages)
+/*
+ * A FOLL_TOUCH | FOLL_WRITE caller will write through its reference,
+ * which sets no dirty bit in any entry: its folio must be marked dirty,
+ * unless it is already or an entry of the run is (the folio is dirty
+ * through that entry, as zap and writeback see). Does @folio need it?
+ */
+static bool gup_wants_dirty(struct folio *folio, unsigned flags)
 {
-	gup_grab(folio, nr, flags);
-	if (flags & FOLL_TOUCH) {
-		if (flags & FOLL_WRITE)
-			folio->page.flags |= PG_dirty;
-		folio_mark_accessed(folio);
-	}
-	for (int i = 0; i < nr; i++)
-		pages[i] = page + i;
+	return (flags & (FOLL_TOUCH | FOLL_WRITE)) == (FOLL_TOUCH | FOLL_WRITE) &&
+	       !(folio->page.flags & PG_dirty);
 }
 
-/* The checks one PTE must pass to be taken without a fault. */
-static bool pte_gup_ok(pte_t pte, unsigned flags)
+/* FOLL_TOUCH for a run of @folio: once per run, not once per page. */
+static void gup_touch(struct folio *folio, unsigned flags, bool mark_dirty)
 {
-	return pte_present(pte) && (!(flags & FOLL_WRITE) || pte_write(pte));
+	if (!(flags & FOLL_TOUCH))
+		return;
+	if (mark_dirty)
+		folio->page.flags |= PG_dirty;
+	folio_mark_accessed(folio);
+}
+
+/* pages[i] = page + i for the run: four at a time, since this store is
+ * most of what a batched run still costs per page. */
+static void gup_store(struct page **pages, struct page *page, unsigned nr)
+{
+	unsigned i = 0;
+
+	for (; i + 4 <= nr; i += 4, page += 4) {
+		pages[i] = page;
+		pages[i + 1] = page + 1;
+		pages[i + 2] = page + 2;
+		pages[i + 3] = page + 3;
+	}
+	for (; i < nr; i++)
+		pages[i] = page++;
 }
 
 /*
- * gup_pte_run - take the run of pages starting at @ptep (whose value @pte
- * passed pte_gup_ok). Return: pages taken (0 when the first page needs an
- * unshare fault). Context: PTE lock held.
+ * gup_try_grab - @refs references (FOLL_GET) or pins (FOLL_PIN) on
+ * @folio with one refcount update. Return: how many were taken: @refs,
+ * or fewer (0 = none) where the refcount would overflow, which is what
+ * @refs one-page grabs would have taken. Inline: at one page per run
+ * (4 KiB folios) a call and a division cost as much as the walk saves.
  */
-static unsigned gup_pte_run(unsigned long addr, pte_t *ptep, pte_t pte, unsigned long left,
-			    unsigned flags, struct page **pages)
+static inline unsigned gup_try_grab(struct folio *folio, unsigned refs, unsigned flags)
 {
-	struct page *page = pfn_to_page(pte_pfn(pte));
-	struct folio *folio = page_folio(page);
-	unsigned nr = 1;
+	int64_t per = (flags & FOLL_PIN) && !folio_test_large(folio) ? GUP_PIN_COUNTING_BIAS : 1;
+	int64_t room = INT32_MAX - (int64_t)folio_ref_count(folio);
 
-	if (folio_test_large(folio) && caps.gup_grab > 1)
-		nr = folio_pte_batch(folio, addr, ptep, pte, cap_nr(caps.gup_grab, left),
-				     FPB_IGNORE_DIRTY | FPB_IGNORE_YOUNG, NULL);
-	for (unsigned i = 0; i < nr; i++)
-		if (gup_must_unshare(flags, page + i)) {
-			nr = i; /* page i takes the slow path */
-			break;
-		}
-	if (nr)
-		gup_commit(folio, page, (int)nr, flags, pages);
+	if (refs * per > room)
+		refs = (unsigned)(room / per);
+	if (!refs)
+		return 0;
+	if (flags & FOLL_PIN)
+		folio_pin(folio, (int)refs);
+	else
+		folio_ref_add(folio, (int)refs);
+	return refs;
+}
+
+/*
+ * gup_pte_run - take the run of pages that starts at @ptep.
+ * Return: pages taken (at least 1); 0 when the first page needs a fault
+ * first (g->fault says which); -ENOMEM when its refcount is full.
+ * Context: the PTE lock is held.
+ */
+static long gup_pte_run(struct gup_ctx *g, unsigned long addr, pte_t *ptep, unsigned long left,
+			struct page **pages)
+{
+	pte_t pte = ptep_get(ptep);
+	struct page *page;
+	struct folio *folio;
+	unsigned nr;
+
+	if (!gup_pte_ok(pte, g->flags, &g->fault))
+		return 0;
+	page = pfn_to_page(pte_pfn(pte));
+	folio = page_folio(page);
+	if (gup_must_unshare(g->flags, page)) {
+		g->fault = FAULT_UNSHARE;
+		return 0;
+	}
+	nr = gup_run_len(folio, addr, ptep, pte, left, g->flags);
+	nr = gup_unshare_prefix(g->flags, page, nr);
+	nr = gup_try_grab(folio, nr, g->flags);
+	if (!nr)
+		return -ENOMEM;
+	gup_touch(folio, g->flags,
+		  gup_wants_dirty(folio, g->flags) && !ptes_any_dirty(ptep, pte, nr));
+	gup_store(pages, page, nr);
 	return nr;
 }
 
 /*
- * follow_page_pte - take pages from the PTE table behind @pmdp, from @addr
- * up to @end (the table, VMA and request bound; one page without
- * caps.gup_walk). Return: pages taken; 0 means the first page needs a
- * fault, with *@fault_flags saying which.
+ * follow_page_pte - take the pages of [@addr, @end) from the PTE table
+ * under @pmdp (@end is inside the table and VMA; one page without
+ * caps.gup_walk), one run after another, under one lock hold.
+ * Return: pages taken; else what the first run returned (0 = fault).
+ * Context: takes and drops the table's PTE lock.
  */
-static unsigned long follow_page_pte(struct mm *mm, pmd_t *pmdp, unsigned long addr,
-				     unsigned long end, unsigned flags, struct page **pages,
-				     unsigned *fault_flags)
+static long follow_page_pte(struct gup_ctx *g, pmd_t *pmdp, unsigned long addr, unsigned long end,
+			    struct page **pages)
 {
 	struct spinlock *ptl;
-	pte_t *ptep = pte_offset_map_lock(mm, pmdp, addr, &ptl);
-	unsigned long done = 0;
+	pte_t *ptep = pte_offset_map_lock(g->mm, pmdp, addr, &ptl);
+	long done = 0, ret = 0;
 
+	if (!ptep)
+		return 0; /* the table went away: fault and look again */
 	while (addr < end) {
-		pte_t pte = ptep_get(ptep);
-		unsigned nr;
-
-		if (!pte_gup_ok(pte, flags)) {
-			*fault_flags = flags & FOLL_WRITE ? FAULT_WRITE : 0;
+		ret = gup_pte_run(g, addr, ptep, (end - addr) >> PAGE_SHIFT, pages + done);
+		if (ret <= 0)
 			break;
-		}
-		nr = gup_pte_run(addr, ptep, pte, (end - addr) >> PAGE_SHIFT, flags, pages + done);
-		if (!nr) {
-			*fault_flags = FAULT_UNSHARE;
-			break;
-		}
-		done += nr;
-		ptep += nr;
-		addr += (unsigned long)nr * PAGE_SIZE;
+		done += ret;
+		ptep += ret;
+		addr += (unsigned long)ret * PAGE_SIZE;
 	}
 	pte_unmap_unlock(ptep, ptl);
-	return done;
+	return done ? done : ret;
 }
 
-/* A PMD-mapped folio: every page up to @end in one step, one grab. */
-static unsigned long follow_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long end,
-				     unsigned flags, struct page **pages, unsigned *fault_flags)
+/*
+ * follow_huge_pmd - every page of the PMD leaf @pmd from @addr to @end
+ * in one step with one grab: the folio is one mapping, so its pages
+ * share one write bit and one AnonExclusive state (huge.c). Not capped
+ * by caps.gup_grab: Linux took a PMD in one step before the seeds too.
+ */
+static long follow_huge_pmd(struct gup_ctx *g, pmd_t pmd, unsigned long addr, unsigned long end,
+			    struct page **pages)
 {
-	struct page *head = pfn_to_page(pmd_pfn(pmd));
-	struct page *page = head + ((addr & ~PMD_MASK) >> PAGE_SHIFT);
+	struct page *page = pfn_to_page(pmd_pfn(pmd)) + ((addr & ~PMD_MASK) >> PAGE_SHIFT);
+	struct folio *folio = page_folio(page);
+	unsigned nr = (unsigned)((end - addr) >> PAGE_SHIFT);
 
-	if ((flags & FOLL_WRITE) && !pmd_write(pmd)) {
-		*fault_flags = FAULT_WRITE;
+	if ((g->flags & FOLL_WRITE) && !pmd_write(pmd)) {
+		g->fault = FAULT_WRITE;
 		return 0;
 	}
-	if (gup_must_unshare(flags, head)) {
-		*fault_flags = FAULT_UNSHARE;
+	if (gup_must_unshare(g->flags, page)) {
+		g->fault = FAULT_UNSHARE;
 		return 0;
 	}
-	gup_commit(page_folio(head), page, (int)((end - addr) >> PAGE_SHIFT), flags, pages);
-	return (end - addr) >> PAGE_SHIFT;
+	nr = gup_try_grab(folio, nr, g->flags);
+	if (!nr)
+		return -ENOMEM;
+	gup_touch(folio, g->flags, gup_wants_dirty(folio, g->flags) && !pmd_dirty(pmd));
+	gup_store(pages, page, nr);
+	return nr;
 }
 
-/* One lookup step at @addr; 0 means "fault with *fault_flags". */
-static unsigned long follow_page_mask(struct vma *vma, unsigned long addr, unsigned long end,
-				      unsigned flags, struct page **pages, unsigned *fault_flags)
+/*
+ * follow_page_mask - one step at @addr: one descent to the pmd, then the
+ * PMD leaf or the PTE table, up to @end or the PMD's end.
+ * Return: pages taken, 0 = fault first (g->fault), or -ENOMEM.
+ */
+static long follow_page_mask(struct gup_ctx *g, unsigned long addr, unsigned long end,
+			     struct page **pages)
 {
-	pmd_t *pmdp = mm_find_pmd(vma->mm, addr, false);
-	unsigned long stop = pmd_addr_end(addr, end);
+	pmd_t *pmdp = mm_find_pmd(g->mm, addr, false);
 
-	*fault_flags = flags & FOLL_WRITE ? FAULT_WRITE : 0;
+	end = pmd_addr_end(addr, end);
+	g->fault = g->flags & FOLL_WRITE ? FAULT_WRITE : 0;
 	if (!pmdp || pmd_none(*pmdp))
 		return 0;
 	if (pmd_leaf(*pmdp))
-		return follow_huge_pmd(*pmdp, addr, stop, flags, pages, fault_flags);
+		return follow_huge_pmd(g, *pmdp, addr, end, pages);
 	if (!caps.gup_walk)
-		stop = addr + PAGE_SIZE;
-	return follow_page_pte(vma->mm, pmdp, addr, stop, flags, pages, fault_flags);
+		end = addr + PAGE_SIZE;
+	return follow_page_pte(g, pmdp, addr, end, pages);
 }
 
-static int check_vma(struct vma *vma, unsigned flags)
+/* May this call touch @vma's pages at all (Linux's check_vma_flags)? */
+static int check_vma_flags(struct vma *vma, unsigned flags)
 {
 	if (!vma)
 		return -EFAULT;
@@ -175,83 +310,254 @@ static int check_vma(struct vma *vma, unsigned flags)
 	return vma->flags & VM_READ ? 0 : -EFAULT;
 }
 
-static long __get_user_pages(struct mm *mm, unsigned long start, unsigned long nr_pages,
-			     unsigned flags, struct page **pages)
+/* The fault g->fault asks for at @addr; *@tries counts faults there. */
+static int gup_fault(struct gup_ctx *g, unsigned long addr, int *tries)
 {
-	unsigned long done = 0, addr = start;
+	if (++*tries > GUP_MAX_FAULTS)
+		panic("__get_user_pages: no progress at %#lx after %d faults (fault flags %#x, "
+		      "foll flags %#x)",
+		      addr, GUP_MAX_FAULTS, g->fault, g->flags);
+	return handle_mm_fault(g->mm, addr, g->fault);
+}
 
-	if ((start & (PAGE_SIZE - 1)) || !nr_pages || start >= MM_USER_END ||
-	    nr_pages > (MM_USER_END - start) >> PAGE_SHIFT || !pages)
-		return -EINVAL;
-	while (done < nr_pages) {
-		struct vma *vma = find_vma(mm, addr);
-		unsigned long end, got;
-		unsigned fault_flags;
-		int err = check_vma(vma, flags);
+/*
+ * __get_user_pages - the slow path: step through [start, start + nr
+ * pages) VMA by VMA, faulting where a step asks for it.
+ * Return: as get_user_pages().
+ */
+static long __get_user_pages(struct gup_ctx *g, unsigned long start, unsigned long nr_pages,
+			     struct page **pages)
+{
+	unsigned long addr = start, end = start + nr_pages * PAGE_SIZE, done = 0;
+	struct vma *vma = NULL;
+	int tries = 0;
 
-		if (err)
-			return done ? (long)done : err;
-		end = start + nr_pages * PAGE_SIZE < vma->end ? start + nr_pages * PAGE_SIZE
-							      : vma->end;
-		got = follow_page_mask(vma, addr, end, flags, pages + done, &fault_flags);
-		if (!got) {
-			err = handle_mm_fault(mm, addr, fault_flags);
-			if (err)
-				return done ? (long)done : err;
+	while (addr < end) {
+		long ret;
+
+		if (!vma || addr >= vma->end) {
+			vma = find_vma(g->mm, addr);
+			ret = check_vma_flags(vma, g->flags);
+			if (ret)
+				return done ? (long)done : ret;
+		}
+		ret = follow_page_mask(g, addr, end < vma->end ? end : vma->end, pages + done);
+		if (ret > 0) {
+			done += (unsigned long)ret;
+			addr += (unsigned long)ret * PAGE_SIZE;
+			tries = 0;
 			continue;
 		}
-		done += got;
-		addr += got * PAGE_SIZE;
+		if (ret == 0)
+			ret = gup_fault(g, addr, &tries);
+		if (ret < 0)
+			return done ? (long)done : ret;
 	}
 	return (long)done;
+}
+
+/* Linux's is_valid_gup_args() plus the range: 0 or -EINVAL/-EFAULT. */
+static int gup_check_args(unsigned long start, unsigned long nr_pages, unsigned flags,
+			  struct page **pages)
+{
+	const unsigned known =
+		FOLL_WRITE | FOLL_GET | FOLL_PIN | FOLL_LONGTERM | FOLL_TOUCH | FOLL_FAST_ONLY;
+
+	if ((flags & ~known) || !pages || (start & (PAGE_SIZE - 1)))
+		return -EINVAL;
+	if (!(flags & FOLL_GET) == !(flags & FOLL_PIN))
+		return -EINVAL; /* exactly one kind of reference */
+	if ((flags & FOLL_LONGTERM) && !(flags & FOLL_PIN))
+		return -EINVAL; /* only pins can be long-term */
+	if (start >= MM_USER_END || nr_pages > (MM_USER_END - start) >> PAGE_SHIFT)
+		return -EFAULT;
+	return 0;
+}
+
+/* The common entry: check, set MMF_HAS_PINNED for pins, walk. */
+static long gup_call(struct mm *mm, unsigned long start, unsigned long nr_pages, unsigned flags,
+		     struct page **pages)
+{
+	struct gup_ctx g = { .mm = mm, .flags = flags };
+	int err = gup_check_args(start, nr_pages, flags & ~FOLL_FAST_ONLY, pages);
+
+	if (err)
+		return err;
+	if (!nr_pages)
+		return 0;
+	if (flags & FOLL_PIN)
+		mm_set_has_pinned(mm);
+	return __get_user_pages(&g, start, nr_pages, pages);
 }
 
 long get_user_pages(struct mm *mm, unsigned long start, unsigned long nr_pages, unsigned flags,
 		    struct page **pages)
 {
-	if (flags & (FOLL_PIN | FOLL_LONGTERM))
+	if (flags & (FOLL_GET | FOLL_PIN | FOLL_FAST_ONLY))
 		return -EINVAL;
-	return __get_user_pages(mm, start, nr_pages, flags | FOLL_GET, pages);
+	return gup_call(mm, start, nr_pages, flags | FOLL_GET, pages);
 }
 
 long pin_user_pages(struct mm *mm, unsigned long start, unsigned long nr_pages, unsigned flags,
 		    struct page **pages)
 {
-	if (flags & FOLL_GET)
+	if (flags & (FOLL_GET | FOLL_PIN | FOLL_FAST_ONLY))
 		return -EINVAL;
-	mm_set_has_pinned(mm);
-	return __get_user_pages(mm, start, nr_pages, flags | FOLL_PIN, pages);
+	return gup_call(mm, start, nr_pages, flags | FOLL_PIN, pages);
 }
 
-/* Length of the run of pages[i..] that are consecutive pages of one folio,
- * capped by caps.gup_grab. */
-static unsigned long release_run(struct page **pages, unsigned long i, unsigned long n)
-{
-	struct folio *f = page_folio(pages[i]);
-	unsigned long k = 1;
+/* ---- gup-fast: the lockless walk ------------------------------------------ */
 
-	while (i + k < n && k < caps.gup_grab && pages[i + k] == pages[i] + k &&
-	       page_folio(pages[i + k]) == f)
-		k++;
-	return k;
-}
-
-void put_user_pages(struct page **pages, unsigned long n)
+/*
+ * gup_fast_run - take the run at @ptep without the PTE lock. The order
+ * is Linux's: grab first, then re-read the entries (a run whose entries
+ * changed meanwhile is given back whole) and only then check
+ * AnonExclusive (fork clears it before it looks at the refcount, so a
+ * check made before the grab could miss a fork in between); the pages
+ * after the first one that would need an unshare are given back. (The
+ * first page is also checked before the grab, so a run that will go to
+ * the slow path anyway is not grabbed at all.)
+ * Return: pages kept; 0 when the slow path must take this page.
+ */
+static unsigned gup_fast_run(struct gup_ctx *g, unsigned long addr, pte_t *ptep, unsigned long left,
+			     struct page **pages)
 {
-	for (unsigned long i = 0, k; i < n; i += k) {
-		k = release_run(pages, i, n);
-		folio_put_refs(page_folio(pages[i]), (int)k);
+	pte_t pte = ptep_get(ptep);
+	struct page *page;
+	struct folio *folio;
+	unsigned nr, keep;
+
+	if (!gup_pte_ok(pte, g->flags, &g->fault))
+		return 0;
+	page = pfn_to_page(pte_pfn(pte));
+	folio = page_folio(page);
+	if (gup_must_unshare(g->flags, page))
+		return 0;
+	nr = gup_try_grab(folio, gup_run_len(folio, addr, ptep, pte, left, g->flags), g->flags);
+	if (!nr)
+		return 0;
+	if (!pte_same(ptep_get(ptep), pte) ||
+	    gup_run_len(folio, addr, ptep, pte, nr, g->flags) != nr)
+		keep = 0;
+	else
+		keep = gup_must_unshare(g->flags, page) ? 0
+							: gup_unshare_prefix(g->flags, page, nr);
+	if (keep < nr)
+		gup_put_folio(folio, nr - keep, g->flags); /* undo the grab past the cut */
+	if (keep) {
+		gup_touch(folio, g->flags,
+			  gup_wants_dirty(folio, g->flags) && !ptes_any_dirty(ptep, pte, keep));
+		gup_store(pages, page, keep);
 	}
+	return keep;
 }
 
-void unpin_user_pages(struct page **pages, unsigned long n, bool make_dirty)
+/* The PMD leaf at @pmdp, locklessly: grab, re-check the leaf, then the
+ * unshare check, as gup_fast_run. */
+static unsigned gup_fast_pmd(struct gup_ctx *g, pmd_t *pmdp, unsigned long addr, unsigned long end,
+			     struct page **pages)
 {
-	for (unsigned long i = 0, k; i < n; i += k) {
-		struct folio *f = page_folio(pages[i]);
+	pmd_t pmd = *pmdp;
+	struct page *page = pfn_to_page(pmd_pfn(pmd)) + ((addr & ~PMD_MASK) >> PAGE_SHIFT);
+	struct folio *folio = page_folio(page);
+	unsigned nr;
 
-		k = release_run(pages, i, n);
-		if (make_dirty)
-			f->page.flags |= PG_dirty;
-		folio_unpin_refs(f, (int)k);
+	if ((g->flags & FOLL_WRITE) && !pmd_write(pmd))
+		return 0;
+	nr = gup_try_grab(folio, (unsigned)((end - addr) >> PAGE_SHIFT), g->flags);
+	if (!nr)
+		return 0;
+	if (pmdp->val != pmd.val || gup_must_unshare(g->flags, page)) {
+		gup_put_folio(folio, nr, g->flags);
+		return 0;
 	}
+	gup_touch(folio, g->flags, gup_wants_dirty(folio, g->flags) && !pmd_dirty(pmd));
+	gup_store(pages, page, nr);
+	return nr;
+}
+
+/* [addr, end) inside one PMD, locklessly: no lock, no fault. Return:
+ * pages taken from @addr on, up to the first page it cannot take. */
+static unsigned long gup_fast_pmd_range(struct gup_ctx *g, unsigned long addr, unsigned long end,
+					struct page **pages)
+{
+	pmd_t *pmdp = mm_find_pmd(g->mm, addr, false);
+	unsigned long done = 0;
+	pte_t *ptep;
+
+	if (!pmdp || pmd_none(*pmdp))
+		return 0;
+	if (pmd_leaf(*pmdp))
+		return gup_fast_pmd(g, pmdp, addr, end, pages);
+	ptep = pte_offset_kernel(pmdp, addr);
+	while (addr < end) {
+		unsigned nr = gup_fast_run(g, addr, ptep, (end - addr) >> PAGE_SHIFT, pages + done);
+
+		if (!nr)
+			break;
+		done += nr;
+		ptep += nr;
+		addr += (unsigned long)nr * PAGE_SIZE;
+	}
+	return done;
+}
+
+/* The lockless walk over [start, start + nr pages): stops at the first
+ * page it cannot take. Linux's gup-fast looks at no VMA either: a present
+ * entry in the user half is a user mapping. */
+static unsigned long gup_fast(struct gup_ctx *g, unsigned long start, unsigned long nr_pages,
+			      struct page **pages)
+{
+	unsigned long addr = start, end = start + nr_pages * PAGE_SIZE, done = 0;
+
+	while (addr < end) {
+		unsigned long next = pmd_addr_end(addr, end);
+		unsigned long got = gup_fast_pmd_range(g, addr, next, pages + done);
+
+		done += got;
+		if (addr + got * PAGE_SIZE != next)
+			break;
+		addr = next;
+	}
+	return done;
+}
+
+/* *_fast: the lockless walk, then the slow path for the rest. */
+static long gup_fast_call(struct mm *mm, unsigned long start, unsigned long nr_pages,
+			  unsigned flags, struct page **pages)
+{
+	struct gup_ctx g = { .mm = mm, .flags = flags };
+	int err = gup_check_args(start, nr_pages, flags, pages);
+	unsigned long got;
+	long rest;
+
+	if (err)
+		return err;
+	if (!nr_pages)
+		return 0;
+	if (flags & FOLL_PIN)
+		mm_set_has_pinned(mm);
+	got = gup_fast(&g, start, nr_pages, pages);
+	if (got == nr_pages || (flags & FOLL_FAST_ONLY))
+		return (long)got;
+	rest = __get_user_pages(&g, start + got * PAGE_SIZE, nr_pages - got, pages + got);
+	if (rest < 0)
+		return got ? (long)got : rest;
+	return (long)(got + (unsigned long)rest);
+}
+
+long get_user_pages_fast(struct mm *mm, unsigned long start, unsigned long nr_pages, unsigned flags,
+			 struct page **pages)
+{
+	if (flags & (FOLL_GET | FOLL_PIN))
+		return -EINVAL;
+	return gup_fast_call(mm, start, nr_pages, flags | FOLL_GET, pages);
+}
+
+long pin_user_pages_fast(struct mm *mm, unsigned long start, unsigned long nr_pages, unsigned flags,
+			 struct page **pages)
+{
+	if (flags & (FOLL_GET | FOLL_PIN))
+		return -EINVAL;
+	return gup_fast_call(mm, start, nr_pages, flags | FOLL_PIN, pages);
 }

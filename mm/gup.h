@@ -1,36 +1,84 @@
 /*
  * gup.h - get_user_pages and pinning: references on the pages behind a
  * range of an mm, for the kernel (or a device) to use directly.
+ *
+ * Two kinds of reference, as in Linux:
+ *  - FOLL_GET (get_user_pages): plain references, released with
+ *    put_user_pages(). They keep the memory allocated, nothing more.
+ *  - FOLL_PIN (pin_user_pages): pins, released with unpin_user_pages().
+ *    A pin promises that the page it returned is the page the process
+ *    maps, for as long as the pin is held (DMA, O_DIRECT, RDMA). A pin of
+ *    a small folio adds GUP_PIN_COUNTING_BIAS to its refcount, a pin of a
+ *    large one adds 1 and counts in pincount (folio_maybe_dma_pinned()).
+ *    The first pin sets MMF_HAS_PINNED on the mm, and fork copies a maybe
+ *    pinned AnonExclusive page for the child instead of sharing it.
+ *
+ * The walk (mm/gup.c) and the commit of runs of one folio are batched
+ * as the two seed patches do; caps.gup_walk and caps.gup_grab turn each
+ * off (docs/gup.md follows one call through).
  */
 #ifndef MM_GUP_H
 #define MM_GUP_H
 
 #include "mm.h"
 
-#define FOLL_WRITE (1u << 0)	/* the caller will write: break COW first */
-#define FOLL_GET (1u << 1)	/* take plain references (get_user_pages) */
-#define FOLL_PIN (1u << 2)	/* take pins (pin_user_pages) */
-#define FOLL_LONGTERM (1u << 3) /* the pin is held indefinitely (FOLL_PIN only) */
-#define FOLL_TOUCH (1u << 4)	/* mark the pages accessed (and dirty for FOLL_WRITE) */
+#define FOLL_WRITE (1u << 0)	 /* the caller will write: break COW first */
+#define FOLL_GET (1u << 1)	 /* take plain references (get_user_pages) */
+#define FOLL_PIN (1u << 2)	 /* take pins (pin_user_pages) */
+#define FOLL_LONGTERM (1u << 3)	 /* the pin is held indefinitely (FOLL_PIN only) */
+#define FOLL_TOUCH (1u << 4)	 /* mark the folios accessed (and dirty for FOLL_WRITE) */
+#define FOLL_FAST_ONLY (1u << 5) /* *_fast: lockless walk only, never fall back */
 
 /*
- * get_user_pages - take a reference on each of @nr_pages pages from @start.
- * pin_user_pages - the same with FOLL_PIN (and MMF_HAS_PINNED set on @mm).
- * Missing pages are faulted in; FOLL_WRITE breaks COW; a FOLL_PIN of an
- * anon page that is not AnonExclusive unshares it first.
- * Return: the number of pages taken (may be short when the range runs into
- * a hole or a protection change), or a negative errno when not even the
- * first page could be taken (then nothing is held).
+ * get_user_pages - take a reference on each of the @nr_pages pages from
+ * @start (page aligned) and store the pages in @pages.
+ * pin_user_pages - the same with pins (FOLL_PIN), and MMF_HAS_PINNED set.
+ * @flags: FOLL_WRITE, FOLL_TOUCH, and FOLL_LONGTERM for pin_user_pages;
+ *	the functions add FOLL_GET or FOLL_PIN themselves.
+ *
+ * Missing pages are faulted in; FOLL_WRITE takes the write fault on a
+ * read-only (COW) entry; a read-only pin of an anon page that is not
+ * AnonExclusive takes an unshare fault first, so the pinned page stays
+ * the one the process maps even after a later fork or write.
+ *
+ * Return: the number of pages taken, which is short when the range runs
+ * into a hole, a VMA without the access, or an error after the first
+ * page (retrying from there returns the error); or a negative errno when
+ * not even the first page could be taken, and then nothing is held:
+ * -EINVAL (bad flags, unaligned @start, NULL @pages), -EFAULT (no VMA, or
+ * one without the access), -ENOMEM (a fault ran out of memory, or the
+ * refcount would overflow).
+ * Context: no PTE lock held.
  */
 long get_user_pages(struct mm *mm, unsigned long start, unsigned long nr_pages, unsigned flags,
 		    struct page **pages);
 long pin_user_pages(struct mm *mm, unsigned long start, unsigned long nr_pages, unsigned flags,
 		    struct page **pages);
 
-/* Drop what get_user_pages (put_user_pages) or pin_user_pages took; runs of
- * pages of one folio are released with one call. @make_dirty marks the
- * folios dirty first (unpin_user_pages_dirty_lock in Linux). */
+/*
+ * get_user_pages_fast / pin_user_pages_fast - the same, trying first a
+ * lockless walk that takes no PTE lock and never faults: each run is
+ * grabbed, then its entries are read again, and a run whose entries
+ * changed is given back. What the lockless walk cannot take (a missing
+ * page, a needed fault or unshare, a changed entry) is left to the slow
+ * path above, unless FOLL_FAST_ONLY, which returns what it got (0 if
+ * nothing: never an error for a page that merely needs a fault).
+ */
+long get_user_pages_fast(struct mm *mm, unsigned long start, unsigned long nr_pages, unsigned flags,
+			 struct page **pages);
+long pin_user_pages_fast(struct mm *mm, unsigned long start, unsigned long nr_pages, unsigned flags,
+			 struct page **pages);
+
+/*
+ * Releasing (mm/pin.c). put_user_pages() drops what get_user_pages()
+ * took, unpin_user_pages() what pin_user_pages() took; entries of one
+ * folio next to each other in @pages are released with one refcount
+ * update (at most caps.gup_grab pages each). unpin_user_pages_dirty_lock()
+ * marks each folio dirty first when @make_dirty (the caller wrote to the
+ * pages, e.g. by DMA). Panics on a page that holds no such reference.
+ */
 void put_user_pages(struct page **pages, unsigned long n);
-void unpin_user_pages(struct page **pages, unsigned long n, bool make_dirty);
+void unpin_user_pages(struct page **pages, unsigned long n);
+void unpin_user_pages_dirty_lock(struct page **pages, unsigned long n, bool make_dirty);
 
 #endif

@@ -92,6 +92,10 @@ void folio_pin_refs(struct folio *f, int refs);
 void folio_unpin_refs(struct folio *f, int refs);
 void mm_set_has_pinned(struct mm *mm);
 
+/* gup_put_folio - give back @refs references (FOLL_GET in @flags) or
+ * pins (FOLL_PIN) that GUP took on @folio, with one refcount update. */
+void gup_put_folio(struct folio *folio, unsigned refs, unsigned flags);
+
 /* ---- kmap.c: the kernel half's tables at boot ---------------------------- */
 
 /* Where kmap_range() builds, and whether it may use 1 GiB leaves. */

@@ -1,0 +1,201 @@
+/*
+ * bench_gup.c - benchmarks of get_user_pages / pin_user_pages, the
+ * equivalent of Linux's gup_test (tools/testing/selftests/mm/gup_test.c
+ * with mm/gup_test.c), which the two GUP seed patches measured:
+ *
+ *   gup_test -L -m 256 -n 65536 -r 16 -t
+ *     = run=bench:gup size=256 gup_nr=65536 reps=16 (gup_op=longterm,
+ *       gup_write=on are the defaults, as in gup_test)
+ *
+ * gup:     the get (or pin) calls over @size of populated, written anon
+ *          memory, @gup_nr pages per call, as gup_test's "get" time;
+ * gup_put: the release of all those pages in one put_user_pages() or
+ *          unpin_user_pages() call, gup_test's "put" time.
+ * Variants: unbatched (gup_walk=off gup_grab=1: one PTE per call, as
+ * before the seeds), walk (the first seed: one descent and one lock per
+ * page table, one grab per page), walk+grab (both seeds: one grab per run
+ * of a folio). Each repetition maps and writes a fresh mm (untimed).
+ *
+ * Parameters (besides size=, reps=, folios=):
+ *   gup_nr=N       pages per call (default 65536; 0 = all of size)
+ *   gup_op=OP      get, pin, longterm (default), get-fast, pin-fast
+ *   gup_write=on   FOLL_WRITE (default on, as gup_test)
+ *   gup_touch=off  FOLL_TOUCH (default off: Linux's pin_user_pages()
+ *                  does not touch; on counts folio_mark_accessed())
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "cmdline.h"
+#include "gup.h"
+#include "kernel.h"
+#include "knobs.h"
+#include "mm.h"
+
+static const char *const variants_gup[] = { "unbatched", "walk", "walk+grab", NULL };
+
+enum gup_op { OP_GET, OP_PIN, OP_LONGTERM, OP_GET_FAST, OP_PIN_FAST, NR_OPS };
+static const char *const op_names[] = { "get", "pin", "longterm", "get-fast", "pin-fast" };
+
+struct gup_params {
+	unsigned long nr; /* pages per call, 0 = all */
+	enum gup_op op;
+	unsigned flags; /* FOLL_WRITE, FOLL_TOUCH, FOLL_LONGTERM */
+};
+
+/* An on/off key: *@out unchanged when absent. Return: 0 or -1. */
+static int param_onoff(const char *key, bool *out)
+{
+	const char *v = cmdline_get(&cmdline, key);
+
+	if (!v)
+		return 0;
+	if (strcmp(v, "on") && strcmp(v, "off"))
+		return printf("bench gup: %s=%s: want on or off\n", key, v), -1;
+	*out = v[1] == 'n';
+	return 0;
+}
+
+/* Read the gup_* keys. Return: 0, or -1 with the reason printed. */
+static int gup_params(struct gup_params *gp)
+{
+	const char *nr = cmdline_get(&cmdline, "gup_nr"), *op = cmdline_get(&cmdline, "gup_op");
+	bool write = true, touch = false;
+
+	gp->nr = 65536;
+	gp->op = OP_LONGTERM;
+	if (nr && (cmdline_uint(nr) < 0 || cmdline_uint(nr) > (1 << 24)))
+		return printf("bench gup: gup_nr=%s: want 0..16777216 pages\n", nr), -1;
+	if (nr)
+		gp->nr = (unsigned long)cmdline_uint(nr);
+	if (op) {
+		for (gp->op = 0; gp->op < NR_OPS && strcmp(op, op_names[gp->op]); gp->op++)
+			;
+		if (gp->op == NR_OPS)
+			return printf("bench gup: gup_op=%s: want get, pin, longterm, get-fast or "
+				      "pin-fast\n",
+				      op),
+			       -1;
+	}
+	if (param_onoff("gup_write", &write) || param_onoff("gup_touch", &touch))
+		return -1;
+	gp->flags = (write ? FOLL_WRITE : 0) | (touch ? FOLL_TOUCH : 0) |
+		    (gp->op == OP_LONGTERM ? FOLL_LONGTERM : 0);
+	return 0;
+}
+
+/* The knobs of @variant (the harness set every cap for "unbatched" or
+ * "batched"; walk keeps one grab per page). */
+static void gup_apply_variant(const char *variant)
+{
+	caps.gup_walk = strcmp(variant, "unbatched") != 0;
+	caps.gup_grab = strcmp(variant, "walk+grab") == 0 ? CAP_MAX : 1;
+}
+
+static bool op_pins(enum gup_op op)
+{
+	return op != OP_GET && op != OP_GET_FAST;
+}
+
+static long gup_one_call(const struct gup_params *gp, struct mm *mm, unsigned long a,
+			 unsigned long n, struct page **pages)
+{
+	switch (gp->op) {
+	case OP_GET:
+		return get_user_pages(mm, a, n, gp->flags, pages);
+	case OP_GET_FAST:
+		return get_user_pages_fast(mm, a, n, gp->flags, pages);
+	case OP_PIN_FAST:
+		return pin_user_pages_fast(mm, a, n, gp->flags, pages);
+	default:
+		return pin_user_pages(mm, a, n, gp->flags, pages);
+	}
+}
+
+/* All of [a, a + @total pages) in calls of gp->nr pages, as gup_test's
+ * get loop. Return: 0, or -1 when a call came back short. */
+static int gup_all(const struct gup_params *gp, struct mm *mm, unsigned long a, unsigned long total,
+		   struct page **pages)
+{
+	unsigned long per = gp->nr ? gp->nr : total;
+
+	for (unsigned long done = 0; done < total;) {
+		unsigned long n = total - done < per ? total - done : per;
+		long got = gup_one_call(gp, mm, a + done * PAGE_SIZE, n, pages + done);
+
+		if (got != (long)n) {
+			printf("bench gup: %s of %lu pages at %#lx returned %ld\n",
+			       op_names[gp->op], n, a + done * PAGE_SIZE, got);
+			if (got > 0)
+				done += (unsigned long)got;
+			op_pins(gp->op) ? unpin_user_pages(pages, done)
+					: put_user_pages(pages, done);
+			return -1;
+		}
+		done += n;
+	}
+	return 0;
+}
+
+/*
+ * One repetition: a fresh mm with @p->size populated for @fs (untimed),
+ * the gets, the release of everything in one call, the teardown
+ * (untimed). @timed_put says which of the two middle steps is timed.
+ */
+static int rep_gup_common(const struct folio_size *fs, const char *variant,
+			  const struct bench_params *p, bool timed_put)
+{
+	static struct page **pages;
+	static unsigned long pages_cap;
+	unsigned long total = p->size >> PAGE_SHIFT, a;
+	struct gup_params gp;
+	struct mm *mm;
+	int err = -1;
+
+	if (gup_params(&gp))
+		return -1;
+	if (pages_cap < total) {
+		free(pages);
+		pages = malloc(total * sizeof(*pages));
+		pages_cap = pages ? total : 0;
+		if (!pages)
+			return -1;
+	}
+	gup_apply_variant(variant);
+	mm = mm_create();
+	a = mm ? bench_map(mm, fs, p->size, true) : 0;
+	if (a) {
+		if (!timed_put)
+			bench_start();
+		err = gup_all(&gp, mm, a, total, pages);
+		if (!timed_put)
+			bench_stop();
+	}
+	if (!err) {
+		if (timed_put)
+			bench_start();
+		op_pins(gp.op) ? unpin_user_pages(pages, total) : put_user_pages(pages, total);
+		if (timed_put)
+			bench_stop();
+	}
+	if (mm)
+		mm_put(mm);
+	return err;
+}
+
+static int rep_gup(const struct folio_size *fs, const char *variant, const struct bench_params *p)
+{
+	return rep_gup_common(fs, variant, p, false);
+}
+
+static int rep_gup_put(const struct folio_size *fs, const char *variant,
+		       const struct bench_params *p)
+{
+	return rep_gup_common(fs, variant, p, true);
+}
+
+const struct bench bench_gup = { "gup", "4K,64K,2M-pmd", variants_gup, rep_gup,
+				 "get/pin calls over populated memory (gup_test's get time)" };
+const struct bench bench_gup_put = { "gup_put", "4K,64K,2M-pmd", variants_gup, rep_gup_put,
+				     "release of the pinned pages (gup_test's put time)" };
