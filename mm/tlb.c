@@ -51,24 +51,31 @@ static void tlb_free_tables(struct mmu_gather *tlb)
 	}
 }
 
-/* Flush what was cleared so far, then release what was gathered. */
-static void tlb_flush_release(struct mmu_gather *tlb)
+/*
+ * Flush what was cleared so far, then release what was gathered. A full
+ * teardown (@tlb->full) only flushes at the end, as Linux's fullmm gather
+ * does: the mm is off the MMU by then (mm_put() switches away first), so
+ * no CPU can reach a freed page through a stale entry of it before the
+ * final flush (which an arch with ASIDs needs before it reuses one).
+ */
+static void tlb_flush_release(struct mmu_gather *tlb, bool last)
 {
-	if (tlb->end > tlb->start)
+	if (tlb->end > tlb->start && (last || !tlb->full)) {
 		flush_tlb_range(tlb->mm, tlb->start, tlb->end);
+		tlb->start = ~0ul;
+		tlb->end = 0;
+	}
 	for (int i = 0; i < tlb->nr; i++)
 		folio_put_refs(tlb->item[i].folio, tlb->item[i].refs);
 	tlb_free_tables(tlb);
 	tlb->nr = 0;
-	tlb->start = ~0ul;
-	tlb->end = 0;
 }
 
 void tlb_gather_folio(struct mmu_gather *tlb, struct folio *f, int refs, unsigned long addr,
 		      unsigned long end)
 {
 	if (tlb->nr == GATHER_MAX)
-		tlb_flush_release(tlb);
+		tlb_flush_release(tlb, false);
 	tlb->item[tlb->nr].folio = f;
 	tlb->item[tlb->nr].refs = refs;
 	tlb->nr++;
@@ -89,5 +96,5 @@ void tlb_gather_table(struct mmu_gather *tlb, struct page *pt, unsigned long add
 
 void tlb_finish(struct mmu_gather *tlb)
 {
-	tlb_flush_release(tlb);
+	tlb_flush_release(tlb, true);
 }
