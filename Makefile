@@ -8,6 +8,9 @@
 #   make format     reformat the sources with clang-format
 
 ARCH ?= x86_64
+# Every core by default: a clean `make test` compiles five builds (VMM,
+# two guests, sanitized host runners) before it tests anything.
+MAKEFLAGS += -j$(shell nproc)
 GUEST_ARCHES := x86_64 arm64
 B := build
 
@@ -77,9 +80,12 @@ TRIPLE_x86_64 := x86_64-elf
 TRIPLE_arm64 := aarch64-elf
 # The stamps are only order-only prerequisites: without .PRECIOUS make
 # treats them as intermediate and deletes them, and newlib is rebuilt.
+# The two builds share the unpacked source, so the second waits for the
+# first (each uses every core itself).
 .PRECIOUS: $(B)/newlib/.built-%
 $(B)/newlib/.built-%: guest/build-newlib.sh | $(DEPS)
 	sh guest/build-newlib.sh $(if $(filter x86_64-elf,$*),x86_64,arm64) $(B)/newlib
+$(B)/newlib/.built-aarch64-elf: | $(B)/newlib/.built-x86_64-elf
 
 # --- the guest kernel, one set of rules per arch ----------------------------
 CC_x86_64 := gcc

@@ -28,7 +28,7 @@
 #define DIFF_PIN_PAGES 16
 #define DIFF_SLOT_PAGES 512 /* 2 MiB per slot */
 #define DIFF_SLOT_BASE 0x200000000ul
-#define DIFF_SLOT_STRIDE (4ul << 20)			     /* slots 2 MiB apart */
+#define DIFF_SLOT_STRIDE (4ul << 20)			     /* a 2 MiB slot every 4 MiB */
 #define DIFF_PAGES (DIFF_MMS * DIFF_SLOTS * DIFF_SLOT_PAGES) /* per snapshot, at most */
 #define DIFF_VMAS (DIFF_MMS * 32)
 
