@@ -20,8 +20,8 @@
  *   gup_nr=N       pages per call (default 65536; 0 = all of size)
  *   gup_op=OP      get, pin, longterm (default), get-fast, pin-fast
  *   gup_write=on   FOLL_WRITE (default on, as gup_test)
- *   gup_touch=off  FOLL_TOUCH (default off: Linux's pin_user_pages()
- *                  does not touch; on counts folio_mark_accessed())
+ *   gup_touch=on   FOLL_TOUCH (default as Linux: on for get, whose
+ *                  get_user_pages() adds it, off for the pins)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +61,7 @@ static int param_onoff(const char *key, bool *out)
 static int gup_params(struct gup_params *gp)
 {
 	const char *nr = cmdline_get(&cmdline, "gup_nr"), *op = cmdline_get(&cmdline, "gup_op");
-	bool write = true, touch = false;
+	bool write = true, touch;
 
 	gp->nr = 65536;
 	gp->op = OP_LONGTERM;
@@ -78,6 +78,7 @@ static int gup_params(struct gup_params *gp)
 				      op),
 			       -1;
 	}
+	touch = gp->op == OP_GET || gp->op == OP_GET_FAST;
 	if (param_onoff("gup_write", &write) || param_onoff("gup_touch", &touch))
 		return -1;
 	gp->flags = (write ? FOLL_WRITE : 0) | (touch ? FOLL_TOUCH : 0) |

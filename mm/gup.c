@@ -110,16 +110,34 @@ static inline unsigned gup_run_len(struct folio *folio, unsigned long addr, pte_
 	return gup_run_len_large(folio, addr, ptep, pte, left, flags);
 }
 
-/* Is any of the @nr PTEs from @ptep (the first is @pte) dirty? Only read
- * past the first when the answer matters (see gup_touch). */
-static bool ptes_any_dirty(pte_t *ptep, pte_t pte, unsigned nr)
+/*
+ * gup_unshare_bound - for a read-only pin, @left cut to the pages from
+ * @page (AnonExclusive) that are AnonExclusive too, within the folio: a
+ * run must end before the first that is not. Computed from the pages
+ * alone, before the PTE scan, so the scan reads no entry past the cut.
+ */
+static inline unsigned long gup_unshare_bound(struct folio *folio, struct page *page,
+					      unsigned long left, unsigned flags)
 {
-	if (pte_dirty(pte))
-		return true;
+	unsigned long in_folio = folio_nr_pages(folio) - (unsigned long)(page - &folio->page);
+
+	if ((flags & (FOLL_PIN | FOLL_WRITE)) != FOLL_PIN || !folio_test_large(folio))
+		return left;
+	return gup_unshare_prefix(flags, page, cap_nr(cap_nr(caps.gup_grab, left), in_folio));
+}
+
+/* Are all the @nr PTEs from @ptep (the first is @pte) dirty? The per-page
+ * path marks the folio dirty for every clean PTE it takes under
+ * FOLL_WRITE, so the run must mark it unless none is clean. Only read
+ * past the first when the answer matters (see gup_touch). */
+static bool ptes_all_dirty(pte_t *ptep, pte_t pte, unsigned nr)
+{
+	if (!pte_dirty(pte))
+		return false;
 	for (unsigned i = 1; i < nr; i++)
-		if (pte_dirty(ptep_get(ptep + i)))
-			return true;
-	return false;
+		if (!pte_dirty(ptep_get(ptep + i)))
+			return false;
+	return true;
 }
 
 static void folio_mark_accessed(struct folio *folio)
@@ -140,30 +158,34 @@ static bool gup_wants_dirty(struct folio *folio, unsigned flags)
 	       !(folio->page.flags & PG_dirty);
 }
 
-/* FOLL_TOUCH for a run of @folio: once per run, not once per page. */
-static void gup_touch(struct folio *folio, unsigned flags, bool mark_dirty)
+/* FOLL_TOUCH for a run of @folio: once per run, not once per page.
+ * Context: the caller checked FOLL_TOUCH. */
+static void gup_touch(struct folio *folio, bool mark_dirty)
 {
-	if (!(flags & FOLL_TOUCH))
-		return;
 	if (mark_dirty)
 		folio->page.flags |= PG_dirty;
 	folio_mark_accessed(folio);
 }
 
-/* pages[i] = page + i for the run: four at a time, since this store is
- * most of what a batched run still costs per page. */
+/*
+ * gup_store - pages[i] = page + i for the run. Two entries per store,
+ * with a GCC vector of two pointers (SSE2 on x86_64, NEON on arm64):
+ * filling pages[] is most of what a batched run still costs per page
+ * once the grab is one update, so it is worth the one idiom.
+ */
+typedef uintptr_t gup_ptr_pair
+	__attribute__((vector_size(2 * sizeof(uintptr_t)), aligned(sizeof(uintptr_t)), may_alias));
+
 static void gup_store(struct page **pages, struct page *page, unsigned nr)
 {
-	unsigned i = 0;
+	gup_ptr_pair v = { (uintptr_t)page, (uintptr_t)(page + 1) };
+	const gup_ptr_pair step = { 2 * sizeof(struct page), 2 * sizeof(struct page) };
+	struct page **end = pages + (nr & ~1u);
 
-	for (; i + 4 <= nr; i += 4, page += 4) {
-		pages[i] = page;
-		pages[i + 1] = page + 1;
-		pages[i + 2] = page + 2;
-		pages[i + 3] = page + 3;
-	}
-	for (; i < nr; i++)
-		pages[i] = page++;
+	for (; pages < end; pages += 2, v += step)
+		*(gup_ptr_pair *)pages = v;
+	if (nr & 1)
+		*pages = (struct page *)v[0];
 }
 
 /*
@@ -211,13 +233,14 @@ static long gup_pte_run(struct gup_ctx *g, unsigned long addr, pte_t *ptep, unsi
 		g->fault = FAULT_UNSHARE;
 		return 0;
 	}
+	left = gup_unshare_bound(folio, page, left, g->flags);
 	nr = gup_run_len(folio, addr, ptep, pte, left, g->flags);
-	nr = gup_unshare_prefix(g->flags, page, nr);
 	nr = gup_try_grab(folio, nr, g->flags);
 	if (!nr)
 		return -ENOMEM;
-	gup_touch(folio, g->flags,
-		  gup_wants_dirty(folio, g->flags) && !ptes_any_dirty(ptep, pte, nr));
+	if (g->flags & FOLL_TOUCH)
+		gup_touch(folio,
+			  gup_wants_dirty(folio, g->flags) && !ptes_all_dirty(ptep, pte, nr));
 	gup_store(pages, page, nr);
 	return nr;
 }
@@ -274,7 +297,8 @@ static long follow_huge_pmd(struct gup_ctx *g, pmd_t pmd, unsigned long addr, un
 	nr = gup_try_grab(folio, nr, g->flags);
 	if (!nr)
 		return -ENOMEM;
-	gup_touch(folio, g->flags, gup_wants_dirty(folio, g->flags) && !pmd_dirty(pmd));
+	if (g->flags & FOLL_TOUCH)
+		gup_touch(folio, gup_wants_dirty(folio, g->flags) && !pmd_dirty(pmd));
 	gup_store(pages, page, nr);
 	return nr;
 }
@@ -433,7 +457,8 @@ static unsigned gup_fast_run(struct gup_ctx *g, unsigned long addr, pte_t *ptep,
 	folio = page_folio(page);
 	if (gup_must_unshare(g->flags, page))
 		return 0;
-	nr = gup_try_grab(folio, gup_run_len(folio, addr, ptep, pte, left, g->flags), g->flags);
+	nr = gup_run_len(folio, addr, ptep, pte, left, g->flags);
+	nr = gup_try_grab(folio, nr, g->flags);
 	if (!nr)
 		return 0;
 	if (!pte_same(ptep_get(ptep), pte) ||
@@ -445,8 +470,9 @@ static unsigned gup_fast_run(struct gup_ctx *g, unsigned long addr, pte_t *ptep,
 	if (keep < nr)
 		gup_put_folio(folio, nr - keep, g->flags); /* undo the grab past the cut */
 	if (keep) {
-		gup_touch(folio, g->flags,
-			  gup_wants_dirty(folio, g->flags) && !ptes_any_dirty(ptep, pte, keep));
+		if (g->flags & FOLL_TOUCH)
+			gup_touch(folio, gup_wants_dirty(folio, g->flags) &&
+						 !ptes_all_dirty(ptep, pte, keep));
 		gup_store(pages, page, keep);
 	}
 	return keep;
@@ -471,7 +497,8 @@ static unsigned gup_fast_pmd(struct gup_ctx *g, pmd_t *pmdp, unsigned long addr,
 		gup_put_folio(folio, nr, g->flags);
 		return 0;
 	}
-	gup_touch(folio, g->flags, gup_wants_dirty(folio, g->flags) && !pmd_dirty(pmd));
+	if (g->flags & FOLL_TOUCH)
+		gup_touch(folio, gup_wants_dirty(folio, g->flags) && !pmd_dirty(pmd));
 	gup_store(pages, page, nr);
 	return nr;
 }

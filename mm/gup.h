@@ -73,7 +73,8 @@ long pin_user_pages_fast(struct mm *mm, unsigned long start, unsigned long nr_pa
  * Releasing (mm/pin.c). put_user_pages() drops what get_user_pages()
  * took, unpin_user_pages() what pin_user_pages() took; entries of one
  * folio next to each other in @pages are released with one refcount
- * update (at most caps.gup_grab pages each). unpin_user_pages_dirty_lock()
+ * update, as Linux has done since before the seeds (so not capped by
+ * caps.gup_grab). unpin_user_pages_dirty_lock()
  * marks each folio dirty first when @make_dirty (the caller wrote to the
  * pages, e.g. by DMA). Panics on a page that holds no such reference.
  */

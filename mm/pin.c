@@ -57,14 +57,22 @@ static void check_pinned_pages(struct page **pages, unsigned long n)
 	}
 }
 
-/* How many entries from pages[i] belong to its folio (adjacent in
- * @pages, any pages of it), at most caps.gup_grab: one release. */
+/*
+ * How many entries from pages[i] belong to its folio (adjacent in
+ * @pages, any pages of it): one release. Not capped by caps.gup_grab:
+ * Linux's unpin_user_pages() grouped a folio's entries long before the
+ * seeds, so the unbatched variant releases the way Linux did then. A
+ * small folio is one run (an array that names one 4 KiB page twice gets
+ * two releases, which is as correct and saves a look at every neighbour).
+ */
 static unsigned release_run(struct page **pages, unsigned long i, unsigned long n)
 {
 	struct folio *f = page_folio(pages[i]);
-	unsigned long max = cap_nr(caps.gup_grab, n - i);
+	unsigned long max = n - i;
 	unsigned k = 1;
 
+	if (!folio_test_large(f))
+		return 1;
 	while (k < max && page_folio(pages[i + k]) == f)
 		k++;
 	return k;

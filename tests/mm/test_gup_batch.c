@@ -7,7 +7,7 @@
  * undo, and a differential test: every GUP knob setting returns the same
  * pages and leaves the same counts as the unbatched code.
  */
-#include "gup_cases.h"
+#include "test_gup_cases.h"
 
 static struct page *pages[GUP_MAX_PAGES];
 static uint64_t free_before;
@@ -601,8 +601,49 @@ TEST(every_variant_equals_unbatched)
 	}
 }
 
+/*
+ * FOLL_WRITE | FOLL_TOUCH over a run with a clean and a dirty entry: the
+ * per-page path marks the folio dirty when it takes a clean entry, so the
+ * batched run must mark it unless every entry is dirty. (It once marked
+ * it only when no entry was dirty: runs [clean, dirty, ...] differed.)
+ * Folding is off so that each entry keeps its own dirty bit on arm64.
+ */
+TEST(write_touch_marks_dirty_when_an_entry_is_clean)
+{
+	bool contpte = caps.contpte;
+
+	caps.contpte = false;
+	for (int v = 0; v < NR_GUP_VARIANTS; v++) {
+		struct mm *mm = begin();
+		unsigned long a = test_mmap(mm, 64 << 10, RW | VM_NOHUGEPMD, ORDERS(4));
+		unsigned char b = 1;
+		struct page *p;
+		bool by_pmd;
+		pte_t pte;
+		long got;
+
+		WHERE("%s", gup_variants[v].label);
+		W_CHECK_EQ(mm_touch(mm, a, 64 << 10, false), 0);
+		W_CHECK_EQ(mm_access(mm, a + 5 * PAGE_SIZE, &b, 1, true), 0);
+		p = page_at(mm, a + 4 * PAGE_SIZE, &by_pmd, &pte);
+		W_CHECK(p && !pte_dirty(pte));
+		if (p)
+			page_folio(p)->page.flags &= ~PG_dirty;
+		gup_variant_apply(&gup_variants[v]);
+		got = get_user_pages(mm, a + 4 * PAGE_SIZE, 4, FOLL_WRITE | FOLL_TOUCH, pages);
+		W_CHECK_EQ(got, 4);
+		W_CHECK(p && (page_folio(p)->page.flags & PG_dirty));
+		if (got > 0)
+			put_user_pages(pages, (unsigned long)got);
+		end(mm);
+	}
+	caps.contpte = contpte;
+	gup_variant_apply(&gup_variants[NR_GUP_VARIANTS - 1]);
+}
+
 TEST_SUITE(gup_batch, walk_is_one_descent_and_one_lock_per_table, walk_stops_at_the_table_end,
 	   pmd_thp_is_one_step, mark_accessed_once_per_run,
+	   write_touch_marks_dirty_when_an_entry_is_clean,
 	   ro_pin_run_splits_at_a_page_that_is_not_exclusive, get_run_is_not_cut_by_exclusivity,
 	   write_run_splits_at_a_read_only_entry, ro_pin_run_is_not_cut_by_write_bits,
 	   single_pte_of_a_large_folio, gup_fast_takes_no_lock, gup_fast_falls_back_for_faults,

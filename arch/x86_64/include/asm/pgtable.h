@@ -140,11 +140,12 @@ static inline pte_t pte_modify(pte_t pte, pgprot_t prot)
 	return (pte_t){ (pte.val & _PAGE_CHG_MASK) | (prot.val & ~_PAGE_CHG_MASK) };
 }
 
-/* Cheaper than the generic pfn_pte(pte_pfn() + nr, ...): one add. */
+/* Cheaper than the generic pfn_pte(pte_pfn() + nr, ...): one add, as
+ * Linux's x86 does. Callers stay inside one folio, so the pfn never
+ * carries out of its field into the bits above (NX). */
 static inline pte_t pte_advance_pfn(pte_t pte, unsigned long nr)
 {
-	return (pte_t){ (pte.val & ~_PAGE_PFN_MASK) |
-			((pte.val + ((uint64_t)nr << _PAGE_PFN_SHIFT)) & _PAGE_PFN_MASK) };
+	return (pte_t){ pte.val + ((uint64_t)nr << _PAGE_PFN_SHIFT) };
 }
 #define pte_advance_pfn pte_advance_pfn
 

@@ -1,10 +1,10 @@
 /*
- * gup_cases.h - helpers of the GUP test files (test_gup*.c), both runners:
+ * test_gup_cases.h - helpers of the GUP test files (test_gup*.c), both runners:
  * folio sizes, a region stamped page by page, what the pins see, and the
  * check that no GUP reference is left.
  */
-#ifndef TESTS_GUP_CASES_H
-#define TESTS_GUP_CASES_H
+#ifndef TESTS_TEST_GUP_CASES_H
+#define TESTS_TEST_GUP_CASES_H
 
 #include <string.h>
 
