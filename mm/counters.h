@@ -26,6 +26,8 @@
 	X(folio_allocs, "folios allocated")                                                        \
 	X(folio_frees, "folios freed")                                                             \
 	X(folio_copies, "pages copied (COW, unshare, migration)")                                  \
+	X(cow_reuses, "write/unshare faults that reused the page in place (4K or a PMD THP)")      \
+	X(cow_copies, "write/unshare faults that gave the faulting side its own copy")             \
 	X(faults, "page faults handled")                                                           \
 	X(pt_allocs, "page-table pages allocated")                                                 \
 	X(pt_frees, "page-table pages freed")

@@ -72,6 +72,7 @@ static void wp_reuse(struct vma *vma, unsigned long addr, pte_t *ptep, pte_t pte
 	    folio_test_large(page_folio(page)))
 		wp_reuse_folio_run(vma, addr, ptep, page);
 	SetPageAnonExclusive(page);
+	count_event(cow_reuses, 1);
 	if (!(flags & FAULT_WRITE))
 		return;
 	pte = pte_mkdirty(pte_mkwrite(pte_mkyoung(pte)));
@@ -95,6 +96,7 @@ static int wp_copy(struct vma *vma, unsigned long addr, pte_t *ptep, struct page
 		return -ENOMEM;
 	memcpy(page_address(&dst->page), page_address(page), PAGE_SIZE);
 	count_event(folio_copies, 1);
+	count_event(cow_copies, 1);
 	folio_prepare_anon(dst);
 	folio_add_rmap_ptes(dst, &dst->page, 1);
 	pte = vma_mk_pte(vma, folio_pfn(dst));
@@ -147,6 +149,7 @@ int do_huge_pmd_wp_page(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsign
 	int err;
 
 	if (huge_pmd_reuse(*pmdp)) {
+		count_event(cow_reuses, 1);
 		if (flags & FAULT_WRITE) {
 			*pmdp = pmd_mkdirty(pmd_mkwrite(pmd_mkyoung(*pmdp)));
 			flush_tlb_range(vma->mm, base, base + PMD_SIZE);

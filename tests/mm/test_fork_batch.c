@@ -433,7 +433,47 @@ TEST(worked_example_ptdump)
 	CHECK_EQ(total_free_pages(), free0);
 }
 
-TEST_SUITE(fork_batch, one_update_per_run, cap_bounds_the_run, runs_end_where_the_bits_differ,
-	   child_vmas_keep_the_policy, pinned_folio_copies_only_exclusive_pages,
-	   pinned_thp_without_a_free_2m_block, oom_at_every_allocation, mm_lifetime,
-	   worked_example_ptdump)
+/*
+ * The COW fault's two outcomes, counted: after a fork of 4K pages the
+ * child's write copies (the parent still maps the page), then the
+ * parent's write reuses its page in place (it is the only mapping left);
+ * a PMD THP written by its only mapper after mprotect RO/RW is reused
+ * whole.
+ */
+TEST(cow_counts_reuse_and_copy)
+{
+	uint64_t free0 = total_free_pages();
+	unsigned long a, h;
+	struct mm *p = written_parent(0, false, &a), *c = mm_fork(p, NULL);
+	struct mm_counters c0 = mm_counters, d;
+	unsigned char b = 7;
+
+	CHECK(c != NULL);
+	CHECK_EQ(mm_access(c, a, &b, 1, true), 0);
+	d = counters_since(&c0);
+	CHECK_EQ(d.cow_copies, 1);
+	CHECK_EQ(d.cow_reuses, 0);
+	c0 = mm_counters;
+	CHECK_EQ(mm_access(p, a, &b, 1, true), 0);
+	d = counters_since(&c0);
+	CHECK_EQ(d.cow_copies, 0);
+	CHECK_EQ(d.cow_reuses, 1);
+	mm_put(c);
+	h = test_mmap(p, REGION, RW, ORDERS(9));
+	CHECK_EQ(mm_touch(p, h, REGION, true), 0);
+	c = mm_fork(p, NULL); /* the PMD is shared, then the child goes */
+	mm_put(c);
+	c0 = mm_counters;
+	CHECK_EQ(mm_access(p, h, &b, 1, true), 0);
+	d = counters_since(&c0);
+	CHECK_EQ(d.cow_reuses, 1);
+	CHECK_EQ(d.cow_copies, 0);
+	CHECK_MM_OK();
+	mm_put(p);
+	CHECK_EQ(total_free_pages(), free0);
+}
+
+TEST_SUITE(fork_batch, one_update_per_run, cow_counts_reuse_and_copy, cap_bounds_the_run,
+	   runs_end_where_the_bits_differ, child_vmas_keep_the_policy,
+	   pinned_folio_copies_only_exclusive_pages, pinned_thp_without_a_free_2m_block,
+	   oom_at_every_allocation, mm_lifetime, worked_example_ptdump)
