@@ -20,7 +20,7 @@ counters() {
 		line = $0; out = ""
 		match(line, /"folio":"[^"]*"/); f = substr(line, RSTART + 9, RLENGTH - 10)
 		match(line, /"variant":"[^"]*"/); v = substr(line, RSTART + 11, RLENGTH - 12)
-		n = split("ptep_gets ref_updates mapcount_updates tlb_flushes cont_folds", k, " ")
+		n = split("pt_descents ptl_takes ptep_gets ref_updates mapcount_updates tlb_flushes cont_unfolds", k, " ")
 		for (i = 1; i <= n; i++)
 			if (match(line, "\"" k[i] "\":[0-9]+")) {
 				c = substr(line, RSTART, RLENGTH); gsub(/"/, "", c); out = out " " c
@@ -43,7 +43,7 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 echo
 echo "== what batching buys: $SIZE MiB per run, median of $REPS, times in guest-instruction us"
-for b in ${DEMO_BENCHES:-zap mprotect fault}; do
+for b in ${DEMO_BENCHES:-zap mprotect fault fork gup}; do
 	bench "$b" 4K,64K,2M-pte,2M-pmd
 done
 echo
