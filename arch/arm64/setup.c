@@ -7,7 +7,6 @@
  * 0 and the DTB is at the start of RAM (VIRT_DTB_PBASE); a loader that
  * passes the DTB in x0 (the Linux protocol) is honoured too.
  */
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "dt.h"
@@ -33,23 +32,6 @@ uint64_t arch_counter_freq(void)
 	return read_sysreg(cntfrq_el0) & 0xffffffffu;
 }
 
-/* Say why there is no FDT (kmain() then stops with PTELAB_EXIT_USAGE).
- * Straight to the console: stdio has no heap yet. */
-static void fdt_problem(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void fdt_problem(const char *fmt, ...)
-{
-	char line[120];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (n > (int)sizeof(line) - 1)
-		n = sizeof(line) - 1;
-	arch_console_write(line, n > 0 ? (size_t)n : 0);
-}
-
 /* The DTB from x0 or at VIRT_DTB_PBASE; reserved by its header's size.
  * Without a valid one bi.fdt stays NULL and kmain() reports it. */
 static void find_fdt(uint64_t x0)
@@ -59,14 +41,14 @@ static void find_fdt(uint64_t x0)
 
 	/* RAM starts at VIRT_DTB_PBASE on -M virt; below it are devices. */
 	if (pa < VIRT_DTB_PBASE || pa >= BOOT_MAP_SIZE || (pa & 7)) {
-		fdt_problem("guest: arm64: x0 %#llx is not a DTB address in RAM\n",
-			    (unsigned long long)pa);
+		console_printf("guest: arm64: x0 %#llx is not a DTB address in RAM\n",
+			       (unsigned long long)pa);
 		return;
 	}
 	size = dt_total_size(phys_to_virt(pa));
 	if (!size || pa + size > BOOT_MAP_SIZE) {
-		fdt_problem("guest: arm64: no FDT at %#llx (%s)\n", (unsigned long long)pa,
-			    x0 ? "from x0" : "where QEMU puts it");
+		console_printf("guest: arm64: no FDT at %#llx (%s)\n", (unsigned long long)pa,
+			       x0 ? "from x0" : "where QEMU puts it");
 		return;
 	}
 	bi.fdt = phys_to_virt(pa);
