@@ -604,20 +604,32 @@ TEST(pins_count_as_linux_does)
 
 /* folio_alloc_orders with ALLOC_ANY_NODE tries every node for an order
  * before it takes a smaller one: with node 0 out of blocks of order >= 4,
- * an order-4 folio comes from the nearest other node. */
+ * an order-4 folio comes from the nearest other node. Node 0's free
+ * orders 2 and 3 are made on purpose (all its blocks of order >= 2 are
+ * taken, then one order-4 block is given back and split by an order-2
+ * allocation), so the case does not depend on what earlier cases left. */
 TEST(alloc_orders_tries_nodes_before_smaller_orders)
 {
 	struct mm_snapshot snap;
 	struct list_head held;
 	int other = nearest_other(0);
-	struct folio *f;
+	struct folio *f, *split;
 	bool poison = mm_debug_poison;
 
 	mm_debug_poison = false;
 	list_init(&held);
 	mm_snapshot_take(&snap);
-	while ((f = folio_alloc_orders(0, ALL_ORDERS & ~0xful, 0)))
+	split = folio_alloc_orders(0, 1ul << 4, 0);
+	CHECK(split != NULL);
+	while ((f = folio_alloc_orders(0, ALL_ORDERS & ~0x3ul, 0)))
 		list_add(&f->page.lru, &held);
+	if (split) {
+		folio_put(split);			/* node 0's only free order-4 block ... */
+		f = folio_alloc_orders(0, 1ul << 2, 0); /* ... split: 2 and 3 stay free */
+		CHECK(f && folio_nid(f) == pglists[0].node_id);
+		if (f)
+			list_add(&f->page.lru, &held);
+	}
 	f = folio_alloc_orders(0, (1ul << 4) | (1ul << 2), ALLOC_ANY_NODE);
 	CHECK(f != NULL);
 	if (f) {
