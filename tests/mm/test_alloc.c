@@ -529,6 +529,13 @@ static void unmap_page_3(void *arg)
 	folio_remove_rmap_ptes(f, folio_page(f, 3), 1);
 }
 
+static void map_past_the_end(void *arg)
+{
+	struct folio *f = arg;
+
+	folio_add_rmap_ptes(f, folio_page(f, 3), 2); /* pages 3 and 4 of a 4-page folio */
+}
+
 static void ref_sub_to_zero(void *arg)
 {
 	folio_ref_sub(arg, 1);
@@ -556,6 +563,7 @@ TEST(folio_misuse_panics_with_state)
 	CHECK_PANICS(put_once, f, "freeing a mapped folio: folio pfn");
 	CHECK_PANICS(put_once, f, "refcount 1 mapcount 0 entire_mapcount 0 large_mapcount 2");
 	CHECK_PANICS(unmap_page_3, f, "page mapcount underflow");
+	CHECK_PANICS(map_past_the_end, f, "pages [3, +2) are not inside the folio");
 	CHECK_EQ(folio_ref_count(f), 1);
 	CHECK_EQ(folio_mapcount(f), 2);
 	folio_remove_rmap_ptes(f, folio_page(f, 1), 2);
