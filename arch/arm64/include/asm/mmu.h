@@ -8,17 +8,7 @@
 
 #include <stdint.h>
 
-struct mm;
-void arch_flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end);
-void arch_flush_tlb_all(void);
-void arch_switch_mm(struct mm *mm, uint64_t pgd_phys);
-void arch_pgd_init(void *pgd);
-
-/* Copy to or from the current mm's user address @uaddr with real loads
- * and stores; faults go to handle_mm_fault. Return: 0, or the error of the
- * fault that could not be resolved (-EFAULT, -ENOMEM), as mm_access()
- * promises. (Defined with the exception fixups, not in mmu.c.) */
-int arch_copy_user(unsigned long uaddr, void *kbuf, unsigned long len, int write);
+#include "arch_mmu.h" /* the required hooks, declared once */
 
 #define dsb(opt) __asm__ volatile("dsb " #opt : : : "memory")
 #define isb() __asm__ volatile("isb" : : : "memory")

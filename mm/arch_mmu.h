@@ -1,0 +1,35 @@
+/*
+ * arch_mmu.h - the MMU hooks every arch must provide to mm/, declared
+ * once here and defined with these names in arch/<arch>/ (x86_64, arm64,
+ * and the host simulation). Each <asm/mmu.h> includes this file and adds
+ * what is private to its arch (the instructions behind the hooks).
+ */
+#ifndef MM_ARCH_MMU_H
+#define MM_ARCH_MMU_H
+
+#include <stdint.h>
+
+struct mm;
+
+/* Drop @mm's translations of [@start, @end) (nothing when @mm is not the
+ * one the MMU is using), or every non-global translation. */
+void arch_flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end);
+void arch_flush_tlb_all(void);
+
+/* Make @mm (page-table root at @pgd_phys; NULL: none) the MMU's user half. */
+void arch_switch_mm(struct mm *mm, uint64_t pgd_phys);
+
+/* Fill a new, zeroed root with what every mm shares (the kernel half where
+ * the arch keeps it in the same root). */
+void arch_pgd_init(void *pgd);
+
+/*
+ * arch_copy_user - copy to (@write) or from the current mm's user address
+ * @uaddr with real loads and stores (the host: through its software MMU);
+ * faults go to handle_mm_fault(). Defined with the exception fixups.
+ * Return: 0, or the error of the fault that could not be resolved
+ * (-EFAULT, -ENOMEM), as mm_access() promises.
+ */
+int arch_copy_user(unsigned long uaddr, void *kbuf, unsigned long len, int write);
+
+#endif
