@@ -47,6 +47,24 @@ $(DEPS): Makefile
 	fi
 	@mkdir -p $(B) && touch $@
 
+# What the cross toolchains answer about themselves, asked once the packages
+# are installed. Make rebuilds an included makefile that is out of date and
+# then reads every makefile again, so these paths are never evaluated before
+# the compilers exist (a fresh machine gets them in the same `make run`).
+TOOLCHAIN_MK := $(B)/toolchain.mk
+$(TOOLCHAIN_MK): $(DEPS)
+	@{ for a in $(GUEST_ARCHES); do \
+		case $$a in x86_64) cc=gcc;; arm64) cc=aarch64-linux-gnu-gcc;; esac; \
+		inc=$$($$cc -print-file-name=include) && [ -f "$$inc/stddef.h" ] || \
+			{ echo "$$cc: no compiler headers (is its package installed?)" >&2; exit 1; }; \
+		echo "GCC_INC_$$a := $$inc"; \
+		echo "LIBGCC_$$a := $$($$cc -print-libgcc-file-name)"; \
+	done; } >$@.tmp && mv $@.tmp $@
+NO_BUILD_GOALS := clean format help
+ifneq ($(filter-out $(NO_BUILD_GOALS),$(or $(MAKECMDGOALS),all)),)
+include $(TOOLCHAIN_MK)
+endif
+
 # --- the VMM ---------------------------------------------------------------
 VMM_SRCS := $(wildcard vmm/*.c)
 VMM_OBJS := $(patsubst %.c,$(B)/host/%.o,$(VMM_SRCS))
@@ -102,12 +120,11 @@ define guest_rules
 $(1)_NL := $(B)/newlib/install/$(TRIPLE_$(1))
 $(1)_CFLAGS := -O2 -g -std=gnu11 $(WARN) -ffreestanding -fno-pie -fno-stack-protector \
 	-fno-builtin -fno-omit-frame-pointer $(GFLAGS_$(1)) -nostdinc \
-	-isystem $$($(1)_NL)/include -isystem $$(shell $(CC_$(1)) -print-file-name=include) \
+	-isystem $$($(1)_NL)/include -isystem $$(GCC_INC_$(1)) \
 	-Iguest/include -Iarch/$(1)/include -Imm -Ivmm -Itests -MMD -MP
 $(1)_SRCS := $(GUEST_COMMON) $(wildcard arch/$(1)/*.c) $(wildcard arch/$(1)/*.S)
 $(1)_OBJS := $$(patsubst %,$(B)/$(1)/obj/%.o,$$($(1)_SRCS))
-$(1)_LIBS := $$($(1)_NL)/lib/libc.a $$($(1)_NL)/lib/libm.a \
-	$$(shell $(CC_$(1)) -print-libgcc-file-name)
+$(1)_LIBS := $$($(1)_NL)/lib/libc.a $$($(1)_NL)/lib/libm.a $$(LIBGCC_$(1))
 
 $(B)/$(1)/obj/%.c.o: %.c | $(B)/newlib/.built-$(TRIPLE_$(1))
 	@mkdir -p $$(dir $$@)
