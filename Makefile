@@ -15,12 +15,12 @@ GUEST_ARCHES := x86_64 arm64
 B := build
 
 DEB_PKGS := libfdt-dev device-tree-compiler newlib-source qemu-system-x86 qemu-system-arm \
-	gcc-aarch64-linux-gnu linux-libc-dev
+	gcc-aarch64-linux-gnu linux-libc-dev gnuplot-nox
 DEPS := $(B)/.deps-ok
 
 WARN := -Wall -Wextra -Werror
 HOSTCC ?= gcc
-HOST_CFLAGS := -O2 -g -std=gnu11 $(WARN) -Ivmm -Iguest/include -Itests -MMD -MP
+HOST_CFLAGS := -O2 -g -std=gnu11 $(WARN) -Ivmm -Iguest/include -Imm -Itests -I$(B)/gen -MMD -MP
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 .PHONY: all run test bench clean format deps
@@ -66,8 +66,22 @@ include $(TOOLCHAIN_MK)
 endif
 
 # --- the VMM ---------------------------------------------------------------
+# It checks the guest command line with the guest's own parser and rules
+# (plain C), so a bad word is refused before anything boots.
+VMM_GUEST_SRCS := guest/cmdline.c guest/cmdline_check.c guest/bench_folios.c mm/knobs.c
 VMM_SRCS := $(wildcard vmm/*.c)
-VMM_OBJS := $(patsubst %.c,$(B)/host/%.o,$(VMM_SRCS))
+VMM_OBJS := $(patsubst %.c,$(B)/host/%.o,$(VMM_SRCS) $(VMM_GUEST_SRCS))
+
+# git describe, baked into ptelab (--version, RESULT lines); the header is
+# rewritten only when the description changes, so nothing else rebuilds.
+PTELAB_VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
+$(B)/gen/version.h: FORCE
+	@mkdir -p $(dir $@)
+	@echo '#define PTELAB_VERSION "$(PTELAB_VERSION)"' >$@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+$(B)/host/vmm/version.o $(B)/host-san/vmm/version.o: $(B)/gen/version.h
+.PHONY: FORCE
+FORCE:
 
 $(B)/host/%.o: %.c | $(DEPS)
 	@mkdir -p $(dir $@)
@@ -82,7 +96,7 @@ $(B)/timeit: tests/bench/timeit.c | $(DEPS)
 
 # --- host tests (sanitized) -------------------------------------------------
 HT_SRCS := $(wildcard tests/host/*.c) tests/runner.c $(filter-out vmm/main.c,$(VMM_SRCS)) \
-	guest/dt.c guest/machine.c guest/cmdline.c
+	guest/dt.c guest/machine.c $(VMM_GUEST_SRCS)
 HT_OBJS := $(patsubst %.c,$(B)/host-san/%.o,$(HT_SRCS))
 
 $(B)/host-san/%.o: %.c | $(DEPS)
