@@ -42,7 +42,7 @@ static int check_bench_size(const struct vmm_config *cfg, char *err, size_t errl
 	uint64_t need, unit = VMM_NODE_ALIGN * (uint64_t)cfg->nodes;
 	char have[24], want[24];
 
-	if (!s || cfg->backend == VMM_BACKEND_HOST)
+	if (!s)
 		return 0;
 	need = bench_mem_needed((uint64_t)cmdline_uint(s));
 	if (need <= cfg->mem)
