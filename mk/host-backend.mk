@@ -13,13 +13,15 @@ HOSTRUN_GUEST_SKIP := guest/main.c guest/heap.c guest/panic.c guest/syscalls.c g
 HOSTRUN_SRCS := $(filter-out $(HOSTRUN_GUEST_SKIP),$(wildcard guest/*.c)) \
 	$(filter-out mm/kmap.c,$(wildcard mm/*.c)) \
 	$(filter-out arch/host/setup.c,$(wildcard arch/host/*.c)) arch/host/boot/main.c
+# arm64's contpte code is pure C (as in the mm host runner).
+HOSTRUN_SRCS_arm64 := arch/arm64/contpte.c
 
 # $(1) = PTE format
 define hostrun_rules
 HOSTRUN_CFLAGS_$(1) := -O2 -g -std=gnu11 $(WARN) -MMD -MP \
 	-include arch/host/include/arch.h -Iarch/host/include -Iarch/$(1)/include \
 	-Imm -Iguest/include -Ivmm -Itests -DHOST_PTE_FORMAT='"$(1)"'
-HOSTRUN_OBJS_$(1) := $$(patsubst %.c,$(B)/hostrun-$(1)/%.o,$(HOSTRUN_SRCS) $(MM_HOST_SRCS_$(1)))
+HOSTRUN_OBJS_$(1) := $$(patsubst %.c,$(B)/hostrun-$(1)/%.o,$(HOSTRUN_SRCS) $(HOSTRUN_SRCS_$(1)))
 
 $(B)/hostrun-$(1)/%.o: %.c
 	@mkdir -p $$(dir $$@)
