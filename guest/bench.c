@@ -64,7 +64,8 @@ int bench_variants(const struct bench *b, const struct bench_params *p, struct b
 	if (b->cap_key && own_knob_given(b)) {
 		v[0].cap = *caps_find(b->cap_key); /* caps_parse() read it */
 		v[0].walk = -1;
-		snprintf(v[0].name, sizeof(v[0].name), "cap=%s", cap_str(v[0].cap, cap, sizeof(cap)));
+		snprintf(v[0].name, sizeof(v[0].name), "cap=%s",
+			 cap_str(v[0].cap, cap, sizeof(cap)));
 		return 1;
 	}
 	while (b->variants[n] && n < BENCH_MAX_VARIANTS) {
@@ -148,9 +149,9 @@ static void print_result(const struct bench *b, const struct folio_size *fs,
 	       "\"reps\":%d,\"size_mb\":%lu,\"median_us\":%.1f,\"min_us\":%.1f,\"max_us\":%.1f,"
 	       "\"spread_pct\":%.1f,\"caps\":{%s},\"counters\":{%s}}\n",
 	       b->name, arch_name, p->backend, p->clock, p->version, fs->label, v->name,
-	       b->cap_key ? cap_str(v->cap, cap, sizeof(cap)) : "-",
-	       p->reps, p->size >> 20, r->median / 1000.0, r->t[0] / 1000.0,
-	       r->t[p->reps - 1] / 1000.0, r->spread, capjson, counters);
+	       b->cap_key ? cap_str(v->cap, cap, sizeof(cap)) : "-", p->reps, p->size >> 20,
+	       r->median / 1000.0, r->t[0] / 1000.0, r->t[p->reps - 1] / 1000.0, r->spread, capjson,
+	       counters);
 }
 
 /* Is @label in the comma-separated @list? */
@@ -230,7 +231,8 @@ static void print_rows_long(const struct folio_size *fs, const struct bench_vari
 {
 	for (int v = 0; v < nv; v++)
 		printf("  %-8s %-12s %12.1f %8.1f%% %9.2fx\n", fs->label, vs[v].name,
-		       res[v].median / 1000.0, res[v].spread, (double)res[0].median / (double)(res[v].median ?: 1));
+		       res[v].median / 1000.0, res[v].spread,
+		       (double)res[0].median / (double)(res[v].median ?: 1));
 }
 
 /* What one "us" in the table is. */
@@ -243,12 +245,13 @@ static const char *clock_meaning(const char *clock)
 	if (!strcmp(clock, "kvm"))
 		return "real time on KVM, real MMU";
 	if (!strcmp(clock, "tcg"))
-		return "WARNING: wall time of an emulator; differences are noise, use --accel icount";
+		return "WARNING: wall time of an emulator; differences are noise, use --accel "
+		       "icount";
 	return "unknown clock";
 }
 
-static void print_table(const struct bench_params *p,
-			const struct bench_variant *vs, int nv, const int *rows, int nrows,
+static void print_table(const struct bench_params *p, const struct bench_variant *vs, int nv,
+			const int *rows, int nrows,
 			struct variant_result (*res)[BENCH_MAX_VARIANTS])
 {
 	printf("  clock %s: %s\n", p->clock, clock_meaning(p->clock));

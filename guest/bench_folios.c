@@ -17,7 +17,8 @@ const int nr_folio_sizes = sizeof(folio_sizes) / sizeof(folio_sizes[0]);
 const struct folio_size *folio_size_find(const char *label, size_t len)
 {
 	for (int i = 0; i < nr_folio_sizes; i++)
-		if (strlen(folio_sizes[i].label) == len && !strncmp(folio_sizes[i].label, label, len))
+		if (strlen(folio_sizes[i].label) == len &&
+		    !strncmp(folio_sizes[i].label, label, len))
 			return &folio_sizes[i];
 	return NULL;
 }

@@ -136,8 +136,7 @@ static int gup_all(const struct gup_params *gp, struct mm *mm, unsigned long a, 
  * the gets, the release of everything in one call, the teardown
  * (untimed). @timed_put says which of the two middle steps is timed.
  */
-static int rep_gup_common(const struct folio_size *fs, const struct bench_params *p,
-			  bool timed_put)
+static int rep_gup_common(const struct folio_size *fs, const struct bench_params *p, bool timed_put)
 {
 	static struct page **pages;
 	static unsigned long pages_cap;
@@ -191,12 +190,14 @@ static int rep_gup_put(const struct folio_size *fs, const char *variant,
 
 /* Both time a part of GUP whose gets the variant sets: gup_grab= is the
  * cap; unbatched also turns gup_walk off (walk and walk+grab keep it on). */
-const struct bench bench_gup = { .name = "gup",
-				 .default_folios = "4K,64K,2M-pmd",
-				 .variants = variants_gup,
-				 .rep = rep_gup,
-				 .what = "get/pin calls over populated memory (gup_test's get time)",
-				 .cap_key = "gup_grab" };
+const struct bench bench_gup = {
+	.name = "gup",
+	.default_folios = "4K,64K,2M-pmd",
+	.variants = variants_gup,
+	.rep = rep_gup,
+	.what = "get/pin calls over populated memory (gup_test's get time)",
+	.cap_key = "gup_grab"
+};
 const struct bench bench_gup_put = { .name = "gup_put",
 				     .default_folios = "4K,64K,2M-pmd",
 				     .variants = variants_gup,

@@ -13,8 +13,19 @@
 #include "cmdline.h"
 #include "knobs.h"
 
-enum key_kind { K_RUN, K_SIZE, K_REPS, K_FOLIOS, K_CAPS, K_CAP, K_ONOFF, K_CHOICE, K_GUP_NR,
-		K_CONTPTE, K_TEXT };
+enum key_kind {
+	K_RUN,
+	K_SIZE,
+	K_REPS,
+	K_FOLIOS,
+	K_CAPS,
+	K_CAP,
+	K_ONOFF,
+	K_CHOICE,
+	K_GUP_NR,
+	K_CONTPTE,
+	K_TEXT
+};
 
 struct key_rule {
 	const char *key;
@@ -24,13 +35,16 @@ struct key_rule {
 
 static const struct key_rule rules[] = {
 	{ "run", K_RUN, "NAME[:ARG][,NAME...]: the commands to run (run=list lists them)" },
-	{ "size", K_SIZE, "benchmarks: MiB each repetition works on, even, 2..65536 "
-			  "(default: 256, or what --mem holds)" },
+	{ "size", K_SIZE,
+	  "benchmarks: MiB each repetition works on, even, 2..65536 "
+	  "(default: 256, or what --mem holds)" },
 	{ "reps", K_REPS, "benchmarks: repetitions per variant, 1..64 (default 5)" },
-	{ "folios", K_FOLIOS, "benchmarks: folio sizes, e.g. 4K,64K,2M-pte (4K 16K 32K 64K "
-			      "128K 256K 512K 1M 2M-pte 2M-pmd)" },
-	{ "caps", K_CAPS, "benchmarks: one variant per cap of the timed operation, "
-			  "e.g. 1,2,4,16,max" },
+	{ "folios", K_FOLIOS,
+	  "benchmarks: folio sizes, e.g. 4K,64K,2M-pte (4K 16K 32K 64K "
+	  "128K 256K 512K 1M 2M-pte 2M-pmd)" },
+	{ "caps", K_CAPS,
+	  "benchmarks: one variant per cap of the timed operation, "
+	  "e.g. 1,2,4,16,max" },
 	{ "batch", K_CAP, "every cap below at once (N or max; 1 = unbatched)" },
 	{ "zap", K_CAP, "cap of the batched zap (munmap, exit): N or max" },
 	{ "mprotect", K_CAP, "cap of the batched mprotect: N or max" },
@@ -38,8 +52,9 @@ static const struct key_rule rules[] = {
 	{ "gup_grab", K_CAP, "cap of GUP's batched folio grab: N or max" },
 	{ "migrate", K_CAP, "cap of batched migration: N or max" },
 	{ "gup_walk", K_ONOFF, "GUP walks every PTE of a table in one call: on or off" },
-	{ "contpte", K_CONTPTE, "arm64 only: fold aligned 16-PTE runs into contiguous blocks: "
-				"on or off" },
+	{ "contpte", K_CONTPTE,
+	  "arm64 only: fold aligned 16-PTE runs into contiguous blocks: "
+	  "on or off" },
 	{ "gup_nr", K_GUP_NR, "bench gup: pages per call, 0..16777216 (0 = all; default 65536)" },
 	{ "gup_op", K_CHOICE, CMDLINE_GUP_OPS },
 	{ "gup_write", K_ONOFF, "bench gup: FOLL_WRITE, on or off (default on)" },
@@ -75,7 +90,8 @@ int cmdline_caps_list(const char *list, unsigned *out, int max, char *err, size_
 		size_t len = strcspn(s, ",");
 
 		if (len >= sizeof(one) || n == max) {
-			snprintf(err, errlen, "caps=%s: at most %d values, each N or max", list, max);
+			snprintf(err, errlen, "caps=%s: at most %d values, each N or max", list,
+				 max);
 			return -1;
 		}
 		memcpy(one, s, len);
@@ -105,7 +121,8 @@ static int check_value(const struct key_rule *r, const char *v, const char *arch
 	case K_SIZE:
 		if (n >= 2 && n <= 65536 && n % 2 == 0)
 			return 0;
-		return snprintf(err, errlen, "size=%s: want an even number of MiB, 2..65536", v), -1;
+		return snprintf(err, errlen, "size=%s: want an even number of MiB, 2..65536", v),
+		       -1;
 	case K_REPS:
 		if (n >= 1 && n <= 64)
 			return 0;
@@ -167,7 +184,7 @@ void cmdline_print_keys(FILE *out)
 			continue;
 		if (rules[i].kind == K_CHOICE)
 			fprintf(out, "  %-10s bench gup: the call, one of %s (default longterm)\n",
-			       rules[i].key, rules[i].help);
+				rules[i].key, rules[i].help);
 		else
 			fprintf(out, "  %-10s %s\n", rules[i].key, rules[i].help);
 	}

@@ -10,10 +10,9 @@
 #include "counters.h"
 #include "vmm_console.h"
 
-static const char *const top_keys[] = { "clock",   "arch",	"backend",   "version",
-					"bench",   "folio",	"variant",   "cap",
-					"reps",	   "size_mb",	"median_us", "min_us",
-					"max_us",  "spread_pct" };
+static const char *const top_keys[] = { "clock",     "arch",	"backend", "version",	"bench",
+					"folio",     "variant", "cap",	   "reps",	"size_mb",
+					"median_us", "min_us",	"max_us",  "spread_pct" };
 #define NR_TOP (sizeof(top_keys) / sizeof(top_keys[0]))
 
 static const char *const counter_keys[] = {

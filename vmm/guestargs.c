@@ -83,9 +83,7 @@ const char *vmm_clock_name(const struct vmm_config *cfg, int backend)
 
 static const char *backend_name(int backend)
 {
-	return backend == VMM_BACKEND_HOST  ? "host"
-	       : backend == VMM_BACKEND_KVM ? "kvm"
-					    : "qemu";
+	return backend == VMM_BACKEND_HOST ? "host" : backend == VMM_BACKEND_KVM ? "kvm" : "qemu";
 }
 
 int vmm_config_settle(struct vmm_config *cfg, int backend, char *err, size_t errlen)

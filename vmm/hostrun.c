@@ -36,8 +36,8 @@ static int host_binary(const struct vmm_config *cfg, char *buf, size_t size)
 static void exec_host(const char *bin, const struct vmm_config *cfg, int fd)
 {
 	char mem[32], nodes[16];
-	char *argv[] = { (char *)bin, "--mem", mem, "--nodes", nodes,
-			 "--", (char *)cfg->bootargs, NULL };
+	char *argv[] = { (char *)bin,		"--mem", mem, "--nodes", nodes, "--",
+			 (char *)cfg->bootargs, NULL };
 
 	snprintf(mem, sizeof(mem), "%llu", (unsigned long long)cfg->mem);
 	snprintf(nodes, sizeof(nodes), "%d", cfg->nodes);

@@ -209,6 +209,18 @@ static int boot(const struct vmm_config *cfg, struct vmm_machine *m, int backend
 	return status;
 }
 
+/* What depends on the backend (vmm_config_settle()). Return: 0, or -1
+ * (reported). */
+static int settle(struct vmm_config *cfg, int backend)
+{
+	char err[256];
+
+	if (!vmm_config_settle(cfg, backend, err, sizeof(err)))
+		return 0;
+	vmm_msg("%s", err);
+	return -1;
+}
+
 int vmm_main(int argc, char **argv)
 {
 	struct vmm_timing t = { .start_us = vmm_now_us() };
@@ -222,14 +234,8 @@ int vmm_main(int argc, char **argv)
 	backend = pick_backend(&cfg);
 	if (backend < 0)
 		return -backend;
-	{
-		char err[256];
-
-		if (vmm_config_settle(&cfg, backend, err, sizeof(err))) {
-			vmm_msg("%s", err);
-			return PTELAB_EXIT_USAGE;
-		}
-	}
+	if (settle(&cfg, backend))
+		return PTELAB_EXIT_USAGE;
 	if (vmm_machine_init(&m, layout_of(&cfg, backend), cfg.mem, cfg.nodes, cfg.cpus,
 			     cfg.bootargs)) {
 		vmm_msg("cannot lay out %llu bytes over %d nodes", X(cfg.mem), cfg.nodes);

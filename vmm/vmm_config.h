@@ -34,7 +34,7 @@ struct vmm_config {
 	bool accel_set; /* --accel given: auto then means QEMU */
 	uint64_t mem;
 	int nodes, cpus, timeout;
-	bool timeout_set; /* --timeout given (else run=bench raises the default) */
+	bool timeout_set;      /* --timeout given (else run=bench raises the default) */
 	char kernel[PATH_MAX]; /* "" until vmm_config_default_kernel() */
 	const char *results;   /* NULL: none */
 	const char *dtb_out;   /* NULL: boot the guest */

@@ -101,7 +101,13 @@ for b in $BENCHES; do
 			fi
 			k=$((k + 1))
 		done
-		[ -n "$plot" ] || plot="'$D/$b-$f.cnt' using 1:5 with linespoints title 'ref_updates (flat)'"
+		if [ -z "$plot" ]; then
+			# Nothing changes with the cap: show the first counter that is not 0.
+			k=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) if ($i > 0) { print i; exit } }' \
+				"$D/$b-$f.cnt")
+			c=$(echo "$CNT" | cut -d' ' -f$((${k:-2} - 1)))
+			plot="'$D/$b-$f.cnt' using 1:${k:-2} with linespoints title '$c (flat)'"
+		fi
 		script="$script; set title '$b $f: counters against cap ($TITLE)'; plot $plot"
 	done
 	gnuplot -e "$script; unset multiplot" 2>"$D/gnuplot.err" || { cat "$D/gnuplot.err"; exit 1; }

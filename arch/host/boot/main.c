@@ -122,8 +122,8 @@ static void report_load(const char *when)
 		       "runnable): real-time figures are noisy\n",
 		       when, load, cores, running);
 	else
-		printf("host backend: the machine was quiet %s (loadavg %.2f on %ld cores)\n",
-		       when, load, cores);
+		printf("host backend: the machine was quiet %s (loadavg %.2f on %ld cores)\n", when,
+		       load, cores);
 }
 
 /* argv as ptelab passes it; exit 2 on anything else. */
@@ -131,8 +131,9 @@ static void parse_args(int argc, char **argv, uint64_t *mem, int *nodes, const c
 {
 	if (argc != 7 || strcmp(argv[1], "--mem") || strcmp(argv[3], "--nodes") ||
 	    strcmp(argv[5], "--")) {
-		fprintf(stderr, "usage: %s --mem BYTES --nodes N -- 'GUEST ARGS' (ptelab --backend "
-				"host runs this)\n",
+		fprintf(stderr,
+			"usage: %s --mem BYTES --nodes N -- 'GUEST ARGS' (ptelab --backend "
+			"host runs this)\n",
 			argv[0]);
 		exit(PTELAB_EXIT_USAGE);
 	}
