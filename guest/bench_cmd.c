@@ -60,17 +60,27 @@ static void bench_params(struct bench_params *p)
 	p->version = cmdline_get(&cmdline, "ptelab.version") ?: "unknown";
 }
 
-int bench_cmd_check(const char *arg, char *err, size_t errlen)
+/* Can @b run its variants under the command line's caps= (@caps)? When it
+ * is one of all (@named false), caps= is skipped where @b has no cap, as
+ * cmd_bench() does. Return: 0, or -1 with @err set. */
+static int bench_check_one(const struct bench *b, const char *caps, bool named, char *err,
+			   size_t errlen)
 {
 	struct bench_variant v[BENCH_MAX_VARIANTS];
 	struct bench_params p;
-	const struct bench *b;
+
+	memset(&p, 0, sizeof(p));
+	p.caps = named || b->cap_key ? caps : NULL;
+	return bench_variants(b, &p, v, err, errlen) < 0 ? -1 : 0;
+}
+
+int bench_cmd_check(const char *arg, char *err, size_t errlen)
+{
+	const char *caps = cmdline_get(&cmdline, "caps");
+	const struct bench *b = arg ? bench_find(arg) : NULL;
 	int off;
 
-	if (!arg)
-		return 0;
-	b = bench_find(arg);
-	if (!b) {
+	if (arg && !b) {
 		off = snprintf(err, errlen, "no benchmark '%s' (have:", arg);
 		for (int i = 0; i < NR_BENCHES && off > 0 && (size_t)off < errlen; i++)
 			off += snprintf(err + off, errlen - (size_t)off, " %s", benches[i]->name);
@@ -78,9 +88,12 @@ int bench_cmd_check(const char *arg, char *err, size_t errlen)
 			snprintf(err + off, errlen - (size_t)off, ")");
 		return -1;
 	}
-	memset(&p, 0, sizeof(p));
-	p.caps = cmdline_get(&cmdline, "caps");
-	return bench_variants(b, &p, v, err, errlen) < 0 ? -1 : 0;
+	if (b)
+		return bench_check_one(b, caps, true, err, errlen);
+	for (int i = 0; i < NR_BENCHES; i++)
+		if (bench_check_one(benches[i], caps, false, err, errlen))
+			return -1;
+	return 0;
 }
 
 int cmd_bench(const char *arg)

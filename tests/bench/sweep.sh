@@ -23,6 +23,19 @@
 #   counters-<bench>.png counter deltas against cap, per folio size
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 P=$TOP/build/ptelab
+# --one DIR BENCH FOLIO: one point (xargs runs these; the settings below
+# come through the environment).
+if [ "$1" = --one ]; then
+	# shellcheck disable=SC2086
+	if "$P" $SWEEP_CLK --arch "$ARCH" --mem "$SWEEP_MEM" --quiet --timeout 3600 \
+		--csv "$2/parts/$3-$4.csv" run=bench:"$3" folios="$4" caps="$CAPS" size="$SIZE" \
+		reps="$REPS" >"$2/parts/$3-$4.log" 2>&1; then
+		echo "  $3 $4 done"
+		exit 0
+	fi
+	echo "  $3 $4 FAILED: $(tail -n 2 "$2/parts/$3-$4.log" | tr '\n' ' ')"
+	exit 255 # xargs stops
+fi
 BENCH=${BENCH:-zap,mprotect,fork}
 ARCH=${ARCH:-x86_64}
 FOLIOS=${FOLIOS:-4K,16K,64K,2M-pte}
@@ -37,35 +50,28 @@ tcg) clk="--accel tcg" reps=5 jobs=$(nproc) ;;
 *) echo "sweep: CLOCK=$CLOCK: want icount, host, kvm or tcg" >&2; exit 2 ;;
 esac
 REPS=${REPS:-$reps}
+export ARCH CAPS SIZE REPS SWEEP_CLK="$clk"
 # --mem for SIZE: the benchmark's memory, an eighth more, 64M of kernel,
 # in whole 4M (2M per node) steps.
 mem=$(((SIZE + SIZE / 8 + 64 + 3) / 4 * 4))M
-OUT=$TOP/build/sweep/$(date +%Y%m%d-%H%M%S)-$CLOCK-$ARCH
-mkdir -p "$OUT/parts" || exit 1
-ln -sfn "$(basename "$OUT")" "$TOP/build/sweep/latest"
-start=$(date +%s)
-
+export SWEEP_MEM="$mem"
 # Check the whole command line once, before any run (exit 2 on a typo):
 # --dtb-out makes ptelab stop after its checks (x86_64 only).
 # shellcheck disable=SC2086
 [ "$ARCH" != x86_64 ] || "$P" $clk --mem "$mem" --dtb-out /dev/null run=bench:"${BENCH%%,*}" \
 	folios="$FOLIOS" caps="$CAPS" size="$SIZE" reps="$REPS" >/dev/null || exit 2
+OUT=$TOP/build/sweep/$(date +%Y%m%d-%H%M%S)-$CLOCK-$ARCH
+mkdir -p "$OUT/parts" || exit 1
+ln -sfn "$(basename "$OUT")" "$TOP/build/sweep/latest"
+start=$(date +%s)
+
 echo "sweep: $BENCH x $FOLIOS x caps $CAPS, $SIZE MiB, $REPS reps, clock $CLOCK, $ARCH," \
 	"$jobs at a time -> $OUT"
 for b in $(echo "$BENCH" | tr ',' ' '); do
 	for f in $(echo "$FOLIOS" | tr ',' ' '); do
 		echo "$b $f"
 	done
-done | xargs -P "$jobs" -L 1 sh -c '
-	# shellcheck disable=SC2086
-	if "$0" '"$clk"' --arch '"$ARCH"' --mem '"$mem"' --quiet --timeout 3600 \
-		--csv "'"$OUT"'/parts/$1-$2.csv" run=bench:$1 folios=$2 caps='"$CAPS"' \
-		size='"$SIZE"' reps='"$REPS"' >"'"$OUT"'/parts/$1-$2.log" 2>&1; then
-		echo "  $1 $2 done"
-	else
-		echo "  $1 $2 FAILED (exit $?): $(tail -n 2 "'"$OUT"'/parts/$1-$2.log" | tr "\n" " ")"
-		exit 255
-	fi' "$P" || { echo "sweep: a run failed; see $OUT/parts/"; exit 1; }
+done | xargs -P "$jobs" -L 1 "$0" --one "$OUT" || { echo "sweep: a run failed; see $OUT/parts/"; exit 1; }
 
 # One CSV, header once, rows in benchmark, folio, cap order.
 first=1

@@ -7,6 +7,7 @@
  */
 #include <stdlib.h>
 
+#include "host/args_line.h"
 #include "test.h"
 #include "vmm_config.h"
 #include "vmm_console.h"
@@ -14,18 +15,11 @@
 static struct vmm_config cfg;
 static char err[256];
 
-/* Parse "ptelab @line" and check its guest words. Return: as the check. */
+/* Parse "ptelab @line" and check its guest words. Return: as the check,
+ * -9 when the options themselves did not parse (or asked for help). */
 static int check(const char *line)
 {
-	static char copy[2048];
-	char *argv[64] = { "ptelab" };
-	int argc = 1;
-
-	snprintf(copy, sizeof(copy), "%s", line);
-	for (char *w = strtok(copy, " "); w && argc < 63; w = strtok(NULL, " "))
-		argv[argc++] = w;
-	err[0] = 0;
-	if (vmm_args_parse(argc, argv, &cfg, err, sizeof(err)))
+	if (args_parse_line(line, &cfg, err, sizeof(err)))
 		return -9;
 	return vmm_guest_args_check(&cfg, err, sizeof(err));
 }

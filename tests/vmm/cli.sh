@@ -172,6 +172,32 @@ sweep_cases() {
 	fi
 }
 
+# make sweep's script end to end on a tiny sweep: a CSV with one row per
+# cap and the three kinds of plot, as PNG files.
+make_sweep_case() {
+	name="sweep.sh: CSV rows per cap and PNG plots"
+	if [ ! -f "$REAL_X86" ] || ! have_cmd gnuplot; then
+		skip "$name" "no build/x86_64/guest.elf or no gnuplot"
+		return
+	fi
+	if ! BENCH=zap FOLIOS=4K,64K CAPS=1,16,max SIZE=16 "$TOP/tests/bench/sweep.sh" >"$TMPD/out" 2>&1; then
+		fail "$name" "$(tail -n 3 "$TMPD/out" | tr '\n' '|')"
+		return
+	fi
+	d=$TOP/build/sweep/latest
+	rows=$(tail -n +2 "$d/sweep.csv" | cut -d, -f5-8 | tr '\n' ' ')
+	want="zap,4K,cap=1,1 zap,4K,cap=16,16 zap,4K,cap=max,max zap,64K,cap=1,1 zap,64K,cap=16,16 zap,64K,cap=max,max "
+	if [ "$rows" != "$want" ]; then
+		fail "$name" "rows: $rows"
+	elif ! for f in time-zap ratio counters-zap; do
+		head -c 8 "$d/$f.png" | od -An -c | grep -q 'P   N   G' || exit 1
+	done; then
+		fail "$name" "missing or not PNG: $(ls "$d")"
+	else
+		pass "$name"
+	fi
+}
+
 host_cases() {
 	if [ ! -x "$HOSTBIN" ]; then
 		skip "--backend host" "no build/ptelab-host-x86_64"
@@ -206,5 +232,6 @@ early_cases
 guest_cases
 help_cases
 sweep_cases
+make_sweep_case
 host_cases
 summary
