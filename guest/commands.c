@@ -66,6 +66,24 @@ static void hello_tree(void)
 		       machine.ptelab_abi, PTELAB_ABI_VERSION);
 }
 
+/* The user's words of the command line, then what ptelab added (ptelab.*). */
+static void hello_cmdline(void)
+{
+	printf("cmdline:");
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < cmdline.nr_words; i++) {
+			const struct cmdline_word *w = &cmdline.word[i];
+
+			if ((strncmp(w->key, "ptelab.", 7) == 0) != pass)
+				continue;
+			printf(" %s%s%s", w->key + (pass ? 7 : 0), w->val[0] ? "=" : "", w->val);
+		}
+		if (pass == 0 && cmdline_get(&cmdline, "ptelab.clock"))
+			printf("\nset by ptelab:");
+	}
+	printf("\n");
+}
+
 /* run=hello: the machine summary, all of it from the FDT. */
 static int cmd_hello(const char *arg)
 {
@@ -76,7 +94,7 @@ static int cmd_hello(const char *arg)
 	arch_describe_boot();
 	hello_nodes();
 	hello_cpus_distances();
-	printf("cmdline: %s\n", machine.bootargs);
+	hello_cmdline();
 	printf("timer: %llu kHz (%s)\n", (unsigned long long)(counter_hz() / 1000),
 	       counter_hz_source());
 	printf("boot: %llu us from first instruction to hello\n",
