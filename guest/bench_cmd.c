@@ -49,7 +49,6 @@ static void bench_params(struct bench_params *p)
 	const char *q = cmdline_get(&cmdline, "ptelab.quiet");
 
 	memset(p, 0, sizeof(*p));
-	p->size_given = s != NULL;
 	p->size = s ? (unsigned long)cmdline_uint(s) << 20 : default_size();
 	p->reps = r ? cmdline_uint(r) : 5;
 	p->folios = cmdline_get(&cmdline, "folios");

@@ -77,7 +77,7 @@ static int pump(int fd, struct vmm_console *con, uint64_t deadline_us)
 	}
 }
 
-/* The exit status of child @pid, waited for. */
+/* The exit status of child @pid, waited for; a signal is reported. */
 static int reap(pid_t pid, const char *bin)
 {
 	int ws;
@@ -119,9 +119,10 @@ int vmm_host_boot(const struct vmm_config *cfg, struct vmm_console *con, struct 
 	close(fds[1]);
 	if (pump(fds[0], con, start + (uint64_t)cfg->timeout * 1000000u)) {
 		kill(pid, SIGKILL);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
 		vmm_console_flush(con);
 		vmm_msg("--backend host: stopped after the %d s timeout", cfg->timeout);
-		reap(pid, bin);
 		status = PTELAB_EXIT_TIMEOUT;
 	} else {
 		status = reap(pid, bin);

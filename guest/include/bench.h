@@ -51,7 +51,6 @@ struct bench_variant {
 
 struct bench_params {
 	unsigned long size; /* bytes of memory each repetition works on */
-	bool size_given;    /* size= was on the command line */
 	int reps;
 	const char *folios; /* comma-separated labels to run, NULL = the bench's own */
 	const char *caps;   /* caps=LIST, NULL = the default variants */

@@ -217,6 +217,8 @@ host_cases() {
 			pass "$name"
 		fi
 	fi
+	name="--backend host: --timeout stops it with 124"
+	expect_status "$name" 124 "$PTELAB" --backend host --timeout 1 run=bench size=256 && pass "$name"
 	name="--backend host: the same counters as the guest (the same mm code)"
 	[ -f "$REAL_X86" ] || { skip "$name" "no build/x86_64/guest.elf"; return; }
 	if expect_status "$name" 0 "$PTELAB" --accel icount --mem 256M --results "$TMPD/g.jsonl" \
