@@ -81,8 +81,13 @@ static struct batch_caps caps_cmdline;
 static void apply_variant(const struct bench *b, const struct bench_variant *v)
 {
 	caps = caps_cmdline;
-	if (!b->cap_key)
+	if (!b->cap_key) {
+		/* A bench that names no cap but has unbatched/batched variants
+		 * sets every cap, as all benchmarks once did; give it a cap_key. */
+		if (b->variants[1])
+			caps_set_all(v->cap != 1);
 		return;
+	}
 	*caps_find(b->cap_key) = v->cap;
 	if (v->walk >= 0)
 		caps.gup_walk = v->walk;
