@@ -38,22 +38,13 @@ all: $(B)/ptelab $(foreach a,$(GUEST_ARCHES),$(B)/$(a)/guest.elf) $(B)/host-test
 
 # --- Debian packages -------------------------------------------------------
 # Installs what is missing when we are root with apt-get, else stops with the
-# exact command to run.
+# exact command to run (mk/deps.sh).
 deps: $(DEPS)
-$(DEPS): Makefile
-	@missing=""; for p in $(DEB_PKGS); do \
-		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-			echo "  APT     installing:$$missing"; mkdir -p $(B); \
-			(apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing) \
-				>$(B)/apt.log 2>&1 || { tail -n 20 $(B)/apt.log; exit 1; }; \
-		else \
-			echo "ptelab needs these Debian packages; run:"; \
-			echo "  sudo apt-get install -y$$missing"; exit 1; \
-		fi; \
-	fi
+# DEPS_INSTALL is replaceable so tests/build/run.sh can play a package
+# installer whose compiler appears mid-build.
+DEPS_INSTALL ?= sh mk/deps.sh
+$(DEPS): Makefile mk/deps.sh
+	@$(DEPS_INSTALL) $(B) $(DEB_PKGS)
 	@mkdir -p $(B) && touch $@
 
 # What the cross toolchains answer about themselves, asked once the packages
