@@ -25,13 +25,13 @@ HOSTRUN_OBJS_$(1) := $$(patsubst %.c,$(B)/hostrun-$(1)/%.o,$(HOSTRUN_SRCS) $(HOS
 
 $(B)/hostrun-$(1)/%.o: %.c
 	@mkdir -p $$(dir $$@)
-	@echo "  CC      $$@"
-	@$(HOSTCC) $$(HOSTRUN_CFLAGS_$(1)) $$(HOSTRUN_EXTRA) -c $$< -o $$@
+	$$(call quiet,CC,$$@)
+	$(Q)$(HOSTCC) $$(HOSTRUN_CFLAGS_$(1)) $$(HOSTRUN_EXTRA) -c $$< -o $$@
 $(B)/hostrun-$(1)/arch/host/boot/main.o: HOSTRUN_EXTRA := -D_GNU_SOURCE
 
 $(B)/ptelab-host-$(1): $$(HOSTRUN_OBJS_$(1))
-	@echo "  LD      $$@"
-	@$(HOSTCC) -o $$@ $$^
+	$$(call quiet,LD,$$@)
+	$(Q)$(HOSTCC) -o $$@ $$^
 endef
 
 $(foreach f,$(HOSTRUN_FORMATS),$(eval $(call hostrun_rules,$(f))))

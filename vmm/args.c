@@ -38,6 +38,7 @@ const char vmm_usage_text[] =
 	"  --quiet                  no benchmark progress lines (tables and RESULTs stay)\n"
 	"  --dtb-out FILE           write the guest's device tree to FILE and exit\n"
 	"  --verbose                print the QEMU command line or the KVM memory layout\n"
+	"  --keep                   keep the files the printed QEMU command reads (x86_64)\n"
 	"  --timing                 print where the time went at exit\n"
 	"  --version                print ptelab's version (git describe) and exit\n"
 	"  -h, --help               this text\n"
@@ -200,6 +201,7 @@ enum opt_id {
 	O_RESULTS,
 	O_DTB_OUT,
 	O_VERBOSE,
+	O_KEEP,
 	O_TIMING,
 	O_HELP,
 	O_CSV,
@@ -216,8 +218,8 @@ static const struct opt {
 	{ "--mem", 1, O_MEM },	       { "--nodes", 1, O_NODES },     { "--cpus", 1, O_CPUS },
 	{ "--timeout", 1, O_TIMEOUT }, { "--kernel", 1, O_KERNEL },   { "--results", 1, O_RESULTS },
 	{ "--dtb-out", 1, O_DTB_OUT }, { "--verbose", 0, O_VERBOSE }, { "--timing", 0, O_TIMING },
-	{ "--help", 0, O_HELP },       { "-h", 0, O_HELP },	      { "--csv", 1, O_CSV },
-	{ "--quiet", 0, O_QUIET },     { "--version", 0, O_VERSION },
+	{ "--keep", 0, O_KEEP },       { "--help", 0, O_HELP },	      { "-h", 0, O_HELP },
+	{ "--csv", 1, O_CSV },	       { "--quiet", 0, O_QUIET },     { "--version", 0, O_VERSION },
 };
 
 static const char *const backend_names[] = { "auto", "kvm", "qemu", "host", NULL };
@@ -271,6 +273,9 @@ static int apply_opt(const struct opt *o, const char *v, struct vmm_config *cfg,
 		break;
 	case O_TIMING:
 		cfg->timing = true;
+		break;
+	case O_KEEP:
+		cfg->keep = true;
 		break;
 	case O_HELP:
 		cfg->help = true;

@@ -40,6 +40,7 @@ struct vmm_config {
 	const char *dtb_out;   /* NULL: boot the guest */
 	const char *csv;       /* NULL: none */
 	bool verbose, timing, help, version, quiet;
+	bool keep; /* keep the QEMU run's temporary files (see --verbose) */
 	char bootargs[VMM_BOOTARGS_MAX];
 };
 
