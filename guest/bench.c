@@ -141,6 +141,7 @@ static void print_result(const struct bench *b, const struct folio_size *fs,
 			 struct variant_result *r)
 {
 	char counters[768], capjson[256], cap[12];
+
 	qsort(r->t, (size_t)p->reps, sizeof(r->t[0]), cmp_u64);
 	r->median =
 		p->reps % 2 ? r->t[p->reps / 2] : (r->t[p->reps / 2 - 1] + r->t[p->reps / 2]) / 2;
