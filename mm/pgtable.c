@@ -10,6 +10,18 @@
 #include "kernel.h"
 #include "mm_internal.h"
 
+#ifndef ptep_set_access_flags
+bool ptep_set_access_flags(struct vma *vma, unsigned long addr, pte_t *ptep, pte_t entry)
+{
+	if (__ptep_get(ptep).val == entry.val)
+		return false;
+	set_pte(ptep, entry);
+	addr &= ~(PAGE_SIZE - 1);
+	flush_tlb_range(vma->mm, addr, addr + PAGE_SIZE);
+	return true;
+}
+#endif
+
 /* ---- protections ---------------------------------------------------------- */
 
 pgprot_t vm_get_page_prot(unsigned vm_flags)

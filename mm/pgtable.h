@@ -343,18 +343,14 @@ static inline void ptep_set_wrprotect(struct mm *mm, unsigned long addr, pte_t *
 #ifndef ptep_set_access_flags
 /*
  * ptep_set_access_flags - relax the entry at @ptep to @entry (same pfn;
- * only write/dirty/young may be added). Return: true when it changed, so
- * the caller knows a TLB flush of @addr is due.
+ * only write/dirty/young may be added) and flush what the change leaves
+ * stale: the page of @addr (an arch with blocks: every page of the
+ * block it changed). The flush is the writer's job because a TLB that
+ * does not re-walk on a permission fault (arm64) would otherwise fault
+ * on the old entry for ever: the spurious fault finds nothing to change.
+ * Return: true when the entry changed. Defined in mm/pgtable.c.
  */
-static inline bool ptep_set_access_flags(struct vma *vma, unsigned long addr, pte_t *ptep,
-					 pte_t entry)
-{
-	(void)vma, (void)addr;
-	if (__ptep_get(ptep).val == entry.val)
-		return false;
-	set_pte(ptep, entry);
-	return true;
-}
+bool ptep_set_access_flags(struct vma *vma, unsigned long addr, pte_t *ptep, pte_t entry);
 #endif
 
 #ifndef arch_check_pte_table
@@ -370,17 +366,7 @@ static inline int arch_check_pte_table(pte_t *table, const char **why)
 }
 #endif
 
-/* ---- required arch hooks (arch/<arch>/mmu.c, arch/host/mmu.c) ----------- */
-
-/* Invalidate the TLB for [start, end) of @mm; nothing to do when @mm is
- * not live in the MMU. Called by flush_tlb_range() only. */
-void arch_flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end);
-void arch_flush_tlb_all(void);
-/* Make @pgd_phys the user half's root (CR3 / TTBR0); 0 = no user mm. */
-void arch_switch_mm(struct mm *mm, uint64_t pgd_phys);
-/* Fill the kernel half of a new top-level table (x86: share PML4 entries
- * 256..511 of the kernel's; arm64 and host: nothing, TTBR1 is separate). */
-void arch_pgd_init(void *pgd);
+/* The required MMU hooks (arch_flush_tlb_range, ...) are in arch_mmu.h. */
 
 /* ---- tables, walkers, locks (mm/pgtable.c) ------------------------------ */
 
