@@ -99,7 +99,8 @@ static void tlb_report(const char *what, const struct tlb_entry *e, unsigned lon
 		 op);
 	host_tlb_reports++;
 	if (capture_buf) {
-		snprintf(capture_buf, capture_size, "%s", msg);
+		if (!capture_buf[0])
+			snprintf(capture_buf, capture_size, "%s", msg);
 		return;
 	}
 	test_checks++;

@@ -62,8 +62,9 @@ bool host_tlb_stuck(unsigned long va, bool write);
 void host_tlb_flush(unsigned long start, unsigned long end);
 void host_tlb_flush_all(void);
 
-/* For the model's tests: reports so far; capture the next ones into @buf
- * (the last one wins) instead of failing the case; NULL stops that. */
+/* For the model's tests: reports so far; capture the next ones instead
+ * of failing the case: the first goes into @buf while @buf[0] is 0;
+ * NULL stops capturing. */
 extern unsigned long host_tlb_reports, host_tlb_hits, host_tlb_fills;
 void host_tlb_capture(char *buf, size_t size);
 
