@@ -46,12 +46,14 @@ struct gup_ctx {
  * a fault makes the entry usable, so the retry must make progress. */
 #define GUP_MAX_FAULTS 3
 
-/* Can this call take the page of @pte as it is: present, and writable
- * for FOLL_WRITE? Else *@fault is the fault it needs first. */
+/* Can this call take the page of @pte as it is: accessible to user mode
+ * (pte_user(): not a PROT_NONE entry, which is pte_present() too, and
+ * which gup-fast, looking at no VMA, must not take), and writable for
+ * FOLL_WRITE? Else *@fault is the fault it needs first. */
 static bool gup_pte_ok(pte_t pte, unsigned flags, unsigned *fault)
 {
 	*fault = flags & FOLL_WRITE ? FAULT_WRITE : 0;
-	if (!pte_present(pte))
+	if (!pte_user(pte))
 		return false;
 	return !(flags & FOLL_WRITE) || pte_write(pte);
 }
@@ -488,7 +490,7 @@ static unsigned gup_fast_pmd(struct gup_ctx *g, pmd_t *pmdp, unsigned long addr,
 	struct folio *folio = page_folio(page);
 	unsigned nr;
 
-	if ((g->flags & FOLL_WRITE) && !pmd_write(pmd))
+	if (!pmd_user(pmd) || ((g->flags & FOLL_WRITE) && !pmd_write(pmd)))
 		return 0;
 	nr = gup_try_grab(folio, (unsigned)((end - addr) >> PAGE_SHIFT), g->flags);
 	if (!nr)
