@@ -459,27 +459,22 @@ void spin_unlock(struct spinlock *l);
 
 /*
  * struct pt_walk_ops - what walk_page_range() calls. Any callback may be
- * NULL (that kind of entry is skipped). Return 0 to go on, PT_WALK_AGAIN
- * (pmd_leaf only) to have the same pmd entry looked at again, e.g. after
- * splitting it into a PTE table, or anything else to stop the walk, which
- * then returns that value.
+ * NULL (that kind of entry is skipped); ranges with no table at some
+ * level are skipped too. Return 0 to go on, anything else to stop the
+ * walk, which then returns that value.
  * @pmd_leaf: a PMD leaf covering [addr, end) (a clipped part when the range
  *	starts or ends inside it). No lock held.
  * @pte_range: the entries of one PTE table for [addr, end): @ptep is the
  *	entry for @addr, and the run goes to the end of the table or of the
  *	range, so a batching callback sees the whole run at once. The
  *	table's lock is held (taken once for the run).
- * @pte_hole: [addr, end) has no table at some level (pgd, pud or pmd none).
  */
 struct pt_walk_ops {
 	int (*pmd_leaf)(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsigned long end,
 			void *priv);
 	int (*pte_range)(struct mm *mm, pmd_t *pmdp, pte_t *ptep, unsigned long addr,
 			 unsigned long end, void *priv);
-	int (*pte_hole)(struct mm *mm, unsigned long addr, unsigned long end, void *priv);
 };
-
-#define PT_WALK_AGAIN 1
 
 /*
  * walk_page_range - visit the tables of @mm under [start, end) (page
