@@ -15,10 +15,11 @@
  *    run's dirty bits gathered, one folio_mark_accessed(). caps.gup_grab
  *    bounds the run; 1 is one grab per page.
  *
- * The review's objection to the grab was that each page needs its own
- * checks. They are made here over the run without a grab, and the run
- * is cut where an answer changes (docs/gup.md states the rule):
- *  - present and, for FOLL_WRITE, writable: folio_pte_batch() without
+ * The contract of the grab: every page of a run passes the checks the
+ * per-page path makes. They are made here over the run before the grab,
+ * and the run is cut where an answer changes (docs/gup.md states the
+ * rule):
+ *  - user-accessible and, for FOLL_WRITE, writable: folio_pte_batch() without
  *    FPB_MERGE_WRITE, so every PTE of the run has the first one's write
  *    bit (for a read, write bits may differ: a read needs none);
  *  - no unshare needed: for a read-only pin of an anon page, each page of

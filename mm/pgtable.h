@@ -288,7 +288,12 @@ static inline unsigned pte_batch_hint(pte_t *ptep, pte_t pte)
 #endif
 
 #ifndef ptep_get_and_clear
-/* Clear the entry at @ptep and return what it was. */
+/*
+ * Clear the entry at @ptep and return what it was. A read, then a write:
+ * correct on one CPU only. With a second CPU whose MMU sets young or
+ * dirty (x86), a bit set between the two is lost; an SMP port must make
+ * it one atomic exchange, as Linux's ptep_get_and_clear() is.
+ */
 static inline pte_t ptep_get_and_clear(struct mm *mm, unsigned long addr, pte_t *ptep)
 {
 	pte_t old = __ptep_get(ptep);
@@ -324,7 +329,10 @@ static inline pte_t clear_full_ptes(struct mm *mm, unsigned long addr, pte_t *pt
 #endif
 
 #ifndef wrprotect_ptes
-/* Write-protect @nr entries mapping one folio. */
+/* Write-protect @nr entries mapping one folio. Each is read, then
+ * written: one CPU only, for the reason given at ptep_get_and_clear()
+ * (a dirty bit set between them would be lost; Linux clears the write
+ * bit atomically). */
 static inline void wrprotect_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr)
 {
 	(void)mm, (void)addr;
@@ -512,8 +520,8 @@ int walk_page_range(struct mm *mm, unsigned long start, unsigned long end,
  *
  * Always inlined, as Linux does: every caller passes constant @flags, so
  * the masking folds away and the scan costs a few instructions an entry;
- * out of line it cost more than the per-PTE work batching saves, and
- * 16 KiB folios came out slower batched than unbatched.
+ * a call per run with run-time @flags costs more than the per-PTE work
+ * that batching a 16 KiB folio saves.
  */
 static inline __attribute__((always_inline)) pte_t fpb_key(pte_t pte, unsigned flags)
 {
