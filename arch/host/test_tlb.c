@@ -67,6 +67,19 @@ static int raw_access(struct mm *mm, unsigned long a, bool write)
 	return err;
 }
 
+/* Write @bad at @ptep behind mm/'s back (no flush), then a @write (or a
+ * read) of @a with faults off: it must fail with one report that says
+ * @needle. */
+static void expect_stale(struct mm *mm, unsigned long a, pte_t *ptep, pte_t bad, bool write,
+			 const char *needle)
+{
+	capture();
+	set_pte(ptep, bad);
+	CHECK(raw_access(mm, a, write) != 0);
+	CHECK_EQ(captured(), 1);
+	CHECK_HAS(msg, needle);
+}
+
 /* Four 4 KiB pages, written (mapped dirty and cached). */
 static unsigned long map_four(struct mm *mm)
 {
@@ -106,11 +119,7 @@ TEST(access_after_clear_without_flush)
 	unsigned long a = map_four(mm);
 	pte_t *ptep = ptep_of(mm, a), old = __ptep_get(ptep);
 
-	capture();
-	set_pte(ptep, (pte_t){ 0 });
-	CHECK(raw_access(mm, a, false) != 0);
-	CHECK_EQ(captured(), 1);
-	CHECK_HAS(msg, "not valid (missing flush)");
+	expect_stale(mm, a, ptep, (pte_t){ 0 }, false, "not valid (missing flush)");
 	set_pte(ptep, old);
 	capture();
 	CHECK_EQ(raw_access(mm, a, false), 0);
@@ -130,11 +139,7 @@ TEST(write_after_wrprotect_without_flush)
 	unsigned long a = map_four(mm);
 	pte_t *ptep = ptep_of(mm, a), old = __ptep_get(ptep);
 
-	capture();
-	set_pte(ptep, pte_wrprotect(old));
-	CHECK(raw_access(mm, a, true) != 0);
-	CHECK_EQ(captured(), 1);
-	CHECK_HAS(msg, "read-only (missing flush)");
+	expect_stale(mm, a, ptep, pte_wrprotect(old), true, "read-only (missing flush)");
 	set_pte(ptep, old);
 	flush_tlb_range(mm, a, a + PAGE_SIZE);
 	end(mm);
