@@ -32,24 +32,6 @@ static unsigned same_exclusive_prefix(struct page *page, unsigned nr)
 }
 
 /*
- * Were any of the @nr entries from @ptep outside an arch block? Then the
- * set_ptes() that rewrites them may fold them into one (arm64 contpte),
- * and a valid entry must not become a block entry while the TLB may
- * still hold the old translation: clearing without a flush is not the
- * break of break-before-make. (Entries that were blocks stay blocks of
- * the same pages: only their permissions change, which needs no break.)
- */
-static bool run_may_fold(pte_t *ptep, unsigned nr)
-{
-	if (!arch_has_pte_blocks() || nr == 1)
-		return false;
-	for (unsigned i = 0; i < nr; i++)
-		if (!pte_cont(__ptep_get(ptep + i)))
-			return true;
-	return false;
-}
-
-/*
  * change_present_ptes - re-protect the run of at most @left entries
  * starting at @ptep (value @pte). Return: entries handled (at least 1).
  * Context: the PTE table lock is held.
@@ -61,20 +43,20 @@ static unsigned change_present_ptes(struct mprotect_walk *w, unsigned long addr,
 	struct folio *folio = page_folio(page);
 	struct mm *mm = w->vma->mm;
 	unsigned nr = 1;
-	bool fold;
+	bool brk;
 
 	if (folio_test_large(folio) && caps.mprotect > 1)
 		nr = folio_pte_batch(folio, addr, ptep, pte, cap_nr(caps.mprotect, left),
 				     FPB_IGNORE_DIRTY | FPB_IGNORE_YOUNG | FPB_MERGE_WRITE, NULL);
 	if (w->writable && nr > 1)
 		nr = same_exclusive_prefix(page, nr);
-	fold = run_may_fold(ptep, nr);
+	brk = nr > 1 && set_ptes_needs_break(addr, ptep, pte_modify(pte, w->prot), nr);
 	pte = pte_modify(clear_full_ptes(mm, addr, ptep, nr, 0), w->prot);
 	if (w->writable && PageAnonExclusive(page))
 		pte = pte_mkwrite(pte);
 	else
 		pte = pte_wrprotect(pte);
-	if (fold)
+	if (brk) /* clearing is not the break: the old entries may be cached */
 		flush_tlb_range(mm, addr, addr + (unsigned long)nr * PAGE_SIZE);
 	set_ptes(mm, addr, ptep, pte, nr);
 	return nr;

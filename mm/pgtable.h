@@ -35,6 +35,7 @@
  * pte_cont() and overrides every hook that reads or writes user entries
  * (ptep_get, set_ptes, ptep_get_and_clear, clear_full_ptes,
  * wrprotect_ptes, ptep_set_access_flags, pte_batch_hint) plus
+ * set_ptes_needs_break() (when a rewrite may fold) and
  * arch_check_pte_table() for the invariant checker; see the comment on
  * raw and hooked access below.
  */
@@ -275,6 +276,24 @@ static inline void set_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte_
 		ptep++;
 		pte = pte_advance_pfn(pte, 1);
 	}
+}
+#endif
+
+#ifndef set_ptes_needs_break
+/*
+ * set_ptes_needs_break - the @nr live entries at @ptep (for @addr) are
+ * about to be cleared without a flush and written back by set_ptes() with
+ * @pte (its protection, from the first page on): would that turn them
+ * into an arch block they are not now (arm64 folds aligned runs into
+ * contpte blocks)? Then the cleared run must be flushed before set_ptes():
+ * a valid entry must not become part of a block while the TLB may still
+ * hold it (break-before-make). Entries that stay what they were only
+ * change permissions, which needs no break. Called before the clear.
+ */
+static inline bool set_ptes_needs_break(unsigned long addr, pte_t *ptep, pte_t pte, unsigned nr)
+{
+	(void)addr, (void)ptep, (void)pte, (void)nr;
+	return false;
 }
 #endif
 

@@ -156,6 +156,24 @@ void set_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte, unsigne
 	}
 }
 
+/* set_ptes() folds each aligned block of the run when the frames are
+ * aligned too (the same for every block of a run): a block it would fold
+ * whose first entry is not a block yet (a block's entries all carry
+ * PTE_CONT) needs the break. */
+bool set_ptes_needs_break(unsigned long addr, pte_t *ptep, pte_t pte, unsigned nr)
+{
+	unsigned long end = addr + (unsigned long)nr * PAGE_SIZE;
+	unsigned long a = (addr + CONT_PTE_SIZE - 1) & CONT_PTE_MASK;
+
+	if (!caps.contpte || !pte_valid(pte) || nr < CONT_PTES ||
+	    ((pte_pfn(pte) + ((a - addr) >> PAGE_SHIFT)) & (CONT_PTES - 1)))
+		return false;
+	for (; a + CONT_PTE_SIZE <= end; a += CONT_PTE_SIZE)
+		if (!pte_cont(__ptep_get(ptep + ((a - addr) >> PAGE_SHIFT))))
+			return true;
+	return false;
+}
+
 pte_t ptep_get_and_clear(struct mm *mm, unsigned long addr, pte_t *ptep)
 {
 	pte_t pte;
