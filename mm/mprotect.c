@@ -43,14 +43,15 @@ static unsigned change_present_ptes(struct mprotect_walk *w, unsigned long addr,
 	struct folio *folio = page_folio(page);
 	struct mm *mm = w->vma->mm;
 	unsigned nr = 1;
-	bool brk;
+	bool brk = false;
 
-	if (folio_test_large(folio) && caps.mprotect > 1)
+	if (folio_test_large(folio) && caps.mprotect > 1) {
 		nr = folio_pte_batch(folio, addr, ptep, pte, cap_nr(caps.mprotect, left),
 				     FPB_IGNORE_DIRTY | FPB_IGNORE_YOUNG | FPB_MERGE_WRITE, NULL);
-	if (w->writable && nr > 1)
-		nr = same_exclusive_prefix(page, nr);
-	brk = nr > 1 && set_ptes_needs_break(addr, ptep, pte_modify(pte, w->prot), nr);
+		if (w->writable && nr > 1)
+			nr = same_exclusive_prefix(page, nr);
+		brk = nr > 1 && set_ptes_needs_break(addr, ptep, pte_modify(pte, w->prot), nr);
+	}
 	pte = pte_modify(clear_full_ptes(mm, addr, ptep, nr, 0), w->prot);
 	if (w->writable && PageAnonExclusive(page))
 		pte = pte_mkwrite(pte);
