@@ -160,12 +160,12 @@ void set_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte, unsigne
  * aligned too (the same for every block of a run): a block it would fold
  * whose first entry is not a block yet (a block's entries all carry
  * PTE_CONT) needs the break. */
-bool set_ptes_needs_break(unsigned long addr, pte_t *ptep, pte_t pte, unsigned nr)
+bool contpte_needs_break(unsigned long addr, pte_t *ptep, pte_t pte, unsigned nr)
 {
 	unsigned long end = addr + (unsigned long)nr * PAGE_SIZE;
 	unsigned long a = (addr + CONT_PTE_SIZE - 1) & CONT_PTE_MASK;
 
-	if (!caps.contpte || !pte_valid(pte) || nr < CONT_PTES ||
+	if (!caps.contpte || !pte_valid(pte) ||
 	    ((pte_pfn(pte) + ((a - addr) >> PAGE_SHIFT)) & (CONT_PTES - 1)))
 		return false;
 	for (; a + CONT_PTE_SIZE <= end; a += CONT_PTE_SIZE)
