@@ -287,18 +287,13 @@ static bool access_consistent(struct tlb_entry *e, uint64_t pa, const struct hos
 	const char *why = NULL;
 
 	if (!pte_user(w->leaf))
-		why = "access through a stale entry: the table entry is not valid (missing flush)";
+		why = "stale entry used: table entry not valid (missing flush)";
 	else if (pa != w->pa)
-		why = "access through a stale entry: the table maps another page (missing flush)";
-	else if (!leaf_allows(w->leaf, write))
-		why = write ? "write allowed by a stale entry: the table entry is read-only "
-			      "(missing "
-			      "flush)"
-			    : "read allowed by a stale entry: the table entry denies it (missing "
-			      "flush)";
+		why = "stale entry used: table maps another page (missing flush)";
+	else if (!leaf_allows(w->leaf, write)) /* user, so only a write is denied */
+		why = "stale entry allows a write: table entry read-only (missing flush)";
 	else if (arch_has_hw_ad() && write && !pte_dirty(w->leaf))
-		why = "write through a cached dirty entry: the table entry is clean (missing "
-		      "flush)";
+		why = "stale dirty entry used for a write: table entry clean (missing flush)";
 	if (why)
 		tlb_report(why, e, va, w, op);
 	return !why;
