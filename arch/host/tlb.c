@@ -379,23 +379,28 @@ void host_tlb_fill(unsigned long va, const struct host_walk *w, bool ok)
 	if (!pte_user(w->leaf) || !pte_young(w->leaf) || (!ok && !arm64_rules()))
 		return;
 	va &= ~(PAGE_SIZE - 1);
-	if (w->kind == TLB_PMD)
-		return fill_pmd(va, w);
+	if (w->kind == TLB_PMD) {
+		fill_pmd(va, w);
+		return;
+	}
 	if (pmd) {
 		report_conflict(pmd, va, w);
 		pmd->used = false;
 	}
-	if (w->kind == TLB_PAGE) {
-		for (unsigned long a = block; a < block + CONT_SIZE; a += PAGE_SIZE) {
-			struct tlb_entry *e = page_entry(a);
-
-			if (e && e->kind == TLB_CONT && a != va)
-				report_conflict(e, va, w);
-		}
-		return fill_page(va, w->pa, w, TLB_PAGE, false);
+	if (w->kind == TLB_CONT) {
+		for (unsigned long a = block; a < block + CONT_SIZE; a += PAGE_SIZE)
+			fill_page(a, w->pa - (va - a), w, TLB_CONT, a != va);
+		return;
 	}
-	for (unsigned long a = block; a < block + CONT_SIZE; a += PAGE_SIZE)
-		fill_page(a, w->pa - (va - a), w, TLB_CONT, a != va);
+	for (unsigned long a = block; a < block + CONT_SIZE; a += PAGE_SIZE) {
+		struct tlb_entry *e = page_entry(a);
+
+		if (e && e->kind == TLB_CONT && a != va) {
+			report_conflict(e, va, w); /* a block entry covers @va too */
+			e->used = false;
+		}
+	}
+	fill_page(va, w->pa, w, TLB_PAGE, false);
 }
 
 bool host_tlb_stuck(unsigned long va, bool write)
