@@ -19,7 +19,7 @@
  * per-page path makes. They are made here over the run before the grab,
  * and the run is cut where an answer changes (docs/gup.md states the
  * rule):
- *  - user-accessible and, for FOLL_WRITE, writable: folio_pte_batch() without
+ *  - present and, for FOLL_WRITE, writable: folio_pte_batch() without
  *    FPB_MERGE_WRITE, so every PTE of the run has the first one's write
  *    bit (for a read, write bits may differ: a read needs none);
  *  - no unshare needed: for a read-only pin of an anon page, each page of
@@ -47,14 +47,14 @@ struct gup_ctx {
  * a fault makes the entry usable, so the retry must make progress. */
 #define GUP_MAX_FAULTS 3
 
-/* Can this call take the page of @pte as it is: accessible to user mode
- * (pte_user(): not a PROT_NONE entry, which is pte_present() too, and
- * which gup-fast, looking at no VMA, must not take), and writable for
- * FOLL_WRITE? Else *@fault is the fault it needs first. */
+/* Can this call take the page of @pte as it is: present, and writable
+ * for FOLL_WRITE? Else *@fault is the fault it needs first. (The walk
+ * checked the VMA, so a present entry is one user mode may access;
+ * gup-fast, which has no VMA, checks pte_user() itself.) */
 static bool gup_pte_ok(pte_t pte, unsigned flags, unsigned *fault)
 {
 	*fault = flags & FOLL_WRITE ? FAULT_WRITE : 0;
-	if (!pte_user(pte))
+	if (!pte_present(pte))
 		return false;
 	return !(flags & FOLL_WRITE) || pte_write(pte);
 }
@@ -454,7 +454,8 @@ static unsigned gup_fast_run(struct gup_ctx *g, unsigned long addr, pte_t *ptep,
 	struct folio *folio;
 	unsigned nr, keep;
 
-	if (!gup_pte_ok(pte, g->flags, &g->fault))
+	/* No VMA here: a PROT_NONE entry is present but not for user mode. */
+	if (!pte_user(pte) || !gup_pte_ok(pte, g->flags, &g->fault))
 		return 0;
 	page = pfn_to_page(pte_pfn(pte));
 	folio = page_folio(page);
