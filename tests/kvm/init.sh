@@ -23,9 +23,9 @@ if [ "$arch" = x86_64 ]; then
 fi
 dmesg | grep -iE 'kvm|svm|hyp' | sed 's/^/kvm-stage: dmesg: /'
 if [ -c /dev/kvm ]; then
-	echo "kvm-stage: begin kvm-$arch"
+	echo "kvm-stage: begin kvm-$arch at $(cut -d' ' -f1 /proc/uptime) s"
 	cd /ptelab && sh tests/kvm/cases.sh "kvm-$arch"
-	echo "kvm-stage: end"
+	echo "kvm-stage: end at $(cut -d' ' -f1 /proc/uptime) s"
 else
 	echo "kvm-stage: no-kvm: the nested $arch kernel has no /dev/kvm ($(dmesg | grep -iE 'kvm' | tail -n 1))"
 fi

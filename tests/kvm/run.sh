@@ -54,7 +54,7 @@ prepare() {
 			{ why="cannot fetch the $f packages: $why"; return 1; }
 	done
 	[ -f "$TOP/build/$a/guest.elf" ] || { why="build/$a/guest.elf is not built"; return 1; }
-	why=$(make_targets "$K/$a/ptelab" "$K/$a/mkelf" 2>&1) ||
+	why=$(make_targets "build/kvm/$a/ptelab" "build/kvm/$a/mkelf" 2>&1) ||
 		{ why="cannot build the static ptelab for $a: $(echo "$why" | tail -n 3 | tr '\n' '|')"; return 1; }
 	r=$K/$a/root
 	rm -rf "$r"
@@ -80,7 +80,7 @@ boot() {
 	case $a in
 	x86_64) set -- qemu-system-x86_64 -M q35 -cpu max -kernel "$K/$a/kernel" \
 		-append "console=ttyS0 panic=-1 quiet" ;;
-	arm64) set -- qemu-system-aarch64 -M virt,virtualization=on,gic-version=3 -cpu max \
+	arm64) set -- qemu-system-aarch64 -M virt,virtualization=on,gic-version=3 -cpu max,pauth-impdef=on \
 		-kernel "$K/$a/kernel" -append "console=ttyAMA0 panic=-1 quiet" ;;
 	esac
 	timeout "$NESTED_TIMEOUT" nice -n 10 "$@" -m 2G -smp 1 -nographic -no-reboot \
@@ -104,7 +104,7 @@ collect() {
 		"ok   "*) PASSED=$((PASSED + 1)) ;;
 		"FAIL "*) FAILED=$((FAILED + 1)) ;;
 		"SKIP: "*) SKIPPED=$((SKIPPED + 1)) ;;
-		"kvm-stage: timing: "* | "kvm-stage: selftest: "*) ;;
+		"kvm-stage: timing: "* | "kvm-stage: selftest: "* | "kvm-stage: begin"* | "kvm-stage: end"*) ;;
 		*) continue ;;
 		esac
 		echo "$line"
