@@ -1,4 +1,4 @@
-# mk/kvm.mk - static ptelab and mkelf for the nested KVM stage
+# mk/kvm.mk - static ptelab, mkelf and timeit for the nested KVM stage
 # (tests/kvm/run.sh), one per arch of the nested VM: x86_64 with the host
 # gcc and libfdt.a, arm64 with gcc-aarch64-linux-gnu and the arm64 libfdt
 # that tests/kvm/fetch.sh unpacks into build/kvm/arm64/libfdt. The arch
@@ -26,6 +26,10 @@ $(B)/kvm/$(1)/ptelab: $(call vmm_srcs_for,$(KVM_VMMARCH_$(1))) $(wildcard vmm/*.
 $(B)/kvm/$(1)/mkelf: $(KVM_MKELF_SRCS) $(wildcard vmm/*.h tests/host/*.h) | $(DEPS)
 	@mkdir -p $$(dir $$@)
 	$(KVM_CC_$(1)) $(KVM_STATIC_CFLAGS) -o $$@ $$(filter %.c,$$^)
+
+$(B)/kvm/$(1)/timeit: tests/bench/timeit.c | $(DEPS)
+	@mkdir -p $$(dir $$@)
+	$(KVM_CC_$(1)) $(KVM_STATIC_CFLAGS) -o $$@ $$<
 endef
 $(foreach a,x86_64 arm64,$(eval $(call kvm_static_rules,$(a))))
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/kvm/run.sh [ARCH...] - ptelab's KVM backend on a real Linux KVM,
+# tests/kvm/run.sh [--bench] [ARCH...] - ptelab's KVM backend on a real Linux KVM,
 # nested in QEMU TCG: for each ARCH (default: x86_64 arm64) boot Debian's
 # kernel with an initramfs holding busybox, a static ptelab and the real
 # guest images, and run tests/kvm/cases.sh there on /dev/kvm.
@@ -14,9 +14,14 @@
 # printed inside (ok/FAIL/SKIP) counts here. No QEMU, no package (no
 # network) or no /dev/kvm in the nested VM: one SKIP line per arch.
 # The nested VMs run under nice; each has NESTED_TIMEOUT seconds (300).
+# --bench runs tests/kvm/bench.sh there instead (the boot benchmark of
+# tests/bench/boot.sh, on the nested KVM) and passes its RESULT and timing
+# lines on.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 K=$TOP/build/kvm
+STAGE=cases
+[ "${1:-}" = --bench ] && STAGE=bench && shift
 ARCHES=${*:-x86_64 arm64}
 NESTED_TIMEOUT=${NESTED_TIMEOUT:-300}
 HOST_ARCH=$(uname -m)
@@ -54,7 +59,7 @@ prepare() {
 			{ why="cannot fetch the $f packages: $why"; return 1; }
 	done
 	[ -f "$TOP/build/$a/guest.elf" ] || { why="build/$a/guest.elf is not built"; return 1; }
-	why=$(make_targets "build/kvm/$a/ptelab" "build/kvm/$a/mkelf" 2>&1) ||
+	why=$(make_targets "build/kvm/$a/ptelab" "build/kvm/$a/mkelf" "build/kvm/$a/timeit" 2>&1) ||
 		{ why="cannot build the static ptelab for $a: $(echo "$why" | tail -n 3 | tr '\n' '|')"; return 1; }
 	r=$K/$a/root
 	rm -rf "$r"
@@ -65,9 +70,9 @@ prepare() {
 	[ -d "$K/$a/modules" ] && cp "$K/$a"/modules/*.ko "$r/lib/modules/"
 	cp "$TOP/tests/kvm/init.sh" "$r/init"
 	cp "$TOP/tests/lib.sh" "$r/ptelab/tests/"
-	cp "$TOP/tests/kvm/cases.sh" "$r/ptelab/tests/kvm/"
+	cp "$TOP/tests/kvm/cases.sh" "$TOP/tests/kvm/bench.sh" "$r/ptelab/tests/kvm/"
 	cp "$TOP/tests/vmm/run.sh" "$r/ptelab/tests/vmm/"
-	cp "$K/$a/ptelab" "$K/$a/mkelf" "$r/ptelab/build/"
+	cp "$K/$a/ptelab" "$K/$a/mkelf" "$K/$a/timeit" "$r/ptelab/build/"
 	for g in x86_64 arm64; do
 		[ -f "$TOP/build/$g/guest.elf" ] && cp "$TOP/build/$g/guest.elf" "$r/ptelab/build/$g/"
 	done
@@ -79,9 +84,9 @@ boot() {
 	a=$1
 	case $a in
 	x86_64) set -- qemu-system-x86_64 -M q35 -cpu max -kernel "$K/$a/kernel" \
-		-append "console=ttyS0 panic=-1 quiet" ;;
+		-append "console=ttyS0 panic=-1 quiet kvm_stage=$STAGE" ;;
 	arm64) set -- qemu-system-aarch64 -M virt,virtualization=on,gic-version=3 -cpu max,pauth-impdef=on \
-		-kernel "$K/$a/kernel" -append "console=ttyAMA0 panic=-1 quiet" ;;
+		-kernel "$K/$a/kernel" -append "console=ttyAMA0 panic=-1 quiet kvm_stage=$STAGE" ;;
 	esac
 	timeout "$NESTED_TIMEOUT" nice -n 10 "$@" -m 2G -smp 1 -nographic -no-reboot \
 		-initrd "$K/$a/initrd" </dev/null 2>&1 | tr -d '\r' >"$K/$a/console.log"
@@ -101,6 +106,7 @@ collect() {
 	fi
 	while IFS= read -r line; do
 		case $line in
+		"RESULT "* | "kvm-stage: timing "*) ;;
 		"ok   "*) PASSED=$((PASSED + 1)) ;;
 		"FAIL "*) FAILED=$((FAILED + 1)) ;;
 		"SKIP: "*) SKIPPED=$((SKIPPED + 1)) ;;
