@@ -33,6 +33,8 @@ if [ "$kvm" = 1 ]; then
 fi
 # shellcheck disable=SC2086
 "$T" "$REPS" qemu-arm64-tcg "$P" --arch arm64 $args >>"$res"
+# shellcheck disable=SC2086
+"$P" --arch arm64 --timing $args 2>&1 | sed -n 's/^ptelab: timing: /timing qemu-arm64-tcg: /p'
 # The same boot on ptelab's KVM backend inside the nested VMs of
 # tests/kvm/run.sh (a real Linux KVM under QEMU TCG): nested figures, not
 # hardware ones. BENCH_NESTED=0 leaves them out.
@@ -43,7 +45,7 @@ if [ "${BENCH_NESTED:-1}" = 1 ]; then
 		-e '/^SKIP: /p' "$res.nested"
 	rm -f "$res.nested"
 fi
-printf '%-16s %6s %12s %12s %12s\n' variant reps median_ms min_ms max_ms
+printf '%-18s %6s %12s %12s %12s\n' variant reps median_ms min_ms max_ms
 sed 's/^RESULT //' "$res" | while read -r j; do
 	v=$(echo "$j" | sed -E 's/.*"variant":"([^"]*)".*/\1/')
 	r=$(echo "$j" | sed -E 's/.*"reps":([0-9]+).*/\1/')
@@ -51,7 +53,7 @@ sed 's/^RESULT //' "$res" | while read -r j; do
 	mn=$(echo "$j" | sed -E 's/.*"min_us":([0-9.]+).*/\1/')
 	mx=$(echo "$j" | sed -E 's/.*"max_us":([0-9.]+).*/\1/')
 	awk -v v="$v" -v r="$r" -v a="$med" -v b="$mn" -v c="$mx" \
-		'BEGIN { printf "%-16s %6d %12.2f %12.2f %12.2f\n", v, r, a/1000, b/1000, c/1000 }'
+		'BEGIN { printf "%-18s %6d %12.2f %12.2f %12.2f\n", v, r, a/1000, b/1000, c/1000 }'
 done
 cat "$res"
 rm -f "$res"
