@@ -13,7 +13,8 @@
 # the initramfs is rebuilt on every run (about a second). Every case line
 # printed inside (ok/FAIL/SKIP) counts here. No QEMU, no package (no
 # network) or no /dev/kvm in the nested VM: one SKIP line per arch.
-# The nested VMs run under nice; each has NESTED_TIMEOUT seconds (300).
+# The nested VMs run side by side under nice; each has NESTED_TIMEOUT
+# seconds (300).
 # --bench runs tests/kvm/bench.sh there instead (the boot benchmark of
 # tests/bench/boot.sh, on the nested KVM) and passes its RESULT and timing
 # lines on.
@@ -119,14 +120,30 @@ collect() {
 		fail "kvm-$a: nested VM" "stopped before the end ($NESTED_TIMEOUT s?): $(tail -n 5 "$log" | tr '\n' '|')"
 }
 
+# Prepare each arch in turn, then run the nested VMs side by side (each
+# is one single-threaded TCG process; NESTED_JOBS=1 runs one at a time)
+# and read their consoles in order.
+t0=$(date +%s)
+booted=""
 for a in $ARCHES; do
-	t0=$(date +%s)
-	if ! prepare "$a"; then
+	if prepare "$a"; then
+		booted="$booted $a"
+	else
 		skip "kvm-$a: nested stage" "$why"
-		continue
 	fi
-	boot "$a"
-	collect "$a"
-	echo "kvm-$a: nested stage took $(($(date +%s) - t0)) s (console: build/kvm/$a/console.log)"
 done
+for a in $booted; do
+	if [ "${NESTED_JOBS:-2}" = 1 ]; then
+		boot "$a"
+	else
+		boot "$a" &
+	fi
+done
+wait
+for a in $booted; do
+	collect "$a"
+	echo "kvm-$a: $(sed -n 's/^kvm-stage: end at //p' "$K/$a/console.log") in the nested VM" \
+		"(console: build/kvm/$a/console.log)"
+done
+echo "kvm: nested stage took $(($(date +%s) - t0)) s"
 summary
