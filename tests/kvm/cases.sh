@@ -47,6 +47,14 @@ status_case 0 --timing --mem 1G --nodes 2 run=exit:0 &&
 	out_has "$name" "^ptelab: timing: vm_create=[0-9]+us load=[0-9]+us first_exit=[0-9]+us" &&
 	pass "$name" && sed -n 's/^ptelab: timing: /kvm-stage: timing: /p' "$TMPD/out"
 status_case 7 --timeout 60 run=hello,exit:7 && out_has "$name" "^cmdline: " && pass "$name"
+case $arch in
+x86_64) ram=0x0 ;;
+arm64) ram=0x40000000 ;;
+esac
+status_case 0 --verbose --mem 512M --nodes 2 run=exit:0 &&
+	out_has "$name" "^ptelab: layout: memslot 0: GPA \[$ram, " &&
+	out_has "$name" "^ptelab: layout: node 1: " && out_has "$name" "^ptelab: layout: boot: " &&
+	pass "$name"
 status_case 2 --timeout 60 run=nosuchcommand &&
 	out_has "$name" "unknown command 'nosuchcommand'" && pass "$name"
 t0=$(uptime_ms)
