@@ -18,6 +18,15 @@ DEB_PKGS := libfdt-dev device-tree-compiler newlib-source qemu-system-x86 qemu-s
 	gcc-aarch64-linux-gnu linux-libc-dev
 DEPS := $(B)/.deps-ok
 
+# Quiet by default: one "CC file" line per step; V=1 prints whole commands.
+ifeq ($(V),1)
+Q :=
+quiet = @true
+else
+Q := @
+quiet = @printf '  %-7s %s\n' $(1) $(2)
+endif
+
 WARN := -Wall -Wextra -Werror
 HOSTCC ?= gcc
 HOST_CFLAGS := -O2 -g -std=gnu11 $(WARN) -Ivmm -Iguest/include -Itests -MMD -MP
@@ -29,22 +38,13 @@ all: $(B)/ptelab $(foreach a,$(GUEST_ARCHES),$(B)/$(a)/guest.elf) $(B)/host-test
 
 # --- Debian packages -------------------------------------------------------
 # Installs what is missing when we are root with apt-get, else stops with the
-# exact command to run.
+# exact command to run (mk/deps.sh).
 deps: $(DEPS)
-$(DEPS): Makefile
-	@missing=""; for p in $(DEB_PKGS); do \
-		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-			echo "  APT     installing:$$missing"; mkdir -p $(B); \
-			(apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing) \
-				>$(B)/apt.log 2>&1 || { tail -n 20 $(B)/apt.log; exit 1; }; \
-		else \
-			echo "ptelab needs these Debian packages; run:"; \
-			echo "  sudo apt-get install -y$$missing"; exit 1; \
-		fi; \
-	fi
+# DEPS_INSTALL is replaceable so tests/build/run.sh can play a package
+# installer whose compiler appears mid-build.
+DEPS_INSTALL ?= sh mk/deps.sh
+$(DEPS): Makefile mk/deps.sh
+	@$(DEPS_INSTALL) $(B) $(DEB_PKGS)
 	@mkdir -p $(B) && touch $@
 
 # What the cross toolchains answer about themselves, asked once the packages
@@ -75,14 +75,17 @@ VMM_OBJS := $(patsubst %.c,$(B)/host/%.o,$(VMM_SRCS))
 
 $(B)/host/%.o: %.c | $(DEPS)
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(HOST_CFLAGS) -c $< -o $@
+	$(call quiet,CC,$@)
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -c $< -o $@
 
 $(B)/ptelab: $(VMM_OBJS)
 	@mkdir -p $(dir $@)
-	$(HOSTCC) -o $@ $^ -lfdt
+	$(call quiet,LD,$@)
+	$(Q)$(HOSTCC) -o $@ $^ -lfdt
 
 $(B)/timeit: tests/bench/timeit.c | $(DEPS)
-	$(HOSTCC) -O2 $(WARN) -o $@ $<
+	$(call quiet,CC,$@)
+	$(Q)$(HOSTCC) -O2 $(WARN) -o $@ $<
 
 # --- host tests (sanitized) -------------------------------------------------
 HT_SRCS := $(wildcard tests/host/*.c) tests/runner.c $(filter-out vmm/main.c,$(VMM_SRCS)) \
@@ -91,11 +94,13 @@ HT_OBJS := $(patsubst %.c,$(B)/host-san/%.o,$(HT_SRCS))
 
 $(B)/host-san/%.o: %.c | $(DEPS)
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(HOST_CFLAGS) $(SAN) -c $< -o $@
+	$(call quiet,CC,$@)
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(SAN) -c $< -o $@
 
 $(B)/host-tests: $(HT_OBJS)
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(SAN) -o $@ $^ -lfdt
+	$(call quiet,LD,$@)
+	$(Q)$(HOSTCC) $(SAN) -o $@ $^ -lfdt
 
 # --- newlib, built once per guest arch --------------------------------------
 TRIPLE_x86_64 := x86_64-elf
@@ -106,7 +111,7 @@ TRIPLE_arm64 := aarch64-elf
 # first (each uses every core itself).
 .PRECIOUS: $(B)/newlib/.built-%
 $(B)/newlib/.built-%: guest/build-newlib.sh | $(DEPS)
-	sh guest/build-newlib.sh $(if $(filter x86_64-elf,$*),x86_64,arm64) $(B)/newlib
+	$(Q)sh guest/build-newlib.sh $(if $(filter x86_64-elf,$*),x86_64,arm64) $(B)/newlib
 $(B)/newlib/.built-aarch64-elf: | $(B)/newlib/.built-x86_64-elf
 
 # --- the guest kernel, one set of rules per arch ----------------------------
@@ -132,14 +137,17 @@ $(1)_LIBS := $$($(1)_NL)/lib/libc.a $$($(1)_NL)/lib/libm.a $$(LIBGCC_$(1))
 
 $(B)/$(1)/obj/%.c.o: %.c | $(B)/newlib/.built-$(TRIPLE_$(1))
 	@mkdir -p $$(dir $$@)
-	$(CC_$(1)) $$($(1)_CFLAGS) -c $$< -o $$@
+	$$(call quiet,CC,$$@)
+	$(Q)$(CC_$(1)) $$($(1)_CFLAGS) -c $$< -o $$@
 
 $(B)/$(1)/obj/%.S.o: %.S | $(B)/newlib/.built-$(TRIPLE_$(1))
 	@mkdir -p $$(dir $$@)
-	$(CC_$(1)) $$($(1)_CFLAGS) -D__ASSEMBLER__ -c $$< -o $$@
+	$$(call quiet,AS,$$@)
+	$(Q)$(CC_$(1)) $$($(1)_CFLAGS) -D__ASSEMBLER__ -c $$< -o $$@
 
 $(B)/$(1)/guest.elf: $$($(1)_OBJS) linker/$(1).ld
-	$(CC_$(1)) -nostdlib -static -no-pie -T linker/$(1).ld -Wl,--build-id=none -Wl,-z,noexecstack \
+	$$(call quiet,LD,$$@)
+	$(Q)$(CC_$(1)) -nostdlib -static -no-pie -T linker/$(1).ld -Wl,--build-id=none -Wl,-z,noexecstack \
 		-Wl,-Map=$(B)/$(1)/guest.map -o $$@ $$($(1)_OBJS) $$($(1)_LIBS)
 endef
 # Fragments: one per part of the build with its own runner (mm host

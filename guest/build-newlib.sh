@@ -34,7 +34,8 @@ if [ ! -d "$src" ]; then
 fi
 obj=$out/obj-$triple
 rm -rf "$obj" && mkdir -p "$obj"
-echo "  NEWLIB  $triple (once; about a minute on 2 cores)"
+start=$(date +%s)
+echo "  NEWLIB  $triple (once; 2 to 5 minutes on 2 cores; logs in $obj)"
 cd "$obj"
 "$src/configure" --target=$triple --prefix="$out/install" \
 	--disable-multilib --disable-newlib-supplied-syscalls \
@@ -45,3 +46,4 @@ cd "$obj"
 make -j"$(nproc)" all-target-newlib >"$obj/make.log" 2>&1 || { tail -n 40 "$obj/make.log" >&2; exit 1; }
 make install-target-newlib >"$obj/install.log" 2>&1 || { tail -n 20 "$obj/install.log" >&2; exit 1; }
 touch "$stamp"
+echo "  NEWLIB  $triple done in $(($(date +%s) - start)) s"

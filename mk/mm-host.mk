@@ -28,12 +28,12 @@ MM_HOST_OBJS_$(1) := $$(patsubst %.c,$(B)/mm-host-$(1)/%.o,$(MM_HOST_SRCS) $(MM_
 
 $(B)/mm-host-$(1)/%.o: %.c
 	@mkdir -p $$(dir $$@)
-	@echo "  CC      $$@"
-	@$(HOSTCC) $$(MM_HOST_CFLAGS_$(1)) -c $$< -o $$@
+	$$(call quiet,CC,$$@)
+	$(Q)$(HOSTCC) $$(MM_HOST_CFLAGS_$(1)) -c $$< -o $$@
 
 $(B)/mm-tests-$(1): $$(MM_HOST_OBJS_$(1))
-	@echo "  LD      $$@"
-	@$(HOSTCC) $(SAN) -o $$@ $$^
+	$$(call quiet,LD,$$@)
+	$(Q)$(HOSTCC) $(SAN) -o $$@ $$^
 endef
 
 $(foreach f,$(MM_HOST_FORMATS),$(eval $(call mm_host_rules,$(f))))

@@ -11,7 +11,8 @@ MKELF_OBJS := $(B)/host/tests/vmm/mkelf.o $(B)/host/tests/host/elf_build.o \
 	$(B)/host/vmm/args.o
 
 $(B)/mkelf: $(MKELF_OBJS)
-	$(HOSTCC) -o $@ $^
+	$(call quiet,LD,$@)
+	$(Q)$(HOSTCC) -o $@ $^
 
 EXTRA_ALL += $(B)/mkelf
 

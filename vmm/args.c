@@ -31,6 +31,7 @@ const char vmm_usage_text[] =
 	"  --results FILE           write the JSON of every 'RESULT ' line to FILE\n"
 	"  --dtb-out FILE           write the guest's device tree to FILE and exit\n"
 	"  --verbose                print the QEMU command line or the KVM memory layout\n"
+	"  --keep                   keep the files the printed QEMU command reads (x86_64)\n"
 	"  --timing                 print where the time went at exit\n"
 	"  --help                   this text\n"
 	"\n"
@@ -182,6 +183,7 @@ enum opt_id {
 	O_RESULTS,
 	O_DTB_OUT,
 	O_VERBOSE,
+	O_KEEP,
 	O_TIMING,
 	O_HELP,
 };
@@ -195,7 +197,7 @@ static const struct opt {
 	{ "--mem", 1, O_MEM },	       { "--nodes", 1, O_NODES },     { "--cpus", 1, O_CPUS },
 	{ "--timeout", 1, O_TIMEOUT }, { "--kernel", 1, O_KERNEL },   { "--results", 1, O_RESULTS },
 	{ "--dtb-out", 1, O_DTB_OUT }, { "--verbose", 0, O_VERBOSE }, { "--timing", 0, O_TIMING },
-	{ "--help", 0, O_HELP },
+	{ "--keep", 0, O_KEEP },       { "--help", 0, O_HELP },
 };
 
 static const char *const backend_names[] = { "auto", "kvm", "qemu", NULL };
@@ -248,6 +250,9 @@ static int apply_opt(const struct opt *o, const char *v, struct vmm_config *cfg,
 		break;
 	case O_TIMING:
 		cfg->timing = true;
+		break;
+	case O_KEEP:
+		cfg->keep = true;
 		break;
 	case O_HELP:
 		cfg->help = true;

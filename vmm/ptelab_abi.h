@@ -11,9 +11,13 @@
 #define PTELAB_ABI_VERSION 1
 
 /* x86_64 I/O ports. The same ports work under ptelab's KVM backend and under
- * QEMU (where PTELAB_PORT_EXIT is an isa-debug-exit device). */
+ * QEMU (where PTELAB_PORT_EXIT is an isa-debug-exit device and
+ * PTELAB_PORT_STATUS an isa-debugcon writing to a file). The guest writes its
+ * status to PTELAB_PORT_STATUS, then to PTELAB_PORT_EXIT: QEMU's exit code
+ * (v << 1) | 1 keeps only 7 bits of v, the status byte keeps all 8. */
 #define PTELAB_PORT_SERIAL 0x3f8 /* 16550 COM1: THR at +0, LSR at +5 */
 #define PTELAB_PORT_EXIT 0xf4	 /* outb(status): the guest is finished */
+#define PTELAB_PORT_STATUS 0xe9	 /* outb(status) just before the exit port */
 
 /* Guest exit statuses; they are also ptelab's own exit statuses. */
 #define PTELAB_EXIT_OK 0	/* everything asked for ran and passed */

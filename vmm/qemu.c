@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ptelab_abi.h"
@@ -91,9 +92,44 @@ static int numa_args(struct vmm_qemu_argv *a, const struct vmm_machine *m)
 	return 0;
 }
 
+/* Copy @s into @out (@size bytes) with each ',' doubled, as QEMU's option
+ * syntax needs inside a value. Return: @out (cut short if it is too long). */
+static const char *qemu_escape(const char *s, char *out, size_t size)
+{
+	size_t n = 0;
+
+	for (const char *p = s; *p && n + 2 < size; p++) {
+		out[n++] = *p;
+		if (*p == ',')
+			out[n++] = ',';
+	}
+	out[n] = 0;
+	return out;
+}
+
+/* x86_64's boot data and exit devices, all in @dir: the FDT as -initrd
+ * (QEMU's PVH loader makes it module 0), isa-debug-exit, and a debugcon
+ * whose file receives the exact status byte (isa-debug-exit's own code,
+ * (v << 1) | 1, loses v's top bit). */
+static int x86_boot_args(struct vmm_qemu_argv *a, const char *dir)
+{
+	char esc[PATH_MAX * 2];
+
+	ARG("-initrd");
+	ARG("%s/" VMM_QEMU_FDT_FILE, dir);
+	ARG("-device");
+	ARG("isa-debug-exit,iobase=0x%x,iosize=0x04", PTELAB_PORT_EXIT);
+	ARG("-chardev");
+	ARG("file,id=ptelab-status,path=%s/" VMM_QEMU_STATUS_FILE,
+	    qemu_escape(dir, esc, sizeof(esc)));
+	ARG("-device");
+	ARG("isa-debugcon,iobase=0x%x,chardev=ptelab-status", PTELAB_PORT_STATUS);
+	return 0;
+}
+
 /* The options after the machine's: devices, console, kernel, boot data. */
 static int boot_args(struct vmm_qemu_argv *a, const struct vmm_config *cfg,
-		     const struct vmm_machine *m, const char *initrd)
+		     const struct vmm_machine *m, const char *dir)
 {
 	ARG("-nodefaults");
 	ARG("-no-reboot");
@@ -105,42 +141,28 @@ static int boot_args(struct vmm_qemu_argv *a, const struct vmm_config *cfg,
 	ARG("none");
 	ARG("-kernel");
 	ARG("%s", cfg->kernel);
-	if (cfg->arch == VMM_ARCH_X86_64) {
-		ARG("-initrd");
-		ARG("%s", initrd);
-		ARG("-device");
-		ARG("isa-debug-exit,iobase=0x%x,iosize=0x04", PTELAB_PORT_EXIT);
-	} else {
-		ARG("-semihosting-config");
-		ARG("enable=on,target=native");
-		ARG("-append");
-		ARG("%s", m->bootargs);
-	}
+	if (cfg->arch == VMM_ARCH_X86_64)
+		return x86_boot_args(a, dir);
+	ARG("-semihosting-config");
+	ARG("enable=on,target=native");
+	ARG("-append");
+	ARG("%s", m->bootargs);
 	return 0;
 }
 
-int vmm_qemu_build_argv(const struct vmm_config *cfg, const struct vmm_machine *m,
-			const char *initrd, const char *dumpdtb, struct vmm_qemu_argv *a)
+int vmm_qemu_build_argv(const struct vmm_config *cfg, const struct vmm_machine *m, const char *dir,
+			const char *dumpdtb, struct vmm_qemu_argv *a)
 {
 	const char *machine = cfg->arch == VMM_ARCH_X86_64 ? "pc" : "virt";
+	char esc[PATH_MAX * 2];
 
 	a->argc = 0;
 	a->used = 0;
 	ARG("%s", vmm_qemu_binary(cfg->arch));
 	ARG("-M");
-	if (dumpdtb) {
-		char path[PATH_MAX * 2];
-		size_t n = 0;
-
-		/* QEMU's option syntax writes a ',' in a value as ",,". */
-		for (const char *p = dumpdtb; *p && n + 2 < sizeof(path); p++) {
-			path[n++] = *p;
-			if (*p == ',')
-				path[n++] = ',';
-		}
-		path[n] = 0;
-		ARG("%s,dumpdtb=%s", machine, path);
-	} else
+	if (dumpdtb)
+		ARG("%s,dumpdtb=%s", machine, qemu_escape(dumpdtb, esc, sizeof(esc)));
+	else
 		ARG("%s", machine);
 	ARG("-accel");
 	ARG("%s", cfg->accel == VMM_ACCEL_KVM ? "kvm" : "tcg");
@@ -150,7 +172,7 @@ int vmm_qemu_build_argv(const struct vmm_config *cfg, const struct vmm_machine *
 	}
 	ARG("-cpu");
 	ARG("max");
-	if (numa_args(a, m) || boot_args(a, cfg, m, initrd))
+	if (numa_args(a, m) || boot_args(a, cfg, m, dir))
 		return -1;
 	return 0;
 }
@@ -165,12 +187,47 @@ struct qemu_child {
 	size_t err_len;
 };
 
+/* The signal that asked ptelab to stop (SIGINT, SIGTERM, SIGHUP), or 0. */
+static volatile sig_atomic_t qemu_stop_signal;
+static const int qemu_stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+static void qemu_on_stop_signal(int sig)
+{
+	qemu_stop_signal = sig;
+}
+
+/*
+ * qemu_catch_signals - with @on, block the stop signals and route them to
+ * qemu_on_stop_signal(), saving the old mask in @old; they are delivered
+ * only inside ppoll(), so none is lost between a check and a wait. Without
+ * @on, restore the default actions and the mask in @old.
+ */
+static void qemu_catch_signals(bool on, sigset_t *old)
+{
+	struct sigaction sa = { .sa_handler = on ? qemu_on_stop_signal : SIG_DFL };
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(qemu_stop_signals) / sizeof(int); i++)
+		sigaddset(&set, qemu_stop_signals[i]);
+	if (on) {
+		qemu_stop_signal = 0;
+		sigprocmask(SIG_BLOCK, &set, old);
+	}
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(qemu_stop_signals) / sizeof(int); i++)
+		sigaction(qemu_stop_signals[i], &sa, NULL);
+	if (!on)
+		sigprocmask(SIG_SETMASK, old, NULL);
+}
+
 /*
  * qemu_spawn - start @argv with stdin from /dev/null and stdout/stderr on
- * new pipes; the child dies with ptelab (PR_SET_PDEATHSIG).
+ * new pipes; the child dies with ptelab (PR_SET_PDEATHSIG) and starts with
+ * the signal mask and actions ptelab had before qemu_catch_signals().
  * Return: 0, or -1 (reported) with nothing left open.
  */
-static int qemu_spawn(char *const argv[], struct qemu_child *c)
+static int qemu_spawn(char *const argv[], const sigset_t *mask, struct qemu_child *c)
 {
 	int out[2], err[2];
 
@@ -185,6 +242,9 @@ static int qemu_spawn(char *const argv[], struct qemu_child *c)
 		int null = open("/dev/null", O_RDONLY);
 
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (size_t i = 0; i < sizeof(qemu_stop_signals) / sizeof(int); i++)
+			signal(qemu_stop_signals[i], SIG_DFL);
+		sigprocmask(SIG_SETMASK, mask, NULL);
 		if (null < 0 || dup2(null, 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0)
 			_exit(127);
 		execvp(argv[0], argv);
@@ -251,25 +311,46 @@ static void qemu_close_pipes(struct qemu_child *c)
 	c->out_fd = c->err_fd = -1;
 }
 
+/* Wait up to @ms for @p, with the stop signals unblocked (@mask) meanwhile.
+ * Return: ppoll's result; -1 with EINTR when a stop signal came. */
+static int qemu_wait(struct pollfd p[2], uint64_t ms, const sigset_t *mask)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ms / 1000),
+			       .tv_nsec = (long)(ms % 1000) * 1000000 };
+
+	return ppoll(p, 2, &ts, mask);
+}
+
+enum qemu_pump_end { PUMP_EXITED, PUMP_TIMEOUT, PUMP_SIGNAL };
+
 /*
  * qemu_pump - forward QEMU's output until both its pipes close and it
- * exits, or until @deadline (vmm_now_us() time).
- * Return: 0 with *@wstatus set, or 1 on timeout (QEMU still running).
+ * exits, until @deadline (vmm_now_us() time), or until a stop signal.
+ * Return: PUMP_EXITED with *@wstatus set, PUMP_TIMEOUT or PUMP_SIGNAL (QEMU
+ * may still be running).
  */
-static int qemu_pump(struct qemu_child *c, struct vmm_console *con, uint64_t deadline, int *wstatus)
+static enum qemu_pump_end qemu_pump(struct qemu_child *c, struct vmm_console *con,
+				    uint64_t deadline, const sigset_t *mask, int *wstatus)
 {
 	struct pollfd p[2] = { { .fd = c->out_fd, .events = POLLIN },
 			       { .fd = c->err_fd, .events = POLLIN } };
 
-	while (p[0].fd >= 0 || p[1].fd >= 0) {
+	for (;;) {
 		uint64_t now = vmm_now_us(), ms = (deadline - now + 999) / 1000;
 		int r;
 
+		if (qemu_stop_signal)
+			return PUMP_SIGNAL;
 		if (now >= deadline)
-			return 1;
-		r = poll(p, 2, ms < 1000000 ? (int)ms : 1000000);
+			return PUMP_TIMEOUT;
+		if (p[0].fd < 0 && p[1].fd < 0) {
+			if (waitpid(c->pid, wstatus, WNOHANG) == c->pid)
+				return PUMP_EXITED;
+			ms = ms < 5 ? ms : 5; /* pipes closed: QEMU is exiting */
+		}
+		r = qemu_wait(p, ms, mask);
 		if (r < 0 && errno != EINTR)
-			break;
+			return PUMP_SIGNAL; /* cannot happen with valid fds */
 		for (int i = 0; r > 0 && i < 2; i++) {
 			if (p[i].fd < 0 || !p[i].revents || qemu_drain(c, p[i].fd, con))
 				continue;
@@ -278,12 +359,6 @@ static int qemu_pump(struct qemu_child *c, struct vmm_console *con, uint64_t dea
 			p[i].fd = -1;
 		}
 	}
-	while (waitpid(c->pid, wstatus, WNOHANG) == 0) {
-		if (vmm_now_us() >= deadline)
-			return 1;
-		usleep(5000);
-	}
-	return 0;
 }
 
 /* Stop QEMU: SIGTERM, then SIGKILL after KILL_GRACE_MS; reap it. */
@@ -301,31 +376,60 @@ static void qemu_kill(struct qemu_child *c)
 	waitpid(c->pid, NULL, 0);
 }
 
+int vmm_qemu_status(int code, int status_byte)
+{
+	if (!(code & 1))
+		return -1;
+	/* isa-debug-exit's code carries the status' low 7 bits: the status
+	 * byte must agree with it, else it is not this exit's. */
+	if (status_byte >= 0 && ((((unsigned)status_byte << 1) | 1) & 0xff) == (unsigned)code)
+		return status_byte;
+	return code == 127 ? -1 : code >> 1; /* 127: also "cannot run" */
+}
+
+/* The last byte of @path, or -1 when it is empty or missing. */
+static int last_byte(const char *path)
+{
+	unsigned char b;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r = -1;
+
+	if (fd < 0)
+		return -1;
+	if (lseek(fd, -1, SEEK_END) >= 0 && read(fd, &b, 1) == 1)
+		r = b;
+	close(fd);
+	return r;
+}
+
 /*
- * qemu_status - ptelab's exit status for QEMU's wait status @ws.
- * x86_64: isa-debug-exit makes QEMU exit (v << 1) | 1, so odd means the
- * guest's v; 0 means the guest reset the machine (with -no-reboot QEMU
- * then exits). arm64: semihosting SYS_EXIT passes the guest's status.
- * Exit 1 after an error line from QEMU is QEMU's own failure.
+ * qemu_status - ptelab's exit status for QEMU's wait status @ws. x86_64:
+ * see vmm_qemu_status(); 0 means the guest reset the machine (with
+ * -no-reboot QEMU then exits). arm64: semihosting SYS_EXIT passes the
+ * guest's status. Exit 1 after an error line from QEMU is QEMU's own
+ * failure. @status_file is x86_64's status byte file ("" for arm64).
  */
-static int qemu_status(const struct vmm_config *cfg, const struct qemu_child *c, int ws)
+static int qemu_status(const struct vmm_config *cfg, const struct qemu_child *c, int ws,
+		       const char *status_file)
 {
 	const char *bin = vmm_qemu_binary(cfg->arch);
-	int code;
+	int code, status;
 
 	if (WIFSIGNALED(ws)) {
 		vmm_msg("%s was killed by signal %d", bin, WTERMSIG(ws));
 		return PTELAB_EXIT_CRASH;
 	}
 	code = WEXITSTATUS(ws);
-	if (code == 127 || (code == 1 && c->error_seen)) {
+	status = cfg->arch == VMM_ARCH_X86_64 ? vmm_qemu_status(code, last_byte(status_file)) : -1;
+	if (status >= 0 && !c->error_seen && !cfg->dtb_out)
+		return status;
+	/* 127 from the child means exec failed; it printed why, as QEMU
+	 * does when it exits 1 on bad options. */
+	if ((code == 127 || code == 1) && c->error_seen) {
 		vmm_msg("%s failed (exit status %d; its message is above)", bin, code);
 		return PTELAB_EXIT_NOBACKEND;
 	}
 	if (cfg->arch == VMM_ARCH_ARM64 || cfg->dtb_out)
 		return code;
-	if (code & 1)
-		return code >> 1;
 	if (code == 0)
 		vmm_msg("guest crashed: it reset the machine (a triple fault?) without writing "
 			"an exit status");
@@ -334,33 +438,48 @@ static int qemu_status(const struct vmm_config *cfg, const struct qemu_child *c,
 	return PTELAB_EXIT_CRASH;
 }
 
-/* Run @argv to completion or timeout. Return: the ptelab exit status. */
-static int qemu_run(const struct vmm_config *cfg, char *const argv[], struct vmm_console *con)
+/* Run @argv to completion, timeout or stop signal.
+ * Return: the ptelab exit status. */
+static int qemu_run(const struct vmm_config *cfg, char *const argv[], struct vmm_console *con,
+		    const char *status_file)
 {
 	struct qemu_child c = { .out_fd = -1, .err_fd = -1 };
 	uint64_t deadline = vmm_now_us() + (uint64_t)cfg->timeout * 1000000u;
+	enum qemu_pump_end end;
+	sigset_t old;
 	int ws = 0;
 
-	if (qemu_spawn(argv, &c))
+	qemu_catch_signals(true, &old);
+	if (qemu_spawn(argv, &old, &c)) {
+		qemu_catch_signals(false, &old);
 		return PTELAB_EXIT_NOBACKEND;
-	if (qemu_pump(&c, con, deadline, &ws)) {
+	}
+	end = qemu_pump(&c, con, deadline, &old, &ws);
+	if (end != PUMP_EXITED)
 		qemu_kill(&c);
-		vmm_console_flush(con);
+	qemu_catch_signals(false, &old);
+	qemu_close_pipes(&c);
+	vmm_console_flush(con);
+	if (end == PUMP_TIMEOUT) {
 		vmm_msg("guest timed out after %d s", cfg->timeout);
 		return PTELAB_EXIT_TIMEOUT;
 	}
-	qemu_close_pipes(&c);
-	vmm_console_flush(con);
+	if (end == PUMP_SIGNAL) {
+		vmm_msg("stopped by %s", strsignal(qemu_stop_signal));
+		return 128 + qemu_stop_signal;
+	}
 	c.err_line[c.err_len] = 0;
 	if (c.err_len)
 		qemu_err_line(&c, c.err_line, c.err_len);
-	return qemu_status(cfg, &c, ws);
+	return qemu_status(cfg, &c, ws, status_file);
 }
 
-/* A private directory for the FDT QEMU passes as -initrd. */
+/* A private directory for an x86_64 run's files: the FDT QEMU passes as
+ * -initrd and the status byte file. dir[0] is 0 when there is none. */
 struct qemu_tmp {
 	char dir[PATH_MAX - 16];
 	char fdt[PATH_MAX];
+	char status[PATH_MAX];
 };
 
 /*
@@ -385,9 +504,11 @@ static int qemu_write_fdt(struct vmm_machine *m, enum vmm_accel accel, struct qe
 		     base && *base ? base : "/tmp") >= (int)sizeof(tmp->dir) ||
 	    !mkdtemp(tmp->dir)) {
 		vmm_msg("cannot make a temporary directory %s: %s", tmp->dir, strerror(errno));
+		tmp->dir[0] = 0;
 		return -1;
 	}
-	snprintf(tmp->fdt, sizeof(tmp->fdt), "%s/guest.dtb", tmp->dir);
+	snprintf(tmp->fdt, sizeof(tmp->fdt), "%s/" VMM_QEMU_FDT_FILE, tmp->dir);
+	snprintf(tmp->status, sizeof(tmp->status), "%s/" VMM_QEMU_STATUS_FILE, tmp->dir);
 	if (vmm_fdt_write_file(tmp->fdt, blob, (size_t)size)) {
 		vmm_msg("cannot write %s: %s", tmp->fdt, strerror(errno));
 		goto err_rmdir;
@@ -397,20 +518,29 @@ static int qemu_write_fdt(struct vmm_machine *m, enum vmm_accel accel, struct qe
 err_rmdir:
 	unlink(tmp->fdt);
 	rmdir(tmp->dir);
+	tmp->dir[0] = 0;
 	return -1;
 }
 
-static void qemu_remove_tmp(struct qemu_tmp *tmp)
+/* Remove @tmp's files, or with @keep say where they are. */
+static void qemu_remove_tmp(struct qemu_tmp *tmp, bool keep)
 {
 	if (!tmp->dir[0])
 		return;
+	if (keep) {
+		vmm_msg("kept %s (the device tree and status file the QEMU command uses)",
+			tmp->dir);
+		return;
+	}
 	unlink(tmp->fdt);
+	unlink(tmp->status);
 	rmdir(tmp->dir);
 	tmp->dir[0] = 0;
 }
 
-/* Print @a shell-quoted, so it can be pasted to run QEMU by hand. */
-static void qemu_print_argv(const struct vmm_qemu_argv *a)
+/* Print @a shell-quoted, so it can be pasted to run QEMU by hand, and
+ * where the files it reads live. */
+static void qemu_print_argv(const struct vmm_qemu_argv *a, const struct qemu_tmp *tmp, bool keep)
 {
 	static char line[VMM_QEMU_ARGS_BYTES * 2];
 
@@ -427,6 +557,10 @@ static void qemu_print_argv(const struct vmm_qemu_argv *a)
 			break;
 	}
 	fprintf(stderr, "ptelab: %s\n", line);
+	if (tmp->dir[0] && !keep)
+		vmm_msg("that command reads %s, which ptelab removes when it exits; add --keep "
+			"to keep it",
+			tmp->dir);
 }
 
 /* Can the QEMU backend run at all? Return: 0, or an exit status (reported). */
@@ -450,7 +584,7 @@ int vmm_qemu_boot(const struct vmm_config *cfg, struct vmm_machine *m, struct vm
 		  struct vmm_timing *t)
 {
 	static struct vmm_qemu_argv a;
-	struct qemu_tmp tmp = { "", "" };
+	struct qemu_tmp tmp = { "", "", "" };
 	uint64_t t0 = vmm_now_us();
 	int status = qemu_available(cfg);
 
@@ -458,18 +592,18 @@ int vmm_qemu_boot(const struct vmm_config *cfg, struct vmm_machine *m, struct vm
 		return status;
 	if (cfg->arch == VMM_ARCH_X86_64 && qemu_write_fdt(m, cfg->accel, &tmp))
 		return PTELAB_EXIT_NOBACKEND;
-	if (vmm_qemu_build_argv(cfg, m, tmp.fdt, cfg->arch == VMM_ARCH_ARM64 ? cfg->dtb_out : NULL,
+	if (vmm_qemu_build_argv(cfg, m, tmp.dir, cfg->arch == VMM_ARCH_ARM64 ? cfg->dtb_out : NULL,
 				&a)) {
 		vmm_msg("the QEMU command line is too long");
-		qemu_remove_tmp(&tmp);
+		qemu_remove_tmp(&tmp, false);
 		return PTELAB_EXIT_USAGE;
 	}
 	if (cfg->verbose)
-		qemu_print_argv(&a);
+		qemu_print_argv(&a, &tmp, cfg->keep);
 	t->load_us = vmm_now_us() - t0;
 	t0 = vmm_now_us();
-	status = qemu_run(cfg, a.argv, con);
+	status = qemu_run(cfg, a.argv, con, tmp.status);
 	t->run_us = vmm_now_us() - t0;
-	qemu_remove_tmp(&tmp);
+	qemu_remove_tmp(&tmp, cfg->keep);
 	return status;
 }

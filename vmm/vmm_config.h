@@ -37,6 +37,7 @@ struct vmm_config {
 	const char *results;   /* NULL: none */
 	const char *dtb_out;   /* NULL: boot the guest */
 	bool verbose, timing, help;
+	bool keep; /* keep the QEMU run's temporary files (see --verbose) */
 	char bootargs[VMM_BOOTARGS_MAX];
 };
 

@@ -13,6 +13,9 @@
 
 #define VMM_QEMU_MAX_ARGS 192
 #define VMM_QEMU_ARGS_BYTES 8192
+/* The files of an x86_64 run, in its private directory. */
+#define VMM_QEMU_FDT_FILE "guest.dtb"
+#define VMM_QEMU_STATUS_FILE "status"
 
 /* A QEMU command line; every string lives in buf[]. */
 struct vmm_qemu_argv {
@@ -29,18 +32,31 @@ const char *vmm_qemu_package(enum vmm_arch arch);
 /*
  * vmm_qemu_build_argv - the QEMU command line running @cfg's kernel on @m:
  * machine, accelerator, RAM and one memory-backend-ram plus -numa node per
- * node, cpus placed by -numa cpu; x86_64 adds -initrd @initrd (the FDT,
- * which QEMU's PVH loader makes module 0) and isa-debug-exit; arm64 adds
+ * node, cpus placed by -numa cpu; x86_64 adds -initrd @dir/guest.dtb (the
+ * FDT, which QEMU's PVH loader makes module 0), isa-debug-exit, and an
+ * isa-debugcon writing the status byte to @dir/status; arm64 adds
  * semihosting and -append bootargs, and dumpdtb=@dumpdtb when not NULL.
  * Return: 0, or -1 when it does not fit in @a.
  */
-int vmm_qemu_build_argv(const struct vmm_config *cfg, const struct vmm_machine *m,
-			const char *initrd, const char *dumpdtb, struct vmm_qemu_argv *a);
+int vmm_qemu_build_argv(const struct vmm_config *cfg, const struct vmm_machine *m, const char *dir,
+			const char *dumpdtb, struct vmm_qemu_argv *a);
+
+/*
+ * vmm_qemu_status - the guest's exit status from QEMU's exit code @code on
+ * x86_64, given the last byte the guest wrote to PTELAB_PORT_STATUS
+ * (@status_byte, or -1 when it wrote none).
+ * Return: the status, or -1 when @code is not an isa-debug-exit code (QEMU
+ * failed, or the guest reset the machine).
+ */
+int vmm_qemu_status(int code, int status_byte);
 
 /*
  * vmm_qemu_boot - run the guest under QEMU until it exits or @cfg->timeout
- * passes (QEMU then gets SIGTERM, and SIGKILL a second later). With
- * cfg->dtb_out on arm64, only has QEMU dump its device tree there.
+ * passes (QEMU then gets SIGTERM, and SIGKILL a second later). SIGINT,
+ * SIGTERM and SIGHUP stop QEMU the same way and return 128 + the signal.
+ * The x86_64 run's files live in a private temporary directory, removed on
+ * return unless cfg->keep. With cfg->dtb_out on arm64, only has QEMU dump
+ * its device tree there.
  * Return: the ptelab exit status.
  */
 int vmm_qemu_boot(const struct vmm_config *cfg, struct vmm_machine *m, struct vmm_console *con,

@@ -39,6 +39,7 @@ void arch_console_write(const char *buf, size_t len)
 
 void arch_exit(int status)
 {
+	outb(PTELAB_PORT_STATUS, (uint8_t)status);
 	for (;;)
 		outb(PTELAB_PORT_EXIT, (uint8_t)status);
 }

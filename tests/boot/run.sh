@@ -56,6 +56,59 @@ selftest_case() {
 	out_has "$name" "^[1-9][0-9]* passed, 0 failed\$" && pass "$name"
 }
 
+# Every exit status must pass through exactly: these cover isa-debug-exit's
+# lost top bit (128 -> 0 would be a false pass) and its 127 (= "cannot run").
+STATUSES="0 1 2 63 127 128 200 255"
+STATUS_CASES=$(for st in $STATUSES; do printf 'exit:%s ' "$st"; done)
+
+# signal_case SIG WANT: SIGNAL stops a hanging QEMU run; ptelab exits WANT,
+# QEMU is gone and the run's temporary directory is removed.
+signal_case() {
+	sig=$1 want=$2 name="qemu-x86_64: SIG$1 -> exit $2, QEMU stopped, no files left"
+	tmp=$TMPD/sig-$sig
+	mkdir -p "$tmp"
+	TMPDIR=$tmp "$PTELAB" --backend qemu --arch x86_64 --timeout 60 run=hang >"$TMPD/out" 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do # wait until QEMU runs with the run's files
+		pgrep -f "$tmp/ptelab" >/dev/null && break
+		sleep 0.1
+	done
+	sleep 0.3
+	kill -s "$sig" "$pid"
+	wait "$pid"
+	got=$?
+	[ "$got" -eq "$want" ] || { fail "$name" "exit status $got; $(tail -n 3 "$TMPD/out" | tr '\n' '|')"; return; }
+	sleep 0.2
+	pgrep -f "$tmp/ptelab" >/dev/null && { fail "$name" "QEMU still runs"; return; }
+	[ -z "$(ls -A "$tmp")" ] || { fail "$name" "left behind: $(ls -A "$tmp")"; return; }
+	pass "$name"
+}
+
+# verbose_case: --verbose --keep prints a QEMU command that runs as pasted
+# and exits with the guest's status in QEMU's own encoding.
+verbose_case() {
+	name="qemu-x86_64: --verbose --keep prints a command that runs as pasted"
+	tmp=$TMPD/verbose
+	mkdir -p "$tmp"
+	TMPDIR=$tmp expect_status "$name" 7 "$PTELAB" --backend qemu --arch x86_64 --verbose --keep \
+		--timeout 60 run=exit:7 || return
+	cmd=$(grep '^ptelab: qemu-system-x86_64 ' "$TMPD/out" | sed 's/^ptelab: //')
+	[ -n "$cmd" ] || { fail "$name" "no command printed"; return; }
+	out_has "$name" "^ptelab: kept $tmp/ptelab" || return
+	(eval "$cmd") >"$TMPD/pasted" 2>&1
+	got=$?
+	[ "$got" -eq 15 ] || { fail "$name" "pasted command exited $got, wanted 15 ((7 << 1) | 1): $(tail -n 3 "$TMPD/pasted" | tr '\n' '|')"; return; }
+	st=$(od -An -tu1 "$(ls -d "$tmp"/ptelab.*)/status" | tr -s ' \n' ' ' | sed 's/ *$//;s/.* //')
+	[ "$st" = 7 ] || { fail "$name" "status byte file holds '$st', wanted 7"; return; }
+	pass "$name"
+	name="qemu-x86_64: --verbose without --keep says the files go away"
+	TMPDIR=$tmp expect_status "$name" 0 "$PTELAB" --backend qemu --arch x86_64 --verbose \
+		--timeout 60 run=exit:0 || return
+	out_has "$name" "removes when it exits; add --keep" || return
+	[ "$(ls "$tmp" | wc -l)" -eq 1 ] || { fail "$name" "files left: $(ls "$tmp")"; return; }
+	pass "$name"
+}
+
 # KVM runs the guest of the host's arch.
 case $(uname -m) in
 aarch64 | arm64) kvm_be=kvm-arm64 ;;
@@ -63,7 +116,7 @@ aarch64 | arm64) kvm_be=kvm-arm64 ;;
 esac
 for be in $kvm_be qemu-x86_64 qemu-arm64; do
 	if ! backend_ok "$be"; then
-		for c in hello-1G-2 hello-768M-3 hello-big exit selftest usage; do
+		for c in hello-1G-2 hello-768M-3 hello-big $STATUS_CASES selftest usage; do
 			skip "$be: $c" "$why"
 		done
 		continue
@@ -71,7 +124,9 @@ for be in $kvm_be qemu-x86_64 qemu-arm64; do
 	hello_case "$be" 1G 2 1024 "512 MiB"
 	hello_case "$be" 768M 3 768 "256 MiB"
 	hello_case "$be" 5G 1 5120 "5 GiB"
-	status_case "$be" 0 run=exit:0
+	for st in $STATUSES; do
+		status_case "$be" "$st" run=exit:"$st"
+	done
 	status_case "$be" 5 run=hello,exit:5
 	selftest_case "$be"
 	name="$be: unknown command -> exit 2"
@@ -79,4 +134,13 @@ for be in $kvm_be qemu-x86_64 qemu-arm64; do
 	expect_status "$name" 2 "$PTELAB" $(backend_args "$be") --timeout 60 run=nosuchcommand &&
 		out_has "$name" "unknown command 'nosuchcommand'" && pass "$name"
 done
+
+if backend_ok qemu-x86_64; then
+	signal_case INT 130
+	signal_case TERM 143
+	signal_case HUP 129
+	verbose_case
+else
+	for c in SIGINT SIGTERM SIGHUP verbose-keep verbose; do skip "qemu-x86_64: $c" "$why"; done
+fi
 summary

@@ -42,7 +42,7 @@ TEST(x86_64_command_line)
 {
 	config(VMM_ARCH_X86_64, "/k/guest.elf");
 	CHECK_EQ(vmm_machine_init(&m, VMM_LAYOUT_PC, 1ULL << 30, 2, 3, "run=hello"), 0);
-	CHECK_EQ(vmm_qemu_build_argv(&cfg, &m, "/tmp/x/guest.dtb", NULL, &a), 0);
+	CHECK_EQ(vmm_qemu_build_argv(&cfg, &m, "/tmp/x", NULL, &a), 0);
 	CHECK_STR(a.argv[0], "qemu-system-x86_64");
 	CHECK(a.argv[a.argc] == NULL);
 	CHECK(has_pair("-M", "pc"));
@@ -56,6 +56,8 @@ TEST(x86_64_command_line)
 	CHECK(has_pair("-kernel", "/k/guest.elf"));
 	CHECK(has_pair("-initrd", "/tmp/x/guest.dtb"));
 	CHECK(has_pair("-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"));
+	CHECK(has_pair("-chardev", "file,id=ptelab-status,path=/tmp/x/status"));
+	CHECK(has_pair("-device", "isa-debugcon,iobase=0xe9,chardev=ptelab-status"));
 	CHECK(find_arg("-no-reboot") > 0);
 	CHECK(find_arg("-append") < 0); /* the command line is in the FDT */
 }
@@ -76,6 +78,35 @@ TEST(arm64_command_line_and_dumpdtb)
 	CHECK(find_arg("-initrd") < 0);
 }
 
+/* A ',' in the run directory is doubled in the -chardev value (QEMU's
+ * option syntax), not in -initrd (a plain path). */
+TEST(x86_64_status_file_path_escaped)
+{
+	config(VMM_ARCH_X86_64, "/k/guest.elf");
+	CHECK_EQ(vmm_machine_init(&m, VMM_LAYOUT_PC, 1ULL << 30, 1, 1, "run=hello"), 0);
+	CHECK_EQ(vmm_qemu_build_argv(&cfg, &m, "/tmp/a,b", NULL, &a), 0);
+	CHECK(has_pair("-initrd", "/tmp/a,b/guest.dtb"));
+	CHECK(has_pair("-chardev", "file,id=ptelab-status,path=/tmp/a,,b/status"));
+}
+
+/* Every status 0..255 comes back exactly from isa-debug-exit's 8-bit code
+ * (v << 1) | 1 and the status byte; without the byte, only 7 bits. */
+TEST(x86_64_exit_status_all_bytes)
+{
+	for (int v = 0; v < 256; v++) {
+		int code = ((v << 1) | 1) & 0xff;
+
+		CHECK_EQ(vmm_qemu_status(code, v), v);
+		if (v < 128 && code != 127)
+			CHECK_EQ(vmm_qemu_status(code, -1), v);
+	}
+	CHECK_EQ(vmm_qemu_status(127, 63), 63);
+	CHECK_EQ(vmm_qemu_status(127, -1), -1); /* "cannot run", no byte */
+	CHECK_EQ(vmm_qemu_status(1, 128), 128); /* not 0: a false pass */
+	CHECK_EQ(vmm_qemu_status(0, 0), -1);	/* a reset, not an exit */
+	CHECK_EQ(vmm_qemu_status(3, 7), 1);	/* a stale byte is ignored */
+}
+
 /* A command line that does not fit is refused, not cut. */
 TEST(too_long_refused)
 {
@@ -91,4 +122,5 @@ TEST(too_long_refused)
 	CHECK(a.argv[a.argc] == NULL);
 }
 
-TEST_SUITE(qemu_argv, x86_64_command_line, arm64_command_line_and_dumpdtb, too_long_refused)
+TEST_SUITE(qemu_argv, x86_64_command_line, arm64_command_line_and_dumpdtb,
+	   x86_64_status_file_path_escaped, x86_64_exit_status_all_bytes, too_long_refused)
