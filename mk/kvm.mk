@@ -21,20 +21,24 @@ define kvm_static_rules
 $(B)/kvm/$(1)/ptelab: $(call vmm_srcs_for,$(KVM_VMMARCH_$(1))) $(wildcard vmm/*.h) \
 		$(KVM_FETCHED_$(1)) | $(DEPS)
 	@mkdir -p $$(dir $$@)
-	$(KVM_CC_$(1)) $(KVM_STATIC_CFLAGS) -o $$@ $$(filter %.c,$$^) $(KVM_FDT_$(1))
+	$$(call quiet,CCLD,$$@)
+	$(Q)$(KVM_CC_$(1)) $(KVM_STATIC_CFLAGS) -o $$@ $$(filter %.c,$$^) $(KVM_FDT_$(1))
 
 $(B)/kvm/$(1)/mkelf: $(KVM_MKELF_SRCS) $(wildcard vmm/*.h tests/host/*.h) | $(DEPS)
 	@mkdir -p $$(dir $$@)
-	$(KVM_CC_$(1)) $(KVM_STATIC_CFLAGS) -o $$@ $$(filter %.c,$$^)
+	$$(call quiet,CCLD,$$@)
+	$(Q)$(KVM_CC_$(1)) $(KVM_STATIC_CFLAGS) -o $$@ $$(filter %.c,$$^)
 
 $(B)/kvm/$(1)/timeit: tests/bench/timeit.c | $(DEPS)
 	@mkdir -p $$(dir $$@)
-	$(KVM_CC_$(1)) $(KVM_STATIC_CFLAGS) -o $$@ $$<
+	$$(call quiet,CCLD,$$@)
+	$(Q)$(KVM_CC_$(1)) $(KVM_STATIC_CFLAGS) -o $$@ $$<
 endef
 $(foreach a,x86_64 arm64,$(eval $(call kvm_static_rules,$(a))))
 
 $(B)/kvm/arm64/.fetched:
-	tests/kvm/fetch.sh arm64 $(B)/kvm/arm64
+	$(call quiet,FETCH,$@)
+	$(Q)tests/kvm/fetch.sh arm64 $(B)/kvm/arm64
 
 .PHONY: test-kvm
 test-kvm: $(B)/ptelab $(foreach a,$(GUEST_ARCHES),$(B)/$(a)/guest.elf)
