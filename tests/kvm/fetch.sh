@@ -12,7 +12,9 @@
 # libfdt.a); DIR/.fetched marks it complete. Exit 1 with the reason on
 # stderr when something cannot be fetched (no network, no apt).
 set -u
-arch=$1 dir=$2
+arch=$1
+# Absolute: apt takes a relative Dir::State::Lists as relative to /var/lib/apt.
+dir=$(mkdir -p "$2" && cd "$2" && pwd) || exit 1
 [ -f "$dir/.fetched" ] && exit 0
 command -v apt-get >/dev/null || { echo "apt-get is not available" >&2; exit 1; }
 mkdir -p "$dir/debs" || exit 1
@@ -36,13 +38,21 @@ if [ "$debarch" != "$hostarch" ]; then
 	# shellcheck disable=SC2086
 	apt-get $apt_opts -q update >>"$log" 2>&1 ||
 		{ echo "apt-get update ($debarch lists): $(tail -n 1 "$log")" >&2; exit 1; }
+	# It exits 0 when every mirror failed (no network): look at the lists.
+	ls "$state"/lists/*_Packages* >/dev/null 2>&1 || {
+		echo "apt-get update ($debarch lists) got none: $(grep -A1 '^Err:' "$log" | head -n 2 | tr -s ' \n' ' ')" >&2
+		exit 1
+	}
 fi
 
 # The kernel package the metapackage points at: linux-image-6.1.0-NN-<arch>.
 # shellcheck disable=SC2086
 kpkg=$(apt-cache $apt_opts depends "linux-image-$debarch" 2>>"$log" |
 	sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -n 1)
-[ -n "$kpkg" ] || { echo "cannot resolve linux-image-$debarch with apt-cache" >&2; exit 1; }
+[ -n "$kpkg" ] || {
+	echo "cannot resolve linux-image-$debarch with apt-cache ($(grep -E '^(E|W|Err):' "$log" | tail -n 1))" >&2
+	exit 1
+}
 pkgs="$kpkg busybox-static"
 [ "$arch" = arm64 ] && pkgs="$pkgs libfdt-dev"
 echo "fetching $pkgs ($debarch)" >>"$log"
