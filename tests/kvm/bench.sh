@@ -11,7 +11,7 @@ B=$(cd "$(dirname "$0")/../../build" && pwd)
 args="--backend kvm --arch $arch --mem 1G --nodes 2 run=exit:0"
 # shellcheck disable=SC2086
 "$B/timeit" "${REPS:-20}" "nested-$be" "$B/ptelab" $args
-for i in 1 2 3; do
+for _ in 1 2 3; do
 	# shellcheck disable=SC2086
 	"$B/ptelab" --timing $args 2>&1 | sed -n "s/^ptelab: timing: /kvm-stage: timing $be: /p"
 done

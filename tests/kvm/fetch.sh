@@ -62,12 +62,15 @@ echo "fetching $pkgs ($debarch)" >>"$log"
 
 # Unpack only what the initramfs needs.
 unpack() { # PACKAGE-GLOB DEST PATHS...
-	deb=$(ls "$dir"/debs/$1_*.deb) && dest=$2 && shift 2 && mkdir -p "$dest" &&
+	deb=$(ls "$dir"/debs/"$1"_*.deb) && dest=$2 && shift 2 && mkdir -p "$dest" &&
 		dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dest" --wildcards "$@"
 }
 rm -rf "$dir/x" "$dir/modules" "$dir/libfdt"
-unpack busybox-static "$dir/x" ./bin/busybox >>"$log" 2>&1 &&
-	mv "$dir/x/bin/busybox" "$dir/busybox" || { echo "unpacking busybox failed" >&2; exit 1; }
+if ! unpack busybox-static "$dir/x" ./bin/busybox >>"$log" 2>&1 ||
+	! mv "$dir/x/bin/busybox" "$dir/busybox"; then
+	echo "unpacking busybox failed" >&2
+	exit 1
+fi
 case $arch in
 x86_64)
 	unpack "$kpkg" "$dir/x" './boot/vmlinuz-*' '*/irqbypass.ko' '*/kvm.ko' '*/ccp.ko' \
