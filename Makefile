@@ -66,7 +66,11 @@ include $(TOOLCHAIN_MK)
 endif
 
 # --- the VMM ---------------------------------------------------------------
-VMM_SRCS := $(wildcard vmm/*.c)
+# The VMM's host-arch files end in _x86.c or _arm64.c; the host that builds
+# ptelab is the host that runs it (its KVM backend is the host's arch).
+VMM_HOST_ARCH ?= $(if $(filter aarch64 arm64,$(shell uname -m)),arm64,x86)
+vmm_srcs_for = $(filter-out %_x86.c %_arm64.c,$(wildcard vmm/*.c)) $(wildcard vmm/*_$(1).c)
+VMM_SRCS := $(call vmm_srcs_for,$(VMM_HOST_ARCH))
 VMM_OBJS := $(patsubst %.c,$(B)/host/%.o,$(VMM_SRCS))
 
 $(B)/host/%.o: %.c | $(DEPS)
