@@ -66,10 +66,14 @@ include $(TOOLCHAIN_MK)
 endif
 
 # --- the VMM ---------------------------------------------------------------
+# The VMM's host-arch files end in _x86.c or _arm64.c; the host that builds
+# ptelab is the host that runs it (its KVM backend is the host's arch).
 # It checks the guest command line with the guest's own parser and rules
 # (plain C), so a bad word is refused before anything boots.
+VMM_HOST_ARCH ?= $(if $(filter aarch64 arm64,$(shell uname -m)),arm64,x86)
+vmm_srcs_for = $(filter-out %_x86.c %_arm64.c,$(wildcard vmm/*.c)) $(wildcard vmm/*_$(1).c)
 VMM_GUEST_SRCS := guest/cmdline.c guest/cmdline_check.c guest/bench_folios.c mm/knobs.c
-VMM_SRCS := $(wildcard vmm/*.c)
+VMM_SRCS := $(call vmm_srcs_for,$(VMM_HOST_ARCH))
 VMM_OBJS := $(patsubst %.c,$(B)/host/%.o,$(VMM_SRCS) $(VMM_GUEST_SRCS))
 
 # git describe, baked into ptelab (--version, RESULT lines); the header is

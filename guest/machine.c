@@ -11,8 +11,9 @@
 
 #include "dt.h"
 #include "machine.h"
+#include "ptelab_abi.h"
 
-enum node_kind { NK_OTHER, NK_MEMORY, NK_CPUS, NK_CPU, NK_CHOSEN, NK_DISTANCE };
+enum node_kind { NK_OTHER, NK_MEMORY, NK_CPUS, NK_CPU, NK_CHOSEN, NK_DISTANCE, NK_EXIT };
 
 struct parse {
 	struct machine *m;
@@ -47,6 +48,9 @@ static enum node_kind classify(int depth, const char *name, enum node_kind paren
 		return NK_CHOSEN;
 	if (depth == 1 && strcmp(name, "distance-map") == 0)
 		return NK_DISTANCE;
+	if (depth == 1 &&
+	    strncmp(name, PTELAB_FDT_EXIT_NODE "@", sizeof(PTELAB_FDT_EXIT_NODE)) == 0)
+		return NK_EXIT;
 	return NK_OTHER;
 }
 
@@ -93,6 +97,7 @@ static int on_prop(void *ctx, int depth, const char *name, const void *data, uin
 	switch (p->kind[depth]) {
 	case NK_MEMORY:
 	case NK_CPU:
+	case NK_EXIT:
 		if (strcmp(name, "reg") == 0) {
 			p->reg = data;
 			p->reg_len = len;
@@ -178,6 +183,11 @@ static int on_end(void *ctx, int depth)
 
 	if (p->kind[depth] == NK_MEMORY)
 		return commit_memory(p);
+	if (p->kind[depth] == NK_EXIT) {
+		if (!p->reg || p->reg_len < 4u * (uint32_t)p->addr_cells)
+			return fail(p, PTELAB_FDT_EXIT_NODE " without a reg");
+		m->exit_mmio = dt_cells(p->reg, p->addr_cells);
+	}
 	if (p->kind[depth] == NK_CPU) {
 		if (m->nr_cpus == MACHINE_MAX_CPUS)
 			return fail(p, "too many cpus");

@@ -12,9 +12,9 @@
 struct mm;
 
 /* Drop @mm's translations of [@start, @end) (nothing when @mm is not the
- * one the MMU is using), or every non-global translation. */
+ * one the MMU is using: switching to an mm flushes everything). Called by
+ * flush_tlb_range() only. */
 void arch_flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end);
-void arch_flush_tlb_all(void);
 
 /* Make @mm (page-table root at @pgd_phys; NULL: none) the MMU's user half. */
 void arch_switch_mm(struct mm *mm, uint64_t pgd_phys);

@@ -76,8 +76,7 @@ static void wp_reuse(struct vma *vma, unsigned long addr, pte_t *ptep, pte_t pte
 	if (!(flags & FAULT_WRITE))
 		return;
 	pte = pte_mkdirty(pte_mkwrite(pte_mkyoung(pte)));
-	if (ptep_set_access_flags(vma, addr, ptep, pte))
-		flush_tlb_range(vma->mm, addr, addr + PAGE_SIZE);
+	ptep_set_access_flags(vma, addr, ptep, pte); /* flushes what it changed */
 }
 
 /*

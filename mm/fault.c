@@ -125,8 +125,10 @@ static bool needs_wp(unsigned flags, bool write_ok, struct page *page)
 /*
  * do_access_flags - the entry at @ptep allows the access: make it young,
  * and dirty for a write (the MMU faults until it is, where it does not
- * set the bits itself). Flush the page when the entry changed; else the
- * fault was spurious. Context: the PTE table lock is held.
+ * set the bits itself). ptep_set_access_flags() flushes what it changed
+ * (a whole contpte block on arm64); when nothing changed the fault was
+ * spurious and there is nothing to flush. Context: the PTE table lock
+ * is held.
  */
 static void do_access_flags(struct vma *vma, pte_t *ptep, unsigned long addr, pte_t pte, bool write)
 {
@@ -135,8 +137,7 @@ static void do_access_flags(struct vma *vma, pte_t *ptep, unsigned long addr, pt
 	addr &= ~(PAGE_SIZE - 1);
 	if (write)
 		entry = pte_mkdirty(entry);
-	if (ptep_set_access_flags(vma, addr, ptep, entry))
-		flush_tlb_range(vma->mm, addr, addr + PAGE_SIZE);
+	ptep_set_access_flags(vma, addr, ptep, entry);
 }
 
 /* A fault in a PTE table (hooked under @pmdp). */

@@ -160,8 +160,9 @@ bool folio_maybe_dma_pinned(const struct folio *f)
 	return f->page.refcount >= GUP_PIN_COUNTING_BIAS;
 }
 
-/* The failure report of check_run(), out of the hot path (its message
- * buffer and division cost the 4K fork a tenth of its work). */
+/* The failure report of check_run(), kept out of line and cold so that
+ * its message buffer and division stay off the hot path: check_run() runs
+ * once per run, which for 4 KiB folios is once per page. */
 static void __attribute__((noinline, cold))
 run_bug(const char *func, const struct folio *f, const struct page *page, int nr)
 {

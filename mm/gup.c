@@ -15,9 +15,10 @@
  *    run's dirty bits gathered, one folio_mark_accessed(). caps.gup_grab
  *    bounds the run; 1 is one grab per page.
  *
- * The review's objection to the grab was that each page needs its own
- * checks. They are made here over the run without a grab, and the run
- * is cut where an answer changes (docs/gup.md states the rule):
+ * The contract of the grab: every page of a run passes the checks the
+ * per-page path makes. They are made here over the run before the grab,
+ * and the run is cut where an answer changes (docs/gup.md states the
+ * rule):
  *  - present and, for FOLL_WRITE, writable: folio_pte_batch() without
  *    FPB_MERGE_WRITE, so every PTE of the run has the first one's write
  *    bit (for a read, write bits may differ: a read needs none);
@@ -47,7 +48,9 @@ struct gup_ctx {
 #define GUP_MAX_FAULTS 3
 
 /* Can this call take the page of @pte as it is: present, and writable
- * for FOLL_WRITE? Else *@fault is the fault it needs first. */
+ * for FOLL_WRITE? Else *@fault is the fault it needs first. (The walk
+ * checked the VMA, so a present entry is one user mode may access;
+ * gup-fast, which has no VMA, checks pte_user() itself.) */
 static bool gup_pte_ok(pte_t pte, unsigned flags, unsigned *fault)
 {
 	*fault = flags & FOLL_WRITE ? FAULT_WRITE : 0;
@@ -451,7 +454,8 @@ static unsigned gup_fast_run(struct gup_ctx *g, unsigned long addr, pte_t *ptep,
 	struct folio *folio;
 	unsigned nr, keep;
 
-	if (!gup_pte_ok(pte, g->flags, &g->fault))
+	/* No VMA here: a PROT_NONE entry is present but not for user mode. */
+	if (!pte_user(pte) || !gup_pte_ok(pte, g->flags, &g->fault))
 		return 0;
 	page = pfn_to_page(pte_pfn(pte));
 	folio = page_folio(page);
@@ -488,7 +492,7 @@ static unsigned gup_fast_pmd(struct gup_ctx *g, pmd_t *pmdp, unsigned long addr,
 	struct folio *folio = page_folio(page);
 	unsigned nr;
 
-	if ((g->flags & FOLL_WRITE) && !pmd_write(pmd))
+	if (!pmd_user(pmd) || ((g->flags & FOLL_WRITE) && !pmd_write(pmd)))
 		return 0;
 	nr = gup_try_grab(folio, (unsigned)((end - addr) >> PAGE_SHIFT), g->flags);
 	if (!nr)

@@ -56,26 +56,45 @@ static pte_t pmd_split_pte(struct vma *vma, pmd_t pmd)
 }
 
 /*
+ * pmdp_invalidate - clear the leaf at @pmdp (for the block at @addr) and
+ * flush it: the "break" that must come before the entry becomes a table.
+ * A block replaced by a table with no invalid entry and flush between
+ * may leave the TLB holding both (arm64: a TLB conflict abort; x86: the
+ * page-size change AMD erratum 383 is about). Return: the leaf.
+ */
+static pmd_t pmdp_invalidate(struct mm *mm, unsigned long addr, pmd_t *pmdp)
+{
+	pmd_t pmd = *pmdp;
+
+	*(volatile pmd_t *)pmdp = (pmd_t){ 0 };
+	flush_tlb_range(mm, addr, addr + PMD_SIZE);
+	return pmd;
+}
+
+/*
  * split_huge_pmd - one PTE per page instead of the leaf: 512 mappings and
- * 512 references where the PMD held one of each, then one flush.
+ * 512 references where the PMD held one of each. The leaf is invalidated
+ * and flushed first (one flush), the table installed after. No other CPU
+ * can fault on the empty pmd meanwhile (one CPU, and the caller holds
+ * the mm), so Linux's present-but-invalid marker is not needed.
  * Context: no PTE lock held (the new table is not reachable yet).
  */
 int split_huge_pmd(struct vma *vma, pmd_t *pmdp, unsigned long addr)
 {
 	struct mm *mm = vma->mm;
-	pmd_t pmd = *pmdp;
-	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(pmd)));
+	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(*pmdp)));
 	struct page *pt = pt_alloc(mm);
+	pmd_t pmd;
 
 	if (!pt)
 		return -ENOMEM;
 	addr &= PMD_MASK;
+	pmd = pmdp_invalidate(mm, addr, pmdp);
 	set_ptes(mm, addr, page_address(pt), pmd_split_pte(vma, pmd), PTRS_PER_TABLE);
 	folio_ref_add(folio, PTRS_PER_TABLE - 1);
 	folio_add_rmap_ptes(folio, &folio->page, PTRS_PER_TABLE);
 	folio_remove_rmap_pmd(folio);
 	*pmdp = pmd_mktable(page_to_pfn(pt));
-	flush_tlb_range(mm, addr, addr + PMD_SIZE);
 	return 0;
 }
 

@@ -87,9 +87,7 @@ int do_huge_pmd_anonymous_page(struct vma *vma, pmd_t *pmdp, unsigned long addr,
 int do_wp_page(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsigned flags);
 int do_huge_pmd_wp_page(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsigned flags);
 
-/* Pins (mm/pin.c): @refs FOLL_PIN references on @f, and their release. */
-void folio_pin_refs(struct folio *f, int refs);
-void folio_unpin_refs(struct folio *f, int refs);
+/* Pins (mm/pin.c): mark @mm as having had pages pinned (MMF_HAS_PINNED). */
 void mm_set_has_pinned(struct mm *mm);
 
 /* gup_put_folio - give back @refs references (FOLL_GET in @flags) or

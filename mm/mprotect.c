@@ -32,6 +32,32 @@ static unsigned same_exclusive_prefix(struct page *page, unsigned nr)
 }
 
 /*
+ * change_run - take the @nr entries from @ptep (the first maps @page) out
+ * with one clear_full_ptes() and put them back with one set_ptes() in the
+ * new protection. @brk: the rewrite may fold them into an arch block, so
+ * the cleared run is flushed before it is written back (clearing is not
+ * the break of break-before-make while the TLB may hold the old entries).
+ * Inlined so that the one-entry path has @nr and @brk as constants.
+ */
+static inline __attribute__((always_inline)) unsigned change_run(struct mprotect_walk *w,
+								 unsigned long addr, pte_t *ptep,
+								 struct page *page, unsigned nr,
+								 bool brk)
+{
+	struct mm *mm = w->vma->mm;
+	pte_t pte = pte_modify(clear_full_ptes(mm, addr, ptep, nr, 0), w->prot);
+
+	if (w->writable && PageAnonExclusive(page))
+		pte = pte_mkwrite(pte);
+	else
+		pte = pte_wrprotect(pte);
+	if (brk)
+		flush_tlb_range(mm, addr, addr + (unsigned long)nr * PAGE_SIZE);
+	set_ptes(mm, addr, ptep, pte, nr);
+	return nr;
+}
+
+/*
  * change_present_ptes - re-protect the run of at most @left entries
  * starting at @ptep (value @pte). Return: entries handled (at least 1).
  * Context: the PTE table lock is held.
@@ -41,21 +67,16 @@ static unsigned change_present_ptes(struct mprotect_walk *w, unsigned long addr,
 {
 	struct page *page = pfn_to_page(pte_pfn(pte));
 	struct folio *folio = page_folio(page);
-	struct mm *mm = w->vma->mm;
-	unsigned nr = 1;
+	unsigned nr;
 
-	if (folio_test_large(folio) && caps.mprotect > 1)
-		nr = folio_pte_batch(folio, addr, ptep, pte, cap_nr(caps.mprotect, left),
-				     FPB_IGNORE_DIRTY | FPB_IGNORE_YOUNG | FPB_MERGE_WRITE, NULL);
+	if (!folio_test_large(folio) || caps.mprotect <= 1)
+		return change_run(w, addr, ptep, page, 1, false);
+	nr = folio_pte_batch(folio, addr, ptep, pte, cap_nr(caps.mprotect, left),
+			     FPB_IGNORE_DIRTY | FPB_IGNORE_YOUNG | FPB_MERGE_WRITE, NULL);
 	if (w->writable && nr > 1)
 		nr = same_exclusive_prefix(page, nr);
-	pte = pte_modify(clear_full_ptes(mm, addr, ptep, nr, 0), w->prot);
-	if (w->writable && PageAnonExclusive(page))
-		pte = pte_mkwrite(pte);
-	else
-		pte = pte_wrprotect(pte);
-	set_ptes(mm, addr, ptep, pte, nr);
-	return nr;
+	return change_run(w, addr, ptep, page, nr,
+			  nr > 1 && set_ptes_needs_break(addr, ptep, pte_modify(pte, w->prot), nr));
 }
 
 /* The walker's pte_range. Context: the table's lock is held. */

@@ -10,6 +10,18 @@
 #include "kernel.h"
 #include "mm_internal.h"
 
+#ifndef ptep_set_access_flags
+bool ptep_set_access_flags(struct vma *vma, unsigned long addr, pte_t *ptep, pte_t entry)
+{
+	if (__ptep_get(ptep).val == entry.val)
+		return false;
+	set_pte(ptep, entry);
+	addr &= ~(PAGE_SIZE - 1);
+	flush_tlb_range(vma->mm, addr, addr + PAGE_SIZE);
+	return true;
+}
+#endif
+
 /* ---- protections ---------------------------------------------------------- */
 
 pgprot_t vm_get_page_prot(unsigned vm_flags)
@@ -225,11 +237,6 @@ struct walk {
 	void *priv;
 };
 
-static int walk_hole(struct walk *w, unsigned long addr, unsigned long end)
-{
-	return w->ops->pte_hole ? w->ops->pte_hole(w->mm, addr, end, w->priv) : 0;
-}
-
 /* One PTE table, locked once for the whole run [addr, end). */
 static int walk_pte_table(struct walk *w, pmd_t *pmdp, unsigned long addr, unsigned long end)
 {
@@ -247,19 +254,11 @@ static int walk_pte_table(struct walk *w, pmd_t *pmdp, unsigned long addr, unsig
 
 static int walk_pmd_entry(struct walk *w, pmd_t *pmdp, unsigned long addr, unsigned long end)
 {
-	int ret;
-
-	for (;;) {
-		if (pmd_none(*pmdp))
-			return walk_hole(w, addr, end);
-		if (!pmd_leaf(*pmdp))
-			return walk_pte_table(w, pmdp, addr, end);
-		if (!w->ops->pmd_leaf)
-			return 0;
-		ret = w->ops->pmd_leaf(w->mm, pmdp, addr, end, w->priv);
-		if (ret != PT_WALK_AGAIN)
-			return ret;
-	}
+	if (pmd_none(*pmdp))
+		return 0;
+	if (!pmd_leaf(*pmdp))
+		return walk_pte_table(w, pmdp, addr, end);
+	return w->ops->pmd_leaf ? w->ops->pmd_leaf(w->mm, pmdp, addr, end, w->priv) : 0;
 }
 
 static int walk_pmd_range(struct walk *w, pud_t *pudp, unsigned long addr, unsigned long end)
@@ -284,9 +283,7 @@ static int walk_pud_range(struct walk *w, pgd_t *pgdp, unsigned long addr, unsig
 	for (; addr < end && !ret; addr = next) {
 		next = pud_addr_end(addr, end);
 		pudp = &puds[pud_index(addr)];
-		if (pud_none(*pudp))
-			ret = walk_hole(w, addr, next);
-		else if (!pud_leaf(*pudp))
+		if (!pud_none(*pudp) && !pud_leaf(*pudp))
 			ret = walk_pmd_range(w, pudp, addr, next);
 	}
 	return ret;
@@ -306,9 +303,7 @@ int walk_page_range(struct mm *mm, unsigned long start, unsigned long end,
 		pgd_t *pgdp = pgd_offset_pgd(mm->pgd, addr);
 
 		next = pgd_addr_end(addr, end);
-		if (pgd_none(*pgdp))
-			ret = walk_hole(&w, addr, next);
-		else
+		if (!pgd_none(*pgdp))
 			ret = walk_pud_range(&w, pgdp, addr, next);
 	}
 	return ret;

@@ -35,6 +35,7 @@
  * pte_cont() and overrides every hook that reads or writes user entries
  * (ptep_get, set_ptes, ptep_get_and_clear, clear_full_ptes,
  * wrprotect_ptes, ptep_set_access_flags, pte_batch_hint) plus
+ * set_ptes_needs_break() (when a rewrite may fold) and
  * arch_check_pte_table() for the invariant checker; see the comment on
  * raw and hooked access below.
  */
@@ -278,6 +279,24 @@ static inline void set_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte_
 }
 #endif
 
+#ifndef set_ptes_needs_break
+/*
+ * set_ptes_needs_break - the @nr live entries at @ptep (for @addr) are
+ * about to be cleared without a flush and written back by set_ptes() with
+ * @pte (its protection, from the first page on): would that turn them
+ * into an arch block they are not now (arm64 folds aligned runs into
+ * contpte blocks)? Then the cleared run must be flushed before set_ptes():
+ * a valid entry must not become part of a block while the TLB may still
+ * hold it (break-before-make). Entries that stay what they were only
+ * change permissions, which needs no break. Called before the clear.
+ */
+static inline bool set_ptes_needs_break(unsigned long addr, pte_t *ptep, pte_t pte, unsigned nr)
+{
+	(void)addr, (void)ptep, (void)pte, (void)nr;
+	return false;
+}
+#endif
+
 #ifndef pte_batch_hint
 /* How many entries from @ptep the arch knows to be one block (1 = no hint). */
 static inline unsigned pte_batch_hint(pte_t *ptep, pte_t pte)
@@ -288,7 +307,12 @@ static inline unsigned pte_batch_hint(pte_t *ptep, pte_t pte)
 #endif
 
 #ifndef ptep_get_and_clear
-/* Clear the entry at @ptep and return what it was. */
+/*
+ * Clear the entry at @ptep and return what it was. A read, then a write:
+ * correct on one CPU only. With a second CPU whose MMU sets young or
+ * dirty (x86), a bit set between the two is lost; an SMP port must make
+ * it one atomic exchange, as Linux's ptep_get_and_clear() is.
+ */
 static inline pte_t ptep_get_and_clear(struct mm *mm, unsigned long addr, pte_t *ptep)
 {
 	pte_t old = __ptep_get(ptep);
@@ -324,7 +348,10 @@ static inline pte_t clear_full_ptes(struct mm *mm, unsigned long addr, pte_t *pt
 #endif
 
 #ifndef wrprotect_ptes
-/* Write-protect @nr entries mapping one folio. */
+/* Write-protect @nr entries mapping one folio. Each is read, then
+ * written: one CPU only, for the reason given at ptep_get_and_clear()
+ * (a dirty bit set between them would be lost; Linux clears the write
+ * bit atomically). */
 static inline void wrprotect_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr)
 {
 	(void)mm, (void)addr;
@@ -343,18 +370,14 @@ static inline void ptep_set_wrprotect(struct mm *mm, unsigned long addr, pte_t *
 #ifndef ptep_set_access_flags
 /*
  * ptep_set_access_flags - relax the entry at @ptep to @entry (same pfn;
- * only write/dirty/young may be added). Return: true when it changed, so
- * the caller knows a TLB flush of @addr is due.
+ * only write/dirty/young may be added) and flush what the change leaves
+ * stale: the page of @addr (an arch with blocks: every page of the
+ * block it changed). The flush is the writer's job because a TLB that
+ * does not re-walk on a permission fault (arm64) would otherwise fault
+ * on the old entry for ever: the spurious fault finds nothing to change.
+ * Return: true when the entry changed. Defined in mm/pgtable.c.
  */
-static inline bool ptep_set_access_flags(struct vma *vma, unsigned long addr, pte_t *ptep,
-					 pte_t entry)
-{
-	(void)vma, (void)addr;
-	if (__ptep_get(ptep).val == entry.val)
-		return false;
-	set_pte(ptep, entry);
-	return true;
-}
+bool ptep_set_access_flags(struct vma *vma, unsigned long addr, pte_t *ptep, pte_t entry);
 #endif
 
 #ifndef arch_check_pte_table
@@ -370,17 +393,7 @@ static inline int arch_check_pte_table(pte_t *table, const char **why)
 }
 #endif
 
-/* ---- required arch hooks (arch/<arch>/mmu.c, arch/host/mmu.c) ----------- */
-
-/* Invalidate the TLB for [start, end) of @mm; nothing to do when @mm is
- * not live in the MMU. Called by flush_tlb_range() only. */
-void arch_flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end);
-void arch_flush_tlb_all(void);
-/* Make @pgd_phys the user half's root (CR3 / TTBR0); 0 = no user mm. */
-void arch_switch_mm(struct mm *mm, uint64_t pgd_phys);
-/* Fill the kernel half of a new top-level table (x86: share PML4 entries
- * 256..511 of the kernel's; arm64 and host: nothing, TTBR1 is separate). */
-void arch_pgd_init(void *pgd);
+/* The required MMU hooks (arch_flush_tlb_range, ...) are in arch_mmu.h. */
 
 /* ---- tables, walkers, locks (mm/pgtable.c) ------------------------------ */
 
@@ -473,27 +486,22 @@ void spin_unlock(struct spinlock *l);
 
 /*
  * struct pt_walk_ops - what walk_page_range() calls. Any callback may be
- * NULL (that kind of entry is skipped). Return 0 to go on, PT_WALK_AGAIN
- * (pmd_leaf only) to have the same pmd entry looked at again, e.g. after
- * splitting it into a PTE table, or anything else to stop the walk, which
- * then returns that value.
+ * NULL (that kind of entry is skipped); ranges with no table at some
+ * level are skipped too. Return 0 to go on, anything else to stop the
+ * walk, which then returns that value.
  * @pmd_leaf: a PMD leaf covering [addr, end) (a clipped part when the range
  *	starts or ends inside it). No lock held.
  * @pte_range: the entries of one PTE table for [addr, end): @ptep is the
  *	entry for @addr, and the run goes to the end of the table or of the
  *	range, so a batching callback sees the whole run at once. The
  *	table's lock is held (taken once for the run).
- * @pte_hole: [addr, end) has no table at some level (pgd, pud or pmd none).
  */
 struct pt_walk_ops {
 	int (*pmd_leaf)(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsigned long end,
 			void *priv);
 	int (*pte_range)(struct mm *mm, pmd_t *pmdp, pte_t *ptep, unsigned long addr,
 			 unsigned long end, void *priv);
-	int (*pte_hole)(struct mm *mm, unsigned long addr, unsigned long end, void *priv);
 };
-
-#define PT_WALK_AGAIN 1
 
 /*
  * walk_page_range - visit the tables of @mm under [start, end) (page
@@ -531,8 +539,8 @@ int walk_page_range(struct mm *mm, unsigned long start, unsigned long end,
  *
  * Always inlined, as Linux does: every caller passes constant @flags, so
  * the masking folds away and the scan costs a few instructions an entry;
- * out of line it cost more than the per-PTE work batching saves, and
- * 16 KiB folios came out slower batched than unbatched.
+ * a call per run with run-time @flags costs more than the per-PTE work
+ * that batching a 16 KiB folio saves.
  */
 static inline __attribute__((always_inline)) pte_t fpb_key(pte_t pte, unsigned flags)
 {

@@ -20,16 +20,6 @@
 #include "kernel.h"
 #include "mm_internal.h"
 
-void folio_pin_refs(struct folio *f, int refs)
-{
-	folio_pin(f, refs);
-}
-
-void folio_unpin_refs(struct folio *f, int refs)
-{
-	folio_unpin(f, refs);
-}
-
 void mm_set_has_pinned(struct mm *mm)
 {
 	mm->flags |= MMF_HAS_PINNED;

@@ -35,10 +35,11 @@ out_has() {
 	return 1
 }
 
-# have_kvm: can ptelab's KVM backend run the guest here? ptelab decides
-# (it also refuses kvm-pvm); its reason is left in $kvm_why.
+# have_kvm [ARCH]: can ptelab's KVM backend run the guest (of ARCH, default
+# x86_64) here? ptelab decides (it also refuses kvm-pvm, and guests of
+# another arch than the host's); its reason is left in $kvm_why.
 have_kvm() {
-	kvm_why=$("$PTELAB" --backend kvm --dtb-out /dev/null 2>&1) && return 0
+	kvm_why=$("$PTELAB" --backend kvm --arch "${1:-x86_64}" --dtb-out /dev/null 2>&1) && return 0
 	kvm_why=${kvm_why#ptelab: --backend kvm: }
 	return 1
 }

@@ -60,6 +60,8 @@ static int add_cpus(void *fdt, const struct vmm_machine *m)
 		snprintf(name, sizeof(name), "cpu@%d", i);
 		FDT_TRY(fdt_begin_node(fdt, name));
 		FDT_TRY(fdt_property_string(fdt, "device_type", "cpu"));
+		if (m->arch == VMM_ARCH_ARM64)
+			FDT_TRY(fdt_property_string(fdt, "compatible", "arm,armv8"));
 		FDT_TRY(fdt_property_u32(fdt, "reg", (uint32_t)i));
 		FDT_TRY(fdt_property_u32(fdt, "numa-node-id",
 					 (uint32_t)m->node[m->cpu_node[i]].id));
@@ -86,10 +88,52 @@ static int add_distance_map(void *fdt, const struct vmm_machine *m)
 	return fdt_end_node(fdt);
 }
 
+/* A node named <name>@<base> with one reg range and @compat, a list of
+ * @compat_len bytes of NUL-terminated strings. */
+static int begin_device(void *fdt, const char *name, const char *compat, int compat_len,
+			uint64_t base, uint64_t size)
+{
+	fdt32_t reg[4] = { cpu_to_fdt32((uint32_t)(base >> 32)), cpu_to_fdt32((uint32_t)base),
+			   cpu_to_fdt32((uint32_t)(size >> 32)), cpu_to_fdt32((uint32_t)size) };
+	char node[48];
+
+	snprintf(node, sizeof(node), "%s@%llx", name, (unsigned long long)base);
+	FDT_TRY(fdt_begin_node(fdt, node));
+	FDT_TRY(fdt_property(fdt, "compatible", compat, compat_len));
+	return fdt_property(fdt, "reg", reg, sizeof(reg));
+}
+
+/*
+ * add_arm64_devices - what ptelab's arm64 KVM machine has besides RAM and
+ * cpus: the architected timer (no interrupts: there is no interrupt
+ * controller), the PL011 the VMM emulates and the exit device.
+ */
+static int add_arm64_devices(void *fdt)
+{
+	static const char pl011[] = "arm,pl011\0arm,primecell", exit[] = PTELAB_FDT_EXIT_COMPAT;
+
+	FDT_TRY(fdt_begin_node(fdt, "timer"));
+	FDT_TRY(fdt_property_string(fdt, "compatible", "arm,armv8-timer"));
+	FDT_TRY(fdt_property(fdt, "always-on", NULL, 0));
+	FDT_TRY(fdt_end_node(fdt));
+	FDT_TRY(begin_device(fdt, "pl011", pl011, sizeof(pl011), PTELAB_ARM64_UART,
+			     PTELAB_ARM64_UART_SIZE));
+	FDT_TRY(fdt_end_node(fdt));
+	FDT_TRY(begin_device(fdt, PTELAB_FDT_EXIT_NODE, exit, sizeof(exit), PTELAB_ARM64_EXIT,
+			     PTELAB_ARM64_EXIT_SIZE));
+	return fdt_end_node(fdt);
+}
+
 static int add_chosen(void *fdt, const struct vmm_machine *m)
 {
+	char path[48];
+
 	FDT_TRY(fdt_begin_node(fdt, "chosen"));
 	FDT_TRY(fdt_property_string(fdt, "bootargs", m->bootargs));
+	if (m->arch == VMM_ARCH_ARM64) {
+		snprintf(path, sizeof(path), "/pl011@%x", PTELAB_ARM64_UART);
+		FDT_TRY(fdt_property_string(fdt, "stdout-path", path));
+	}
 	FDT_TRY(fdt_property_u32(fdt, PTELAB_FDT_ABI_PROP, PTELAB_ABI_VERSION));
 	return fdt_end_node(fdt);
 }
@@ -109,6 +153,8 @@ int vmm_fdt_build(const struct vmm_machine *m, void *buf, size_t size)
 		FDT_TRY(add_memory_node(buf, &m->node[i]));
 	FDT_TRY(add_cpus(buf, m));
 	FDT_TRY(add_distance_map(buf, m));
+	if (m->arch == VMM_ARCH_ARM64)
+		FDT_TRY(add_arm64_devices(buf));
 	FDT_TRY(add_chosen(buf, m));
 	FDT_TRY(fdt_end_node(buf));
 	FDT_TRY(fdt_finish(buf));

@@ -50,6 +50,7 @@ static const char *const exit_names[] = {
 	EXIT_NAME(X86_WRMSR),
 	EXIT_NAME(DIRTY_RING_FULL),
 	EXIT_NAME(AP_RESET_HOLD),
+	EXIT_NAME(ARM_NISV),
 	EXIT_NAME(X86_BUS_LOCK),
 	EXIT_NAME(XEN),
 	EXIT_NAME(NOTIFY),
@@ -104,10 +105,15 @@ static int kvm_is_pvm(void)
 	return access("/sys/module/kvm_pvm", F_OK) == 0;
 }
 
+/* /dev/kvm first: where it is missing or not KVM, that is the reason,
+ * whatever modules are loaded. */
 int vmm_kvm_usable(char *why, size_t whylen)
 {
-	int fd;
+	int fd = kvm_open(why, whylen);
 
+	if (fd < 0)
+		return 0;
+	close(fd);
 	if (kvm_is_pvm()) {
 		snprintf(why, whylen,
 			 "/dev/kvm is kvm-pvm, which emulates every ring-0 instruction "
@@ -115,11 +121,6 @@ int vmm_kvm_usable(char *why, size_t whylen)
 			 "PTELAB_ALLOW_PVM=1 tries it anyway");
 		return 0;
 	}
-	fd = kvm_open(why, whylen);
-
-	if (fd < 0)
-		return 0;
-	close(fd);
 	return 1;
 }
 
@@ -164,8 +165,8 @@ static int kvm_add_memory(struct vmm_kvm *k, const struct vmm_machine *m)
 }
 
 /*
- * kvm_setup - the VM with @m's RAM (unless @m is NULL), vCPU 0 and its
- * kvm_run mapping, vCPU identity set by the arch.
+ * kvm_setup - the VM with @m's RAM (unless @m is NULL) and the arch's VM
+ * setup, vCPU 0 and its kvm_run mapping, vCPU identity set by the arch.
  * Return: 0, or -1 (reported) with everything undone.
  */
 static int kvm_setup(struct vmm_kvm *k, struct vmm_machine *m)
@@ -186,12 +187,16 @@ static int kvm_setup(struct vmm_kvm *k, struct vmm_machine *m)
 		vmm_msg("KVM_CREATE_VM: %s", strerror(errno));
 		goto err_teardown;
 	}
-	if (m && kvm_add_memory(k, m))
+	if ((m && kvm_add_memory(k, m)) || vmm_kvm_arch_init_vm(k))
 		goto err_teardown;
 	k->vcpu_fd = ioctl(k->vm_fd, KVM_CREATE_VCPU, 0);
-	size = ioctl(k->sys_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
-	if (k->vcpu_fd < 0 || size < (int)sizeof(struct kvm_run)) {
+	if (k->vcpu_fd < 0) {
 		vmm_msg("KVM_CREATE_VCPU: %s", strerror(errno));
+		goto err_teardown;
+	}
+	size = ioctl(k->sys_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
+	if (size < (int)sizeof(struct kvm_run)) {
+		vmm_msg("KVM_GET_VCPU_MMAP_SIZE: %s", size < 0 ? strerror(errno) : "too small");
 		goto err_teardown;
 	}
 	k->run_size = (size_t)size;
@@ -370,6 +375,17 @@ static int kvm_loop(struct vmm_kvm *k, int timeout, struct vmm_timing *t)
 	return status;
 }
 
+/* --verbose: the memory slots and the timebase. */
+static void kvm_print_memslots(struct vmm_kvm *k)
+{
+	for (int i = 0; i < k->mem.nr; i++)
+		vmm_msg("layout: memslot %d: GPA [0x%llx, 0x%llx) at host %p", i,
+			(unsigned long long)k->mem.region[i].gpa,
+			(unsigned long long)(k->mem.region[i].gpa + k->mem.region[i].size),
+			k->mem.region[i].host);
+	vmm_msg("layout: timebase %llu Hz", (unsigned long long)k->m->timebase_hz);
+}
+
 int vmm_kvm_boot(struct vmm_machine *m, const struct vmm_elf_image *img, const void *elf,
 		 struct vmm_console *con, int timeout, int verbose, struct vmm_timing *t)
 {
@@ -395,6 +411,7 @@ int vmm_kvm_boot(struct vmm_machine *m, const struct vmm_elf_image *img, const v
 	if (verbose) {
 		vmm_machine_print(m);
 		vmm_kvm_arch_print_layout(&k);
+		kvm_print_memslots(&k);
 	}
 	if (kvm_arm_timeout(&k, timeout)) {
 		vmm_msg("cannot arm the timeout: %s", strerror(errno));

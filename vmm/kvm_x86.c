@@ -16,8 +16,12 @@
 
 #define X(v) ((unsigned long long)(v))
 
-/* 40-bit physical and 48-bit virtual addresses: a deliberate, small
- * MAXPHYADDR so reserved-bit behaviour is the same on every host. */
+/* CPUID 0x80000008: 40-bit physical and 48-bit virtual addresses. A small
+ * MAXPHYADDR keeps guest-physical addresses well inside any host's; it does
+ * not make reserved-bit behaviour host-independent: with EPT or NPT the
+ * hardware walks the guest's tables and checks the host's MAXPHYADDR, so
+ * PTE bits 40..51 fault only where the host's MAXPHYADDR says so (KVM
+ * emulates the guest's value only in some cases, e.g. allow_smaller_maxphyaddr). */
 #define CPUID_ADDR_SIZES 0x80000008u
 #define GUEST_ADDR_SIZES 0x3028u
 
@@ -31,6 +35,50 @@
 
 #define SERIAL_LSR (PTELAB_PORT_SERIAL + 5)
 #define LSR_THR_EMPTY 0x60 /* THR empty and transmitter idle: always ready */
+
+/*
+ * The real-mode TSS (3 pages) and the identity-map page table (1 page)
+ * that VMX without unrestricted guest needs to run a guest with paging
+ * off; ignored by SVM and by VMX with unrestricted guest (every Intel CPU
+ * since Westmere). kvmtool's TSS address, below the 4 GiB boundary.
+ */
+#define KVM_IDENTITY_MAP_ADDR 0xfffbc000ULL
+#define KVM_TSS_ADDR 0xfffbd000ULL
+#define KVM_PRIVATE_END 0xfffc0000ULL
+
+const enum vmm_arch vmm_kvm_guest_arch = VMM_ARCH_X86_64;
+
+/* Does any RAM run of @m overlap [start, end)? */
+static int ram_overlaps(const struct vmm_machine *m, uint64_t start, uint64_t end)
+{
+	for (int i = 0; i < m->nr_ram; i++)
+		if (m->ram[i].base < end && start < m->ram[i].base + m->ram[i].size)
+			return 1;
+	return 0;
+}
+
+/*
+ * vmm_kvm_arch_init_vm - place KVM's private pages where guest RAM is not
+ * (they are memslots of their own). A flat RAM of nearly 4 GiB or more
+ * covers them: then they are left unset, which only the pre-Westmere
+ * hosts above would notice (KVM refuses to enter the vCPU there).
+ */
+int vmm_kvm_arch_init_vm(struct vmm_kvm *k)
+{
+	uint64_t id = KVM_IDENTITY_MAP_ADDR;
+
+	if (!k->m || ram_overlaps(k->m, KVM_IDENTITY_MAP_ADDR, KVM_PRIVATE_END))
+		return 0;
+	if (ioctl(k->vm_fd, KVM_SET_IDENTITY_MAP_ADDR, &id)) {
+		vmm_msg("KVM_SET_IDENTITY_MAP_ADDR 0x%llx: %s", X(id), strerror(errno));
+		return -1;
+	}
+	if (ioctl(k->vm_fd, KVM_SET_TSS_ADDR, (unsigned long)KVM_TSS_ADDR)) {
+		vmm_msg("KVM_SET_TSS_ADDR 0x%llx: %s", X(KVM_TSS_ADDR), strerror(errno));
+		return -1;
+	}
+	return 0;
+}
 
 /* KVM_GET_SUPPORTED_CPUID into a malloc'ed table grown until it fits. */
 static struct kvm_cpuid2 *supported_cpuid(int sys_fd)
@@ -323,13 +371,9 @@ void vmm_kvm_arch_dump(struct vmm_kvm *k)
 
 void vmm_kvm_arch_print_layout(struct vmm_kvm *k)
 {
+	(void)k;
 	vmm_msg("layout: boot: hvm_start_info 0x%x, modlist 0x%x, memmap 0x%x, FDT 0x%x "
 		"(max 0x%x), reserved [0, 0x%x)",
 		PTELAB_BOOT_START_INFO, PTELAB_BOOT_MODLIST, PTELAB_BOOT_MEMMAP, PTELAB_BOOT_FDT,
 		PTELAB_BOOT_FDT_MAX, PTELAB_BOOT_END);
-	for (int i = 0; i < k->mem.nr; i++)
-		vmm_msg("layout: memslot %d: GPA [0x%llx, 0x%llx) at host %p", i,
-			X(k->mem.region[i].gpa), X(k->mem.region[i].gpa + k->mem.region[i].size),
-			k->mem.region[i].host);
-	vmm_msg("layout: timebase %llu Hz", X(k->m->timebase_hz));
 }

@@ -41,6 +41,30 @@
 #define PTELAB_BOOT_FDT_MAX 0x10000
 #define PTELAB_BOOT_END 0x100000 /* first byte ELF segments may use */
 
+/*
+ * arm64 guest-physical layout of ptelab's KVM backend. RAM starts at
+ * 0x40000000 and the PL011 sits where QEMU -M virt has them, so the guest's
+ * load address and early console are the same under both; x0 at entry is
+ * the FDT's address (QEMU's ELF loader passes 0 and leaves its tree at the
+ * base of RAM, which the guest then uses).
+ */
+#define PTELAB_ARM64_UART 0x09000000 /* PL011: DR at +0x00, FR at +0x18 */
+#define PTELAB_ARM64_UART_SIZE 0x1000
+#define PTELAB_ARM64_EXIT 0x090f0000 /* the exit device, see below */
+#define PTELAB_ARM64_EXIT_SIZE 0x1000
+#define PTELAB_ARM64_FDT 0x40000000 /* the base of RAM; x0 at entry */
+#define PTELAB_ARM64_FDT_MAX 0x10000
+
+/*
+ * The arm64 exit device (ptelab's KVM backend only): a 32-bit write of the
+ * guest's status (0..255) to its register at offset 0 ends the guest. The
+ * tree describes it as /ptelab-exit@<address> (compatible "ptelab,exit",
+ * reg); a guest that finds no such node is on QEMU and exits through
+ * semihosting.
+ */
+#define PTELAB_FDT_EXIT_NODE "ptelab-exit"
+#define PTELAB_FDT_EXIT_COMPAT "ptelab,exit"
+
 /* PVH (Xen ELF note type 18) boot ABI, as QEMU and Xen define it. */
 #define PVH_ELFNOTE_PHYS32_ENTRY 18
 #define PVH_START_MAGIC 0x336ec578u

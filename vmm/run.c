@@ -29,7 +29,8 @@ static struct vmm_console console;
 
 /*
  * pick_backend - KVM or QEMU for @cfg. auto means KVM when it is usable
- * and no --accel was given; arm64 always runs on QEMU (TCG).
+ * and no --accel was given; a guest of another arch than the host's runs on
+ * QEMU TCG only (KVM runs guests of the host's arch).
  * Return: VMM_BACKEND_KVM or VMM_BACKEND_QEMU, or -(exit status) (reported).
  */
 static int pick_backend(const struct vmm_config *cfg)
@@ -38,10 +39,11 @@ static int pick_backend(const struct vmm_config *cfg)
 
 	if (cfg->backend == VMM_BACKEND_HOST)
 		return VMM_BACKEND_HOST;
-	if (cfg->arch == VMM_ARCH_ARM64) {
+	if (cfg->arch != vmm_kvm_guest_arch) {
 		if (cfg->backend == VMM_BACKEND_KVM || cfg->accel == VMM_ACCEL_KVM) {
-			vmm_msg("%s: arm64 guests run on QEMU TCG only (the host is x86_64)",
-				cfg->backend == VMM_BACKEND_KVM ? "--backend kvm" : "--accel kvm");
+			vmm_msg("%s: %s guests run on QEMU TCG only (the host is %s)",
+				cfg->backend == VMM_BACKEND_KVM ? "--backend kvm" : "--accel kvm",
+				vmm_arch_name(cfg->arch), vmm_arch_name(vmm_kvm_guest_arch));
 			return -PTELAB_EXIT_USAGE;
 		}
 		return VMM_BACKEND_QEMU;
@@ -67,7 +69,8 @@ static enum vmm_layout layout_of(const struct vmm_config *cfg, int backend)
 	return backend == VMM_BACKEND_KVM ? VMM_LAYOUT_FLAT : VMM_LAYOUT_PC;
 }
 
-/* x86_64 --dtb-out: write the tree the guest would get and stop. */
+/* --dtb-out with ptelab's own tree (x86_64, or any KVM guest): write the
+ * tree the guest would get and stop. */
 static int write_dtb(const struct vmm_config *cfg, struct vmm_machine *m, int backend)
 {
 	static char blob[PTELAB_BOOT_FDT_MAX];
@@ -241,7 +244,7 @@ int vmm_main(int argc, char **argv)
 		vmm_msg("cannot lay out %llu bytes over %d nodes", X(cfg.mem), cfg.nodes);
 		return PTELAB_EXIT_USAGE;
 	}
-	if (cfg.dtb_out && cfg.arch == VMM_ARCH_X86_64)
+	if (cfg.dtb_out && (cfg.arch == VMM_ARCH_X86_64 || backend == VMM_BACKEND_KVM))
 		status = write_dtb(&cfg, &m, backend);
 	else
 		status = boot(&cfg, &m, backend, &t);

@@ -1,6 +1,7 @@
 /*
  * tsc_x86.c - the host TSC rate for guests that do not run on ptelab's KVM
- * backend. The only host-x86-specific code outside kvm_x86.c.
+ * backend. With kvm_x86.c, the host-x86-specific code (tsc_arm64.c is its
+ * arm64 host twin).
  */
 #include <time.h>
 #include <x86intrin.h>

@@ -1,6 +1,7 @@
 /*
- * vmm_fdt.h - the flattened device tree ptelab gives its x86_64 guest (on
- * its own KVM backend and under QEMU, where it becomes PVH module 0).
+ * vmm_fdt.h - the flattened device tree ptelab gives its guest: x86_64 on
+ * its own KVM backend and under QEMU (where it becomes PVH module 0), arm64
+ * on its own KVM backend.
  */
 #ifndef VMM_FDT_H
 #define VMM_FDT_H
@@ -20,6 +21,13 @@
  *   /distance-map: compatible "numa-distance-map-v1", distance-matrix with
  *       a (from, to, distance) triple for every ordered pair of nodes
  *   /chosen: bootargs, ptelab,abi = PTELAB_ABI_VERSION
+ * and, when @m is an arm64 machine (ptelab's arm64 KVM backend; QEMU's
+ * arm64 guests get QEMU's own tree), the devices of that machine:
+ *   /cpus/cpu@N: compatible "arm,armv8"
+ *   /timer: compatible "arm,armv8-timer", always-on (no interrupts)
+ *   /pl011@9000000: compatible "arm,pl011", "arm,primecell", reg
+ *   /ptelab-exit@90f0000: compatible "ptelab,exit", reg (ptelab_abi.h)
+ *   /chosen/stdout-path: "/pl011@9000000"
  * Return: the blob's size (> 0), or a negative libfdt error (-FDT_ERR_NOSPACE
  * when @size is too small).
  */

@@ -2,9 +2,11 @@
  * vmm_kvm.h - ptelab's own KVM backend.
  *
  * kvm.c is the generic part (the VM, memory slots, the vCPU, the run loop,
- * the timeout); the arch part (kvm_x86.c) defines the vmm_kvm_arch_*
- * hooks below: CPUID, boot state, I/O exits and register dumps. Only one
- * vCPU runs; the other cpus of the machine exist only in the device tree.
+ * the timeout); the arch part, kvm_x86.c or kvm_arm64.c after the host's
+ * arch (the Makefile picks one), defines the vmm_kvm_arch_* hooks below:
+ * vCPU identity, boot state, device exits (port I/O or MMIO) and register
+ * dumps. Only one vCPU runs; the other cpus of the machine exist only in
+ * the device tree.
  */
 #ifndef VMM_KVM_H
 #define VMM_KVM_H
@@ -70,9 +72,17 @@ int vmm_kvm_boot(struct vmm_machine *m, const struct vmm_elf_image *img, const v
 /* Name of a KVM_EXIT_* reason ("KVM_EXIT_SHUTDOWN"), or "KVM_EXIT_<n>". */
 const char *vmm_kvm_exit_name(uint32_t reason, char *buf, size_t size);
 
-/* --- required arch hooks (kvm_<arch>.c) --- */
+/* --- required arch hooks (kvm_x86.c, kvm_arm64.c: the host's arch) --- */
 
-/* Set up the vCPU's identity (CPUID on x86). Return: 0, or -1 (reported). */
+/* The guest arch this host's KVM runs (the host's own). */
+extern const enum vmm_arch vmm_kvm_guest_arch;
+
+/* VM-wide setup once RAM is in (k->m may be NULL for a probe), before the
+ * vCPU exists. Return: 0, or -1 (reported). */
+int vmm_kvm_arch_init_vm(struct vmm_kvm *k);
+
+/* Set up the vCPU's identity (CPUID on x86, the preferred target on
+ * arm64). Return: 0, or -1 (reported). */
 int vmm_kvm_arch_init_vcpu(struct vmm_kvm *k);
 
 /* The timebase the guest counts in, in Hz; 0 when unknown. */

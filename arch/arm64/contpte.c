@@ -156,6 +156,24 @@ void set_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte, unsigne
 	}
 }
 
+/* set_ptes() folds each aligned block of the run when the frames are
+ * aligned too (the same for every block of a run): a block it would fold
+ * whose first entry is not a block yet (a block's entries all carry
+ * PTE_CONT) needs the break. */
+bool contpte_needs_break(unsigned long addr, pte_t *ptep, pte_t pte, unsigned nr)
+{
+	unsigned long end = addr + (unsigned long)nr * PAGE_SIZE;
+	unsigned long a = (addr + CONT_PTE_SIZE - 1) & CONT_PTE_MASK;
+
+	if (!caps.contpte || !pte_valid(pte) ||
+	    ((pte_pfn(pte) + ((a - addr) >> PAGE_SHIFT)) & (CONT_PTES - 1)))
+		return false;
+	for (; a + CONT_PTE_SIZE <= end; a += CONT_PTE_SIZE)
+		if (!pte_cont(__ptep_get(ptep + ((a - addr) >> PAGE_SHIFT))))
+			return true;
+	return false;
+}
+
 pte_t ptep_get_and_clear(struct mm *mm, unsigned long addr, pte_t *ptep)
 {
 	pte_t pte;
@@ -196,10 +214,16 @@ void wrprotect_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr)
 		set_pte(ptep + i, pte_wrprotect(__ptep_get(ptep + i)));
 }
 
-/* Add @entry's young and dirty to every entry of the block at @ptep;
- * return whether any entry changed. */
-static bool contpte_set_ad(pte_t *ptep, pte_t entry)
+/*
+ * Add @entry's young and dirty to every entry of the block at @ptep (for
+ * @addr); return whether any entry changed. A change is flushed over the
+ * whole block: dirtying makes every entry writable to the MMU, and a
+ * page of the block still cached read-only would fault for ever (the
+ * TLB may hold the block as one entry per page).
+ */
+static bool contpte_set_ad(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t entry)
 {
+	unsigned long start = addr & CONT_PTE_MASK;
 	pte_t *first = cont_first(ptep);
 	bool changed = false;
 
@@ -209,22 +233,27 @@ static bool contpte_set_ad(pte_t *ptep, pte_t entry)
 		changed |= !pte_same(old, new);
 		set_pte(first + i, new);
 	}
+	if (changed)
+		flush_tlb_range(mm, start, start + CONT_PTE_SIZE);
 	return changed;
 }
 
 /* Young and dirty apply to the whole block; a change of the write
- * permission is a change to part of it, so the block is split first. */
+ * permission is a change to part of it, so the block is split first.
+ * Flushes what changed (mm/pgtable.h). */
 bool ptep_set_access_flags(struct vma *vma, unsigned long addr, pte_t *ptep, pte_t entry)
 {
 	pte_t orig = __ptep_get(ptep);
 
+	addr &= ~(PAGE_SIZE - 1);
 	if (pte_cont(orig) && pte_write(orig) == pte_write(entry))
-		return contpte_set_ad(ptep, entry);
+		return contpte_set_ad(vma->mm, addr, ptep, entry);
 	contpte_try_unfold(vma->mm, addr, ptep);
 	entry = pte_mknoncont(entry);
 	if (pte_same(__ptep_get(ptep), entry))
 		return false;
 	set_pte(ptep, entry);
+	flush_tlb_range(vma->mm, addr, addr + PAGE_SIZE);
 	return true;
 }
 

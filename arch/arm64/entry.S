@@ -171,8 +171,8 @@ exception_entry:
  * Too deep: the report of an exception faulted. One level past the
  * limit: say so with a fixed line on the PL011 and exit without C. Two:
  * that line or the exit faulted; try the exit alone. Three: the exit
- * traps (semihosting is off, so hlt is an undefined instruction); only
- * waiting is left, and ptelab's --timeout ends the run.
+ * traps (on QEMU without semihosting hlt is an undefined instruction);
+ * only waiting is left, and ptelab's --timeout ends the run.
  */
 too_deep:
 	cmp	x3, #(EXCEPTION_DEPTH_MAX + 2)
@@ -191,11 +191,22 @@ too_deep:
 	wfi
 	b	2b
 
-/* arm64_fatal_exit - semihosting SYS_EXIT with PTELAB_EXIT_CRASH. */
+/*
+ * arm64_fatal_exit - exit with PTELAB_EXIT_CRASH: through ptelab's exit
+ * device when the tree had one (arm64_exit_pa, reached through the direct
+ * map), else semihosting SYS_EXIT.
+ */
 	.globl	arm64_fatal_exit
 arm64_fatal_exit:
 	msr	daifset, #0xf
-	adrp	x1, fatal_exit_block
+	adrp	x1, arm64_exit_pa
+	ldr	x1, [x1, :lo12:arm64_exit_pa]
+	cbz	x1, 1f
+	ldr	x2, =PAGE_OFFSET
+	add	x1, x1, x2
+	mov	w0, #3			/* PTELAB_EXIT_CRASH */
+	str	w0, [x1]
+1:	adrp	x1, fatal_exit_block
 	add	x1, x1, :lo12:fatal_exit_block
 	mov	x0, #0x18		/* SYS_EXIT */
 	hlt	#0xf000

@@ -1,7 +1,9 @@
 /*
- * exit.c (arm64) - stopping the machine: semihosting SYS_EXIT, which makes
- * QEMU (run with -semihosting-config enable=on) exit with the guest's
- * status, and the interrupts-off hang.
+ * exit.c (arm64) - stopping the machine: on ptelab's KVM backend a write
+ * of the status to the exit device the tree names (ptelab_abi.h); on QEMU
+ * (no such device) semihosting SYS_EXIT, which makes QEMU (run with
+ * -semihosting-config enable=on) exit with the guest's status. And the
+ * interrupts-off hang.
  */
 #include <string.h>
 
@@ -9,6 +11,8 @@
 #include "ptelab_abi.h"
 
 #include <asm/traps.h>
+
+uint64_t arm64_exit_pa;
 
 #define SEMIHOST_SYS_EXIT 0x18
 #define ADP_STOPPED_APPLICATION_EXIT 0x20026
@@ -41,6 +45,8 @@ void arch_exit(int status)
 		arch_console_write("\n", 1);
 		status = PTELAB_EXIT_CRASH;
 	}
+	if (arm64_exit_pa)
+		*(volatile uint32_t *)phys_to_virt(arm64_exit_pa) = (uint32_t)status;
 	semihost_exit(status);
 	arch_hang();
 }

@@ -77,11 +77,6 @@ void arch_flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end)
 		flush_user_pages(start, end);
 }
 
-void arch_flush_tlb_all(void)
-{
-	TLB_SYNC(tlbi_vmalle1is());
-}
-
 void arch_switch_mm(struct mm *mm, uint64_t pgd_phys)
 {
 	(void)mm;

@@ -5,12 +5,15 @@
  *
  * QEMU -M virt loads an ELF kernel without the Linux boot protocol: x0 is
  * 0 and the DTB is at the start of RAM (VIRT_DTB_PBASE); a loader that
- * passes the DTB in x0 (the Linux protocol) is honoured too.
+ * passes the DTB in x0 (the Linux protocol, ptelab's KVM backend) is
+ * honoured too. The tree also says how to exit: ptelab's KVM machine has
+ * an exit device (ptelab_abi.h), QEMU's has none (semihosting then).
  */
 #include <stdio.h>
 
 #include "dt.h"
 #include "kernel.h"
+#include "machine.h"
 
 #include <asm/mmu.h>
 #include <asm/traps.h>
@@ -56,16 +59,32 @@ static void find_fdt(uint64_t x0)
 	boot_reserve(pa, size, x0 ? "device tree (x0)" : "device tree (QEMU)");
 }
 
+/*
+ * find_exit_device - set arm64_exit_pa from the tree, before anything can
+ * exit. kmain() parses the whole tree again (and reports its errors); here
+ * only the exit device matters.
+ */
+static void find_exit_device(void)
+{
+	static struct machine early;
+	char err[8];
+
+	if (bi.fdt &&
+	    machine_from_fdt(bi.fdt, dt_total_size(bi.fdt), &early, err, sizeof(err)) == 0)
+		arm64_exit_pa = early.exit_mmio;
+}
+
 void arm64_start(uint64_t x0, uint64_t entry_el, uint64_t entry_counter);
 void arm64_start(uint64_t x0, uint64_t entry_el, uint64_t entry_counter)
 {
 	arm64_stack_init();
 	boot_x0 = x0;
-	bi.boot_path = "qemu-virt";
 	bi.current_el = (int)entry_el;
 	bi.entry_counter = entry_counter;
 	boot_info = &bi;
 	find_fdt(x0);
+	find_exit_device();
+	bi.boot_path = arm64_exit_pa ? "ptelab-kvm" : "qemu-virt";
 	kmain(&bi);
 }
 
@@ -73,10 +92,11 @@ void arch_describe_boot(void)
 {
 	uint64_t hz = arch_counter_freq();
 
-	printf("boot: qemu-virt, entered at EL%d%s, kernel at EL1 on SP_EL0\n", bi.current_el,
-	       bi.current_el == 2 ? " (dropped to EL1)" : "");
-	printf("boot: FDT at %#llx (%s), %u bytes\n", (unsigned long long)bi.fdt_phys,
-	       boot_x0 ? "from x0" : "QEMU's, x0 was 0", dt_total_size(bi.fdt));
+	printf("boot: %s, entered at EL%d%s, kernel at EL1 on SP_EL0\n", bi.boot_path,
+	       bi.current_el, bi.current_el == 2 ? " (dropped to EL1)" : "");
+	printf("boot: FDT at %#llx (%s), %u bytes; exit through %s\n",
+	       (unsigned long long)bi.fdt_phys, boot_x0 ? "from x0" : "QEMU's, x0 was 0",
+	       dt_total_size(bi.fdt), arm64_exit_pa ? "ptelab's exit device" : "semihosting");
 	printf("boot: counter CNTVCT_EL0 at %llu.%03llu MHz (CNTFRQ_EL0), MIDR_EL1 %#llx\n",
 	       (unsigned long long)(hz / 1000000), (unsigned long long)(hz / 1000 % 1000),
 	       (unsigned long long)read_sysreg(midr_el1));

@@ -1,10 +1,11 @@
 /*
  * uaccess.c (host) - a software MMU for the kernel's accesses to user
- * memory: it walks the live root (arch_switch_mm) with the PTE format's
- * own accessors, checks what the hardware checks (a present table at each
- * level, pte_user() on the leaf, pte_user_writable() for a write), and
- * takes a "fault" into handle_mm_fault() when the walk fails, then
- * retries once.
+ * memory: a hit in the strict TLB (tlb.c) serves the access; a miss walks
+ * the live root (arch_switch_mm) with the PTE format's own accessors,
+ * checks what the hardware checks (a present table at each level,
+ * pte_user() on the leaf, pte_user_writable() for a write) and caches
+ * the translation. A fault goes to handle_mm_fault(), then the access is
+ * retried once.
  *
  * Young and dirty: where the MMU updates them (arch_has_hw_ad(), x86) the
  * walk sets them as the hardware would. Where it does not (arm64 here, as
@@ -20,8 +21,7 @@
 #include "mm.h"
 
 #include <asm/mmu.h>
-
-extern uint64_t host_mmu_root; /* mmu.c */
+#include <host_tlb.h>
 
 /*
  * mmu_leaf - may @write (or a read) go through leaf value @leaf?
@@ -41,54 +41,45 @@ static bool mmu_leaf(pte_t leaf, bool write, pte_t *upd)
 	return true;
 }
 
-/* The leaf through a PMD block: 2 MiB frame plus the offset. */
-static int mmu_pmd_leaf(pmd_t *pmdp, unsigned long va, bool write, uint64_t *pa)
+/* Walk the tables for @va (a TLB miss), update young/dirty where the MMU
+ * does, cache the result; 0 with the physical address, or -1. */
+static int mmu_walk(unsigned long va, bool write, uint64_t *pa)
 {
+	struct host_walk w;
 	pte_t upd;
+	bool ok;
 
-	if (!mmu_leaf(pmd_pte(*pmdp), write, &upd))
+	host_mmu_walk(va, &w);
+	if (!w.slot)
 		return -1;
-	if (upd.val != pmdp->val)
-		*(volatile pmd_t *)pmdp = pte_pmd(upd);
-	*pa = (pmd_pfn(*pmdp) << PAGE_SHIFT) + (va & ~PMD_MASK);
+	ok = mmu_leaf(w.leaf, write, &upd);
+	if (ok && upd.val != w.leaf.val) {
+		*(volatile uint64_t *)w.slot = upd.val;
+		w.leaf = upd;
+	}
+	host_tlb_fill(va, &w, ok);
+	if (!ok)
+		return -1;
+	*pa = w.pa | (va & (PAGE_SIZE - 1));
 	return 0;
 }
 
-/* Translate @va like the MMU; 0 with the physical address, or -1. */
+/* Translate @va like the MMU, TLB first; 0 with the physical address, or -1. */
 static int mmu_translate(unsigned long va, bool write, uint64_t *pa)
 {
-	pgd_t *pgdp;
-	pud_t *pudp;
-	pmd_t *pmdp;
-	pte_t *ptep, upd;
+	int hit = host_tlb_translate(va, write, pa);
 
-	if (!host_mmu_root || va >= MM_USER_END)
-		return -1;
-	pgdp = pgd_offset_pgd(phys_to_virt(host_mmu_root), va);
-	if (!pgd_present(*pgdp))
-		return -1;
-	pudp = pud_offset(pgdp, va);
-	if (!pud_present(*pudp) || pud_leaf(*pudp))
-		return -1;
-	pmdp = pmd_offset(pudp, va);
-	if (!pmd_present(*pmdp))
-		return -1;
-	if (pmd_leaf(*pmdp))
-		return mmu_pmd_leaf(pmdp, va, write, pa);
-	ptep = pte_offset_kernel(pmdp, va);
-	if (!mmu_leaf(__ptep_get(ptep), write, &upd))
-		return -1;
-	if (upd.val != ptep->val)
-		set_pte(ptep, upd);
-	*pa = (pte_pfn(upd) << PAGE_SHIFT) | (va & (PAGE_SIZE - 1));
-	return 0;
+	if (hit)
+		return hit > 0 ? 0 : -1;
+	return mmu_walk(va, write, pa);
 }
 
 /*
  * mmu_access - translate, and on a miss fault once into the current mm
  * and retry, as the hardware would re-execute the access.
  * Return: 0, the fault's error (-EFAULT, -ENOMEM), or -EFAULT when the
- * retry still misses (a fault handler that resolved nothing).
+ * retry still misses (a fault handler that resolved nothing; the TLB
+ * model reports it first if a stale entry was the reason).
  */
 static int mmu_access(unsigned long va, bool write, uint64_t *pa)
 {
@@ -101,9 +92,12 @@ static int mmu_access(unsigned long va, bool write, uint64_t *pa)
 	err = handle_mm_fault(current_mm, va, write ? FAULT_WRITE : 0);
 	if (err)
 		return err;
-	return mmu_translate(va, write, pa) ? -EFAULT : 0;
+	if (mmu_translate(va, write, pa) == 0)
+		return 0;
+	if (host_tlb_stuck(va, write) && mmu_translate(va, write, pa) == 0)
+		return 0;
+	return -EFAULT;
 }
-
 int arch_copy_user(unsigned long uaddr, void *kbuf, unsigned long len, int write)
 {
 	char *k = kbuf;

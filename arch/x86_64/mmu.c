@@ -58,19 +58,6 @@ void arch_flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end)
 		invlpg(a);
 }
 
-/* Everything, global kernel entries included (toggling PGE drops them). */
-void arch_flush_tlb_all(void)
-{
-	uint64_t cr4 = read_cr4();
-
-	if (cr4 & X86_CR4_PGE) {
-		write_cr4(cr4 & ~X86_CR4_PGE);
-		write_cr4(cr4);
-	} else {
-		write_cr3(read_cr3());
-	}
-}
-
 void arch_switch_mm(struct mm *mm, uint64_t pgd_phys)
 {
 	(void)mm;

@@ -37,6 +37,7 @@ struct machine {
 	char bootargs[MACHINE_BOOTARGS_MAX];
 	uint64_t timebase_hz; /* 0 when the tree does not say */
 	uint32_t ptelab_abi;  /* /chosen/ptelab,abi, 0 if not a ptelab tree */
+	uint64_t exit_mmio;   /* reg of /ptelab-exit@..., 0 without one */
 };
 
 /*
@@ -45,7 +46,8 @@ struct machine {
  * Reads every memory@ node's reg (using the root's #address-cells and
  * #size-cells) grouped by numa-node-id (0 when absent), the cpus and their
  * numa-node-id, /distance-map (distance-matrix triples), /chosen/bootargs
- * and /cpus/timebase-frequency (32 or 64 bits).
+ * and /cpus/timebase-frequency (32 or 64 bits), and the address of the exit
+ * device /ptelab-exit@... (ptelab_abi.h).
  */
 int machine_from_fdt(const void *blob, size_t max, struct machine *m, char *err, size_t errlen);
 

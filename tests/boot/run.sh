@@ -1,13 +1,13 @@
 #!/bin/sh
 # tests/boot/run.sh - boot the guest on every backend this machine has and
 # check what it reports: exact memory and nodes, exit statuses, selftest.
-# A missing backend prints SKIP for each of its cases.
+# A missing backend prints SKIP for each of its cases. KVM: the host's arch.
 . "$(dirname "$0")/../lib.sh"
 
 # backend_ok NAME: can this machine run backend NAME? Sets $why if not.
 backend_ok() {
 	case $1 in
-	kvm-x86_64) have_kvm || { why="KVM backend not usable: $kvm_why"; return 1; } ;;
+	kvm-*) have_kvm "${1#kvm-}" || { why="KVM backend not usable: $kvm_why"; return 1; } ;;
 	qemu-x86_64) have_cmd qemu-system-x86_64 || { why="qemu-system-x86_64 not installed"; return 1; } ;;
 	qemu-arm64) have_cmd qemu-system-aarch64 || { why="qemu-system-aarch64 not installed"; return 1; } ;;
 	esac
@@ -18,6 +18,7 @@ backend_ok() {
 backend_args() {
 	case $1 in
 	kvm-x86_64) echo "--backend kvm --arch x86_64" ;;
+	kvm-arm64) echo "--backend kvm --arch arm64" ;;
 	qemu-x86_64) echo "--backend qemu --arch x86_64" ;;
 	qemu-arm64) echo "--backend qemu --arch arm64" ;;
 	esac
@@ -108,7 +109,12 @@ verbose_case() {
 	pass "$name"
 }
 
-for be in kvm-x86_64 qemu-x86_64 qemu-arm64; do
+# KVM runs the guest of the host's arch.
+case $(uname -m) in
+aarch64 | arm64) kvm_be=kvm-arm64 ;;
+*) kvm_be=kvm-x86_64 ;;
+esac
+for be in $kvm_be qemu-x86_64 qemu-arm64; do
 	if ! backend_ok "$be"; then
 		for c in hello-1G-2 hello-768M-3 hello-big $STATUS_CASES selftest usage; do
 			skip "$be: $c" "$why"

@@ -74,6 +74,52 @@ TEST(qemu_shaped_tree)
 	CHECK_EQ(m.cpu_node[0], 1);
 	CHECK_STR(m.bootargs, "run=hello");
 	CHECK_EQ(m.timebase_hz, 0);
+	CHECK_EQ(m.exit_mmio, 0); /* QEMU's tree: the guest exits through semihosting */
+}
+
+/* A tree with one memory node and, unless @exit_name is NULL, a node of that
+ * name (with a 1-cell reg of 0x9f0000 when @with_reg); #address-cells 1. */
+static size_t exit_tree(void *buf, size_t size, const char *exit_name, int with_reg)
+{
+	fdt32_t mem[2] = { cpu_to_fdt32(0x40000000), cpu_to_fdt32(0x10000000) };
+	fdt32_t reg[2] = { cpu_to_fdt32(0x9f0000), cpu_to_fdt32(0x1000) };
+
+	fdt_create(buf, (int)size);
+	fdt_finish_reservemap(buf);
+	fdt_begin_node(buf, "");
+	fdt_property_u32(buf, "#address-cells", 1);
+	fdt_property_u32(buf, "#size-cells", 1);
+	fdt_begin_node(buf, "memory@40000000");
+	fdt_property_string(buf, "device_type", "memory");
+	fdt_property(buf, "reg", mem, sizeof(mem));
+	fdt_end_node(buf);
+	if (exit_name) {
+		fdt_begin_node(buf, exit_name);
+		fdt_property_string(buf, "compatible", "ptelab,exit");
+		if (with_reg)
+			fdt_property(buf, "reg", reg, sizeof(reg));
+		fdt_end_node(buf);
+	}
+	fdt_end_node(buf);
+	fdt_finish(buf);
+	return fdt_totalsize(buf);
+}
+
+/* The exit device's address comes from its reg, in the root's cells; the
+ * node is known by its name; one without a reg is an error. */
+TEST(exit_device)
+{
+	char buf[1024];
+	size_t n = exit_tree(buf, sizeof(buf), "ptelab-exit@9f0000", 1);
+
+	CHECK_EQ(machine_from_fdt(buf, n, &m, err, sizeof(err)), 0);
+	CHECK_EQ(m.exit_mmio, 0x9f0000);
+	n = exit_tree(buf, sizeof(buf), "ptelab-exitx@9f0000", 1);
+	CHECK_EQ(machine_from_fdt(buf, n, &m, err, sizeof(err)), 0);
+	CHECK_EQ(m.exit_mmio, 0);
+	n = exit_tree(buf, sizeof(buf), "ptelab-exit@9f0000", 0);
+	CHECK_EQ(machine_from_fdt(buf, n, &m, err, sizeof(err)), -1);
+	CHECK_HAS(err, "ptelab-exit without a reg");
 }
 
 /* A limit smaller than the header's totalsize is refused. */
@@ -150,5 +196,5 @@ TEST(walk_depths)
 	CHECK_EQ(depth_sum, 7); /* 5 at depth 1, cpu@0 at 2 */
 }
 
-TEST_SUITE(dt, qemu_shaped_tree, truncated_blob_refused, every_byte_flip_is_survived,
+TEST_SUITE(dt, qemu_shaped_tree, exit_device, truncated_blob_refused, every_byte_flip_is_survived,
 	   no_memory_is_an_error, walk_depths)

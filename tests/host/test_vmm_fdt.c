@@ -53,6 +53,7 @@ static void same_machine(const struct machine *g, const struct vmm_machine *v)
 	CHECK_STR(g->bootargs, v->bootargs);
 	CHECK_EQ(g->timebase_hz, v->timebase_hz);
 	CHECK_EQ(g->ptelab_abi, PTELAB_ABI_VERSION);
+	CHECK_EQ(g->exit_mmio, v->arch == VMM_ARCH_ARM64 ? PTELAB_ARM64_EXIT : 0);
 }
 
 /* Build @v's tree, check it with libfdt, parse it as the guest does. */
@@ -173,6 +174,45 @@ TEST(tree_has_standard_names)
 		  "run=hello x=1");
 }
 
+/* The arm64 KVM machine's devices: the PL011 (also stdout-path), the
+ * exit device of ptelab_abi.h, the timer, armv8 cpus; none on x86_64. */
+TEST(arm64_tree_has_devices)
+{
+	const fdt32_t *reg;
+	int size, off, len;
+
+	CHECK_EQ(vmm_machine_init(&vm, VMM_LAYOUT_VIRT, 1ULL << 30, 2, 2, "run=hello"), 0);
+	size = vmm_fdt_build(&vm, blob, PTELAB_ARM64_FDT_MAX);
+	CHECK(size > 0);
+	CHECK_EQ(fdt_check_full(blob, (size_t)size), 0);
+	off = fdt_path_offset(blob, "/pl011@9000000");
+	CHECK(off >= 0);
+	CHECK_EQ(fdt_node_check_compatible(blob, off, "arm,pl011"), 0);
+	CHECK_EQ(fdt_node_check_compatible(blob, off, "arm,primecell"), 0);
+	CHECK_STR(fdt_getprop(blob, fdt_path_offset(blob, "/chosen"), "stdout-path", &len),
+		  "/pl011@9000000");
+	off = fdt_path_offset(blob, "/" PTELAB_FDT_EXIT_NODE "@90f0000");
+	CHECK(off >= 0);
+	CHECK_EQ(fdt_node_check_compatible(blob, off, PTELAB_FDT_EXIT_COMPAT), 0);
+	reg = fdt_getprop(blob, off, "reg", &len);
+	CHECK_EQ(len, 16);
+	if (reg && len == 16) {
+		CHECK_EQ(fdt32_to_cpu(reg[1]), PTELAB_ARM64_EXIT);
+		CHECK_EQ(fdt32_to_cpu(reg[3]), PTELAB_ARM64_EXIT_SIZE);
+	}
+	off = fdt_path_offset(blob, "/timer");
+	CHECK_EQ(fdt_node_check_compatible(blob, off, "arm,armv8-timer"), 0);
+	off = fdt_path_offset(blob, "/cpus/cpu@1");
+	CHECK_EQ(fdt_node_check_compatible(blob, off, "arm,armv8"), 0);
+	CHECK_EQ(machine_from_fdt(blob, (size_t)size, &gm, err, sizeof(err)), 0);
+	CHECK_EQ(gm.exit_mmio, PTELAB_ARM64_EXIT);
+	CHECK_EQ(vmm_machine_init(&vm, VMM_LAYOUT_FLAT, 1ULL << 30, 2, 2, "run=hello"), 0);
+	size = vmm_fdt_build(&vm, blob, sizeof(blob));
+	CHECK(size > 0);
+	CHECK(fdt_path_offset(blob, "/pl011@9000000") < 0);
+	CHECK(fdt_path_offset(blob, "/" PTELAB_FDT_EXIT_NODE "@90f0000") < 0);
+}
+
 /* --dtb-out's writer puts exactly the blob in the file. */
 TEST(write_file_exact)
 {
@@ -197,4 +237,4 @@ TEST(write_file_exact)
 
 TEST_SUITE(vmm_fdt, round_trip_1_to_8_nodes, round_trip_pc_layout_split_nodes,
 	   round_trip_virt_layout_no_timebase, largest_tree_fits_boot_slot, small_buffers_refused,
-	   tree_has_standard_names, write_file_exact)
+	   tree_has_standard_names, arm64_tree_has_devices, write_file_exact)

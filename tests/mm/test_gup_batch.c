@@ -375,6 +375,44 @@ TEST(gup_fast_falls_back_for_faults)
 	end(mm);
 }
 
+/* gup-fast looks at no VMA, so it must refuse what user mode may not
+ * touch: a PROT_NONE entry (pte_present() but not pte_user()), in a PTE
+ * table or as a PMD leaf, is left to the slow path. The entries are made
+ * PROT_NONE directly, each change flushed, and put back. */
+TEST(gup_fast_refuses_prot_none)
+{
+	struct mm *mm = begin();
+	unsigned long a = test_mmap(mm, 64 << 10, RW | VM_NOHUGEPMD, ORDERS(4));
+	unsigned long h = test_mmap(mm, 4 << 20, RW, ORDERS(PMD_ORDER));
+	pmd_t *pmdp, pmd;
+	pte_t *ptep, pte;
+
+	CHECK_EQ(stamp_range(mm, a, 64 << 10, 1), 0);
+	h = (h + PMD_SIZE - 1) & PMD_MASK;
+	CHECK_EQ(stamp_range(mm, h, PMD_SIZE, 1), 0);
+	ptep = pte_offset_kernel(mm_find_pmd(mm, a, false), a);
+	pte = clear_full_ptes(mm, a, ptep, 1, 0); /* splits a block first */
+	set_ptes(mm, a, ptep, pte_modify(pte, PAGE_USER_NONE), 1);
+	flush_tlb_range(mm, a, a + PAGE_SIZE);
+	CHECK(pte_present(__ptep_get(ptep)) && !pte_user(__ptep_get(ptep)));
+	CHECK_EQ(pin_user_pages_fast(mm, a, 16, FOLL_FAST_ONLY, pages), 0);
+	CHECK_EQ(get_user_pages_fast(mm, a, 1, FOLL_FAST_ONLY, pages), 0);
+	clear_full_ptes(mm, a, ptep, 1, 0);
+	set_ptes(mm, a, ptep, pte, 1);
+	flush_tlb_range(mm, a, a + PAGE_SIZE);
+	pmdp = mm_find_pmd(mm, h, false);
+	CHECK(pmdp && pmd_leaf(*pmdp));
+	pmd = *pmdp;
+	*pmdp = pmd_modify(pmd, PAGE_USER_NONE);
+	flush_tlb_range(mm, h, h + PMD_SIZE);
+	CHECK_EQ(pin_user_pages_fast(mm, h, 16, FOLL_FAST_ONLY, pages), 0);
+	*pmdp = pmd;
+	flush_tlb_range(mm, h, h + PMD_SIZE);
+	CHECK_EQ(pin_user_pages_fast(mm, a, 16, FOLL_FAST_ONLY, pages), 16);
+	unpin_user_pages(pages, 16);
+	end(mm);
+}
+
 /* gup-fast grabs a run before it looks at AnonExclusive (Linux's order),
  * so on the mixed folio it grabs 16 pins, keeps 8 and gives 8 back:
  * afterwards exactly pages 0-7 are pinned. */
@@ -647,4 +685,5 @@ TEST_SUITE(gup_batch, walk_is_one_descent_and_one_lock_per_table, walk_stops_at_
 	   ro_pin_run_splits_at_a_page_that_is_not_exclusive, get_run_is_not_cut_by_exclusivity,
 	   write_run_splits_at_a_read_only_entry, ro_pin_run_is_not_cut_by_write_bits,
 	   single_pte_of_a_large_folio, gup_fast_takes_no_lock, gup_fast_falls_back_for_faults,
-	   gup_fast_undoes_the_grab_past_the_cut, every_variant_equals_unbatched)
+	   gup_fast_refuses_prot_none, gup_fast_undoes_the_grab_past_the_cut,
+	   every_variant_equals_unbatched)

@@ -474,9 +474,9 @@ TEST(flush_tlb_range_counts)
 #define WALK_BASE 0x40000000ul /* 1 GiB aligned */
 
 struct walk_log {
-	int runs, leaves, holes, again;
+	int runs, leaves;
 	unsigned long run_start[4], run_end[4], run_present[4];
-	unsigned long leaf_start, leaf_end, hole_bytes;
+	unsigned long leaf_start, leaf_end;
 	bool all_locked;
 };
 
@@ -508,17 +508,7 @@ static int log_leaf(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsigned lon
 	return 0;
 }
 
-static int log_hole(struct mm *mm, unsigned long addr, unsigned long end, void *priv)
-{
-	struct walk_log *w = priv;
-
-	(void)mm;
-	w->holes++;
-	w->hole_bytes += end - addr;
-	return 0;
-}
-
-static const struct pt_walk_ops log_ops = { log_leaf, log_run, log_hole };
+static const struct pt_walk_ops log_ops = { log_leaf, log_run };
 
 /*
  * Tables for the walker: [WALK_BASE, +2M) a PTE table with 3 entries,
@@ -553,8 +543,8 @@ static void walk_tables_free(struct mm *mm)
 }
 
 /* One descent for the whole walk; each PTE table is one locked run up to
- * the table or range end; leaves and holes are reported clipped. */
-TEST(walk_visits_runs_leaves_and_holes)
+ * the table or range end; leaves are reported clipped; holes are skipped. */
+TEST(walk_visits_runs_and_leaves)
 {
 	struct mm mm;
 	struct walk_log w = { .all_locked = true };
@@ -577,22 +567,20 @@ TEST(walk_visits_runs_leaves_and_holes)
 	CHECK_EQ(w.leaves, 1);
 	CHECK_EQ(w.leaf_start, WALK_BASE + PMD_SIZE);
 	CHECK_EQ(w.leaf_end, WALK_BASE + 2 * PMD_SIZE);
-	CHECK_EQ(w.holes, 1);
-	CHECK_EQ(w.hole_bytes, PMD_SIZE);
 	walk_tables_free(&mm);
 }
 
-/* A range under no table at all is holes at the highest missing level. */
-TEST(walk_of_an_empty_mm_is_holes)
+/* A range under no table at all calls nothing, with one descent. */
+TEST(walk_of_an_empty_mm_visits_nothing)
 {
 	struct mm mm;
 	struct walk_log w = { .all_locked = true };
+	struct mm_counters c0 = mm_counters;
 
 	bare_mm(&mm);
 	CHECK_EQ(walk_page_range(&mm, 0x10000, 3ul << 39, &log_ops, &w), 0);
 	CHECK_EQ(w.runs + w.leaves, 0);
-	CHECK_EQ(w.holes, 3);
-	CHECK_EQ(w.hole_bytes, (3ul << 39) - 0x10000);
+	CHECK_EQ(mm_counters.pt_descents - c0.pt_descents, 1);
 	bare_mm_free(&mm);
 }
 
@@ -608,41 +596,11 @@ TEST(walk_stops_on_callback_value)
 {
 	struct mm mm;
 	struct walk_log w = { .all_locked = true };
-	struct pt_walk_ops ops = { stop_at_leaf, log_run, NULL };
+	struct pt_walk_ops ops = { stop_at_leaf, log_run };
 
 	walk_tables(&mm);
 	CHECK_EQ(walk_page_range(&mm, WALK_BASE, WALK_BASE + 4 * PMD_SIZE, &ops, &w), -7);
 	CHECK_EQ(w.runs, 1);
-	walk_tables_free(&mm);
-}
-
-/* pmd_leaf may replace the leaf by a table and ask to look again. */
-static int leaf_to_table(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsigned long end,
-			 void *priv)
-{
-	struct walk_log *w = priv;
-	struct page *pt = pt_alloc(mm);
-
-	(void)addr, (void)end;
-	w->again++;
-	if (!pt)
-		return -1;
-	*pmdp = pmd_mktable(page_to_pfn(pt));
-	return PT_WALK_AGAIN;
-}
-
-TEST(walk_again_after_split)
-{
-	struct mm mm;
-	struct walk_log w = { .all_locked = true };
-	struct pt_walk_ops ops = { leaf_to_table, log_run, NULL };
-
-	walk_tables(&mm);
-	CHECK_EQ(walk_page_range(&mm, WALK_BASE + PMD_SIZE, WALK_BASE + 2 * PMD_SIZE, &ops, &w), 0);
-	CHECK_EQ(w.again, 1);
-	CHECK_EQ(w.runs, 1);
-	CHECK_EQ(w.run_start[0], WALK_BASE + PMD_SIZE);
-	CHECK_EQ(mm.nr_pt_pages, 5);
 	walk_tables_free(&mm);
 }
 
@@ -711,6 +669,6 @@ TEST_SUITE(pgtable, pte_write_round_trip, pte_dirty_round_trip,
 	   table_entry_helpers, pmd_leaf_helpers, pt_alloc_free_and_counters,
 	   mm_find_pmd_allocates_missing_levels, mm_find_pmd_stops_at_a_leaf,
 	   pte_offset_map_lock_counts_and_locks, lock_misuse_panics, flush_tlb_range_counts,
-	   walk_visits_runs_leaves_and_holes, walk_of_an_empty_mm_is_holes,
-	   walk_stops_on_callback_value, walk_again_after_split,
-	   free_pgtables_frees_only_empty_tables, pgd_free_panics_with_tables_left)
+	   walk_visits_runs_and_leaves, walk_of_an_empty_mm_visits_nothing,
+	   walk_stops_on_callback_value, free_pgtables_frees_only_empty_tables,
+	   pgd_free_panics_with_tables_left)

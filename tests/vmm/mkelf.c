@@ -90,7 +90,8 @@ err_msg:
  * The synthetic guests. x86_64 code runs at the PVH entry: 32-bit
  * protected mode, paging off. arm64 code runs at EL1 with the MMU off
  * and exits through semihosting (HLT #0xf000, SYS_EXIT with x1 pointing
- * at {ADP_Stopped_ApplicationExit, status}).
+ * at {ADP_Stopped_ApplicationExit, status}) on QEMU, through the exit
+ * device on ptelab's KVM machine (arm64-kvm-*).
  */
 #define X86_EXIT(n) 0xb0, (n), 0xe6, 0xf4 /* mov al, n; out 0xf4, al */
 #define X86_HALT 0xf4, 0xeb, 0xfd	  /* 1: hlt; jmp 1b */
@@ -166,6 +167,38 @@ static const uint32_t a64_exit7[] = {
 	7,	    0, /* status 7 */
 };
 static const uint32_t a64_spin[] = { 0x14000000 }; /* b . */
+/* For ptelab's arm64 KVM machine (no semihosting there): its exit device
+ * and PL011 of ptelab_abi.h, and a store where there is no device. */
+static const uint32_t a64_kvm_exit7[] = {
+	0xd2a121e1, /* mov x1, #0x090f0000 (the exit device) */
+	0x528000e0, /* mov w0, #7 */
+	0xb9000020, /* str w0, [x1] */
+	0x14000000, /* b . */
+};
+static const uint32_t a64_kvm_hello[] = {
+	0xd2a12001, /* mov x1, #0x09000000 (PL011 DR) */
+	0x52800d00, /* mov w0, #'h' */
+	0xb9000020, /* str w0, [x1] */
+	0x52800d20, /* mov w0, #'i' */
+	0xb9000020, /* str w0, [x1] */
+	0x52800140, /* mov w0, #'\n' */
+	0xb9000020, /* str w0, [x1] */
+	0xd2a121e2, /* mov x2, #0x090f0000 */
+	0xb900005f, /* str wzr, [x2] */
+	0x14000000, /* b . */
+};
+static const uint32_t a64_kvm_bigexit[] = {
+	0xd2a121e1, /* mov x1, #0x090f0000 */
+	0x52824680, /* mov w0, #0x1234 */
+	0xb9000020, /* str w0, [x1] */
+	0x14000000, /* b . */
+};
+static const uint32_t a64_kvm_mmio[] = {
+	0xd2a14001, /* mov x1, #0x0a000000 */
+	0x52800020, /* mov w0, #1 */
+	0xb9000020, /* str w0, [x1] */
+	0x14000000, /* b . */
+};
 
 static const struct guest {
 	const char *name;
@@ -185,6 +218,10 @@ static const struct guest {
 	{ "arm64-exit0", VMM_ARCH_ARM64, a64_exit0, sizeof(a64_exit0) },
 	{ "arm64-exit7", VMM_ARCH_ARM64, a64_exit7, sizeof(a64_exit7) },
 	{ "arm64-spin", VMM_ARCH_ARM64, a64_spin, sizeof(a64_spin) },
+	{ "arm64-kvm-exit7", VMM_ARCH_ARM64, a64_kvm_exit7, sizeof(a64_kvm_exit7) },
+	{ "arm64-kvm-hello", VMM_ARCH_ARM64, a64_kvm_hello, sizeof(a64_kvm_hello) },
+	{ "arm64-kvm-bigexit", VMM_ARCH_ARM64, a64_kvm_bigexit, sizeof(a64_kvm_bigexit) },
+	{ "arm64-kvm-mmio", VMM_ARCH_ARM64, a64_kvm_mmio, sizeof(a64_kvm_mmio) },
 };
 
 /* The valid synthetic image defects start from: it exits 0 if it ever ran. */

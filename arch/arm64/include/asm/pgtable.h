@@ -292,6 +292,15 @@ static inline unsigned pte_batch_hint(pte_t *ptep, pte_t pte)
 /* Defined in arch/arm64/contpte.c, with the contracts of mm/pgtable.h. */
 void set_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte, unsigned nr);
 #define set_ptes set_ptes
+bool contpte_needs_break(unsigned long addr, pte_t *ptep, pte_t pte, unsigned nr);
+
+/* Only a run that can hold a whole block may fold (checked inline: most
+ * runs of small folios cannot). */
+static inline bool set_ptes_needs_break(unsigned long addr, pte_t *ptep, pte_t pte, unsigned nr)
+{
+	return nr >= CONT_PTES && contpte_needs_break(addr, ptep, pte, nr);
+}
+#define set_ptes_needs_break set_ptes_needs_break
 pte_t ptep_get_and_clear(struct mm *mm, unsigned long addr, pte_t *ptep);
 #define ptep_get_and_clear ptep_get_and_clear
 pte_t clear_full_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr, int full);

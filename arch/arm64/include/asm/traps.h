@@ -33,7 +33,7 @@
 #define PT_FRAME_SIZE 832
 
 /* Exceptions nested this deep are not reported in C any more: entry.S
- * exits through semihosting at once (the reporting code itself faults). */
+ * exits at once (the reporting code itself faults). */
 #define EXCEPTION_DEPTH_MAX 2
 
 /* ESR_ELx fields. */
@@ -99,8 +99,13 @@ void arm64_stack_init(void);
  * @sp (an SP_EL0 value) inside it? Return: NULL when so, else what broke. */
 const char *arm64_stack_problem(uint64_t sp);
 
-/* Exit through semihosting without console output: the last resort. */
+/* Exit with PTELAB_EXIT_CRASH without console output: the last resort
+ * (the exit device when there is one, else semihosting). */
 void arm64_fatal_exit(void) __attribute__((noreturn));
+
+/* Physical address of ptelab's exit device (from the tree), 0 on QEMU,
+ * where the guest exits through semihosting. Set once at boot. */
+extern uint64_t arm64_exit_pa;
 
 #endif /* __ASSEMBLER__ */
 #endif

@@ -1,0 +1,73 @@
+#!/bin/sh
+# tests/kvm/cases.sh BACKEND - the cases tests/kvm/run.sh runs inside its
+# nested VM, on the real /dev/kvm there; BACKEND is kvm-x86_64 or kvm-arm64.
+# The real guest: hello at several sizes and node counts (exact memory and
+# nodes), exit statuses with --timing, a bad command, run=selftest; then
+# the backend cases of tests/vmm/run.sh: tiny guests, crashes named with
+# registers, the real guest's run=fault (3, the exception and its address)
+# and run=hang (124 at --timeout).
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+be=$1
+arch=${be#kvm-}
+args="--backend kvm --arch $arch"
+
+# hello_case MEM NODES WANT_MIB WANT_NODE_SIZE
+hello_case() {
+	name="$be: hello --mem $1 --nodes $2"
+	# shellcheck disable=SC2086
+	expect_status "$name" 0 "$PTELAB" $args --mem "$1" --nodes "$2" --timeout 60 run=hello ||
+		return
+	out_has "$name" "^memory: $3 MiB in $2 nodes?\$" || return
+	n=$(grep -cE "^node [0-9]+:.* $4\$" "$TMPD/out")
+	[ "$n" -eq "$2" ] || { fail "$name" "$n of $2 nodes report $4"; return; }
+	out_has "$name" "^cmdline: run=hello\$" && out_has "$name" "^timer: [1-9][0-9]* kHz" &&
+		pass "$name"
+}
+
+# status_case WANT ARGS...: ptelab exits WANT; the output is in $TMPD/out.
+status_case() {
+	want=$1
+	shift
+	name="$be: $* -> exit $want"
+	# shellcheck disable=SC2086
+	expect_status "$name" "$want" "$PTELAB" $args "$@"
+}
+
+# uptime_ms: milliseconds since boot (busybox date has no %N).
+uptime_ms() {
+	read -r up _ </proc/uptime
+	echo $((${up%.*} * 1000 + 1${up#*.}0 - 1000))
+}
+
+hello_case 256M 1 256 "256 MiB"
+hello_case 1G 2 1024 "512 MiB"
+hello_case 768M 3 768 "256 MiB"
+status_case 0 --timing --mem 1G --nodes 2 run=exit:0 &&
+	out_has "$name" "^ptelab: timing: vm_create=[0-9]+us load=[0-9]+us first_exit=[0-9]+us" &&
+	pass "$name" && sed -n 's/^ptelab: timing: /kvm-stage: timing: /p' "$TMPD/out"
+status_case 7 --timeout 60 run=hello,exit:7 && out_has "$name" "^cmdline: " && pass "$name"
+case $arch in
+x86_64) ram=0x0 ;;
+arm64) ram=0x40000000 ;;
+esac
+status_case 0 --verbose --mem 512M --nodes 2 run=exit:0 &&
+	out_has "$name" "^ptelab: layout: memslot 0: GPA \[$ram, " &&
+	out_has "$name" "^ptelab: layout: node 1: " && out_has "$name" "^ptelab: layout: boot: " &&
+	pass "$name"
+status_case 2 --timeout 60 run=nosuchcommand &&
+	out_has "$name" "unknown command 'nosuchcommand'" && pass "$name"
+t0=$(uptime_ms)
+status_case 0 --timeout 200 run=selftest && out_has "$name" "^[1-9][0-9]* passed, 0 failed\$" &&
+	pass "$name" && echo "kvm-stage: selftest: $(grep -E '^[0-9]+ passed' "$TMPD/out") in $(($(uptime_ms) - t0)) ms"
+# The backend cases of tests/vmm/run.sh (tiny guests, crashes named with
+# registers, the real guest's fault and hang) and, on x86_64, its
+# no-backend cases (an arm64 host refuses their x86_64 guests). Its lines
+# count; its summary does not.
+parts=backends
+[ "$arch" = x86_64 ] && parts="backends nobackend"
+VMM_BACKENDS=$be VMM_PARTS=$parts sh tests/vmm/run.sh >"$TMPD/vmm" 2>&1
+grep -v -E '^[0-9]+ passed, [0-9]+ failed' "$TMPD/vmm"
+grep -q -E '^[0-9]+ passed, [0-9]+ failed' "$TMPD/vmm" ||
+	fail "$be: tests/vmm/run.sh" "ended without a summary: $(tail -n 3 "$TMPD/vmm" | tr '\n' '|')"
+summary

@@ -1,0 +1,149 @@
+#!/bin/sh
+# tests/kvm/run.sh [--bench] [ARCH...] - ptelab's KVM backend on a real Linux KVM,
+# nested in QEMU TCG: for each ARCH (default: x86_64 arm64) boot Debian's
+# kernel with an initramfs holding busybox, a static ptelab and the real
+# guest images, and run tests/kvm/cases.sh there on /dev/kvm.
+#
+#  x86_64: qemu-system-x86_64 -M q35 -cpu max; TCG emulates AMD SVM with
+#          nested paging, so /init loads irqbypass, kvm, ccp and kvm-amd.
+#  arm64:  qemu-system-aarch64 -M virt,virtualization=on,gic-version=3
+#          -cpu max; the kernel starts at EL2 and KVM is built in.
+#
+# The packages are fetched once into build/kvm/ARCH (tests/kvm/fetch.sh);
+# the initramfs is rebuilt on every run (about a second). Every case line
+# printed inside (ok/FAIL/SKIP) counts here. No QEMU, no package (no
+# network) or no /dev/kvm in the nested VM: one SKIP line per arch.
+# The nested VMs run side by side under nice; each has NESTED_TIMEOUT
+# seconds (300).
+# --bench runs tests/kvm/bench.sh there instead (the boot benchmark of
+# tests/bench/boot.sh, on the nested KVM) and passes its RESULT and timing
+# lines on.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+K=$TOP/build/kvm
+STAGE=cases
+[ "${1:-}" = --bench ] && STAGE=bench && shift
+ARCHES=${*:-x86_64 arm64}
+NESTED_TIMEOUT=${NESTED_TIMEOUT:-300}
+HOST_ARCH=$(uname -m)
+[ "$HOST_ARCH" = aarch64 ] && HOST_ARCH=arm64
+
+# A quiet `make` of build targets, outside any make that runs this script.
+make_targets() {
+	(cd "$TOP" && env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make --no-print-directory -s "$@")
+}
+
+qemu_of() {
+	case $1 in
+	x86_64) echo qemu-system-x86_64 ;;
+	arm64) echo qemu-system-aarch64 ;;
+	esac
+}
+
+# mkcpio DIR OUT: a newc archive of DIR (cpio, or the fetched busybox's).
+mkcpio() {
+	if have_cmd cpio; then
+		(cd "$1" && find . | cpio -o -H newc -R 0:0 --quiet) >"$2"
+	else
+		(cd "$1" && find . | "$K/$HOST_ARCH/busybox" cpio -o -H newc -R 0:0 2>/dev/null) >"$2"
+	fi
+}
+
+# prepare ARCH: fetch, build the static tools, write $K/ARCH/initrd.
+# Return: 0, or 1 with the reason in $why.
+prepare() {
+	a=$1
+	q=$(qemu_of "$a")
+	have_cmd "$q" || { why="$q is not installed"; return 1; }
+	for f in "$a" "$HOST_ARCH"; do
+		why=$("$TOP/tests/kvm/fetch.sh" "$f" "$K/$f" 2>&1) ||
+			{ why="cannot fetch the $f packages: $why"; return 1; }
+	done
+	[ -f "$TOP/build/$a/guest.elf" ] || { why="build/$a/guest.elf is not built"; return 1; }
+	why=$(make_targets "build/kvm/$a/ptelab" "build/kvm/$a/mkelf" "build/kvm/$a/timeit" 2>&1) ||
+		{ why="cannot build the static ptelab for $a: $(echo "$why" | tail -n 3 | tr '\n' '|')"; return 1; }
+	r=$K/$a/root
+	rm -rf "$r"
+	mkdir -p "$r/bin" "$r/proc" "$r/sys" "$r/dev" "$r/tmp" "$r/lib/modules" \
+		"$r/ptelab/build/x86_64" "$r/ptelab/build/arm64" "$r/ptelab/tests/kvm" "$r/ptelab/tests/vmm"
+	cp "$K/$a/busybox" "$r/bin/busybox"
+	ln -s busybox "$r/bin/sh"
+	[ -d "$K/$a/modules" ] && cp "$K/$a"/modules/*.ko "$r/lib/modules/"
+	cp "$TOP/tests/kvm/init.sh" "$r/init"
+	cp "$TOP/tests/lib.sh" "$r/ptelab/tests/"
+	cp "$TOP/tests/kvm/cases.sh" "$TOP/tests/kvm/bench.sh" "$r/ptelab/tests/kvm/"
+	cp "$TOP/tests/vmm/run.sh" "$r/ptelab/tests/vmm/"
+	cp "$K/$a/ptelab" "$K/$a/mkelf" "$K/$a/timeit" "$r/ptelab/build/"
+	for g in x86_64 arm64; do
+		[ -f "$TOP/build/$g/guest.elf" ] && cp "$TOP/build/$g/guest.elf" "$r/ptelab/build/$g/"
+	done
+	mkcpio "$r" "$K/$a/initrd" || { why="cannot write the initramfs"; return 1; }
+}
+
+# boot ARCH: run the nested VM; its console in $K/ARCH/console.log.
+boot() {
+	a=$1
+	case $a in
+	x86_64) set -- qemu-system-x86_64 -M q35 -cpu max -kernel "$K/$a/kernel" \
+		-append "console=ttyS0 panic=-1 quiet kvm_stage=$STAGE" ;;
+	arm64) set -- qemu-system-aarch64 -M virt,virtualization=on,gic-version=3 -cpu max,pauth-impdef=on \
+		-kernel "$K/$a/kernel" -append "console=ttyAMA0 panic=-1 quiet kvm_stage=$STAGE" ;;
+	esac
+	timeout "$NESTED_TIMEOUT" nice -n 10 "$@" -m 2G -smp 1 -nographic -no-reboot \
+		-initrd "$K/$a/initrd" </dev/null 2>&1 | tr -d '\r' >"$K/$a/console.log"
+}
+
+# collect ARCH: count the case lines of the console log.
+collect() {
+	a=$1 log=$K/$1/console.log
+	nokvm=$(sed -n 's/^kvm-stage: no-kvm: //p' "$log")
+	if [ -n "$nokvm" ]; then
+		skip "kvm-$a: nested stage" "$nokvm"
+		return
+	fi
+	if ! grep -q "^kvm-stage: begin" "$log"; then
+		fail "kvm-$a: nested VM" "no /init output in $NESTED_TIMEOUT s: $(tail -n 5 "$log" | tr '\n' '|')"
+		return
+	fi
+	while IFS= read -r line; do
+		case $line in
+		"RESULT "* | "kvm-stage: timing "*) ;;
+		"ok   "*) PASSED=$((PASSED + 1)) ;;
+		"FAIL "*) FAILED=$((FAILED + 1)) ;;
+		"SKIP: "*) SKIPPED=$((SKIPPED + 1)) ;;
+		"kvm-stage: timing: "* | "kvm-stage: selftest: "* | "kvm-stage: begin"* | "kvm-stage: end"*) ;;
+		*) continue ;;
+		esac
+		echo "$line"
+	done <"$log"
+	grep -q "^kvm-stage: end" "$log" ||
+		fail "kvm-$a: nested VM" "stopped before the end ($NESTED_TIMEOUT s?): $(tail -n 5 "$log" | tr '\n' '|')"
+}
+
+# Prepare each arch in turn, then run the nested VMs side by side (each
+# is one single-threaded TCG process; NESTED_JOBS=1 runs one at a time)
+# and read their consoles in order.
+t0=$(date +%s)
+booted=""
+for a in $ARCHES; do
+	if prepare "$a"; then
+		booted="$booted $a"
+	else
+		skip "kvm-$a: nested stage" "$why"
+	fi
+done
+for a in $booted; do
+	if [ "${NESTED_JOBS:-2}" = 1 ]; then
+		boot "$a"
+	else
+		boot "$a" &
+	fi
+done
+wait
+for a in $booted; do
+	collect "$a"
+	echo "kvm-$a: $(sed -n 's/^kvm-stage: end at //p' "$K/$a/console.log") in the nested VM" \
+		"(console: build/kvm/$a/console.log)"
+done
+echo "kvm: nested stage took $(($(date +%s) - t0)) s"
+summary
