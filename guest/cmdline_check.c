@@ -35,16 +35,12 @@ struct key_rule {
 
 static const struct key_rule rules[] = {
 	{ "run", K_RUN, "NAME[:ARG][,NAME...]: the commands to run (run=list lists them)" },
-	{ "size", K_SIZE,
-	  "benchmarks: MiB each repetition works on, even, 2..65536 "
-	  "(default: 256, or what --mem holds)" },
+	{ "size", K_SIZE, "benchmarks: MiB per repetition, even, 2..65536 (default 256 or less)" },
 	{ "reps", K_REPS, "benchmarks: repetitions per variant, 1..64 (default 5)" },
 	{ "folios", K_FOLIOS,
-	  "benchmarks: folio sizes, e.g. 4K,64K,2M-pte (4K 16K 32K 64K "
-	  "128K 256K 512K 1M 2M-pte 2M-pmd)" },
-	{ "caps", K_CAPS,
-	  "benchmarks: one variant per cap of the timed operation, "
-	  "e.g. 1,2,4,16,max" },
+	  "benchmarks: folio sizes, of 4K 16K 32K 64K 128K 256K 512K 1M "
+	  "2M-pte 2M-pmd" },
+	{ "caps", K_CAPS, "benchmarks: a variant per cap of the timed operation, e.g. 1,4,max" },
 	{ "batch", K_CAP, "every cap below at once (N or max; 1 = unbatched)" },
 	{ "zap", K_CAP, "cap of the batched zap (munmap, exit): N or max" },
 	{ "mprotect", K_CAP, "cap of the batched mprotect: N or max" },
@@ -52,9 +48,7 @@ static const struct key_rule rules[] = {
 	{ "gup_grab", K_CAP, "cap of GUP's batched folio grab: N or max" },
 	{ "migrate", K_CAP, "cap of batched migration: N or max" },
 	{ "gup_walk", K_ONOFF, "GUP walks every PTE of a table in one call: on or off" },
-	{ "contpte", K_CONTPTE,
-	  "arm64 only: fold aligned 16-PTE runs into contiguous blocks: "
-	  "on or off" },
+	{ "contpte", K_CONTPTE, "arm64 only: fold aligned 16-PTE runs into blocks: on or off" },
 	{ "gup_nr", K_GUP_NR, "bench gup: pages per call, 0..16777216 (0 = all; default 65536)" },
 	{ "gup_op", K_CHOICE, CMDLINE_GUP_OPS },
 	{ "gup_write", K_ONOFF, "bench gup: FOLL_WRITE, on or off (default on)" },
@@ -183,7 +177,7 @@ void cmdline_print_keys(FILE *out)
 		if (!strncmp(rules[i].key, "ptelab.", 7))
 			continue;
 		if (rules[i].kind == K_CHOICE)
-			fprintf(out, "  %-10s bench gup: the call, one of %s (default longterm)\n",
+			fprintf(out, "  %-10s bench gup: one of %s (default longterm)\n",
 				rules[i].key, rules[i].help);
 		else
 			fprintf(out, "  %-10s %s\n", rules[i].key, rules[i].help);

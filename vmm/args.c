@@ -14,7 +14,7 @@ const char vmm_usage_text[] =
 	"\n"
 	"  --backend auto|kvm|qemu|host\n"
 	"                           auto: KVM when /dev/kvm is usable, else QEMU (TCG);\n"
-	"                           arm64 guests always run on QEMU; host: the guest's\n"
+	"                           KVM runs guests of the host's arch; host: the guest's\n"
 	"                           mm commands (bench, ptdump, ...) run natively on this\n"
 	"                           CPU against a simulated MMU, timed in real time\n"
 	"  --arch x86_64|arm64      guest architecture (default x86_64); with --backend\n"
@@ -44,20 +44,20 @@ const char vmm_usage_text[] =
 	"  -h, --help               this text\n"
 	"\n"
 	"GUEST ARGS become the guest command line (default: run=hello):\n"
-	"  run=NAME[:ARG][,NAME...]  commands: hello, exit:N, fault, hang, selftest[:FILTER],\n"
-	"                           selftest:list, bench[:NAME], ptdump, list, help\n"
+	"  run=NAME[:ARG][,NAME...] commands: hello, exit:N, fault, hang, ptdump,\n"
+	"                           selftest[:FILTER], selftest:list, bench[:NAME], list, help\n"
 	"                           (run=list and run=help print them from the guest)\n"
 	"  benchmarks (run=bench:NAME, NAME one of fault zap mprotect fork fork_exit gup\n"
 	"  gup_put; run=bench runs all) and knobs, as key=value:\n";
 
 const char vmm_usage_tail[] =
-	"  e.g. ptelab --accel icount --mem 2G run=bench:zap size=64 folios=64K caps=1,4,16,max\n"
+	"  e.g. ptelab --mem 2G run=bench:zap size=64 folios=64K caps=1,4,16,max\n"
 	"\n"
 	"Environment: PTELAB_ALLOW_PVM=1 lets the KVM backend run on a kvm-pvm host\n"
 	"(refused by default: the real guest does not run there).\n"
 	"\n"
 	"Exit status: the guest's (0 = all passed), 2 usage or input error, 3 guest\n"
-	"crashed, 4 no backend available, 124 timeout.\n";
+	"crashed, 4 no backend available, 124 timeout, 128+N stopped by signal N.\n";
 
 const char *vmm_arch_name(enum vmm_arch arch)
 {
