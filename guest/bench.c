@@ -291,6 +291,9 @@ int bench_run(const struct bench *b, const struct bench_params *p)
 	printf("== bench %s: %s, %lu MiB, %d rep%s (median us, clock %s)%s\n", b->name, b->what,
 	       p->size >> 20, p->reps, p->reps == 1 ? "" : "s", p->clock,
 	       p->caps_na ? "; caps= does not apply (no batching cap)" : "");
+	if (!strcmp(p->clock, "tcg"))
+		printf("  WARNING: clock tcg is an emulator's wall time; its differences are noise "
+		       "(use --accel icount)\n");
 	for (int i = 0; i < nr_folio_sizes; i++) {
 		if (!in_list(folios, folio_sizes[i].label))
 			continue;

@@ -163,6 +163,11 @@ sweep_cases() {
 			fail "$name" "$(tr '\n' '|' <"$TMPD/r.csv")"
 		fi
 	fi
+	name="--accel tcg: the clock is tcg and the output warns that it is noise"
+	if expect_status "$name" 0 "$PTELAB" --accel tcg run=bench:zap size=16 reps=1 folios=64K; then
+		grep -q '^  WARNING: clock tcg' "$TMPD/out" && grep -q '"clock":"tcg"' "$TMPD/out" &&
+			pass "$name" || fail "$name" "$(grep -v '^mm:' "$TMPD/out" | head -n 3 | tr '\n' '|')"
+	fi
 	name="zap=4 is honoured by bench:zap (one variant cap=4)"
 	if expect_status "$name" 0 "$PTELAB" --accel icount --mem 2G --results "$TMPD/z.jsonl" \
 		run=bench:zap size=64 reps=1 folios=64K zap=4; then
