@@ -2,7 +2,7 @@
 # tests/kvm/cases.sh BACKEND - the cases tests/kvm/run.sh runs inside its
 # nested VM, on the real /dev/kvm there; BACKEND is kvm-x86_64 or kvm-arm64.
 # The real guest: hello at several sizes and node counts (exact memory and
-# nodes), exit statuses with --timing, a bad command, run=selftest; then
+# nodes), exit statuses 0..255 (a sample) with --timing, a bad command, run=selftest; then
 # the backend cases of tests/vmm/run.sh: tiny guests, crashes named with
 # registers, the real guest's run=fault (3, the exception and its address)
 # and run=hang (124 at --timeout).
@@ -47,6 +47,10 @@ status_case 0 --timing --mem 1G --nodes 2 run=exit:0 &&
 	out_has "$name" "^ptelab: timing: vm_create=[0-9]+us load=[0-9]+us first_exit=[0-9]+us" &&
 	pass "$name" && sed -n 's/^ptelab: timing: /kvm-stage: timing: /p' "$TMPD/out"
 status_case 7 --timeout 60 run=hello,exit:7 && out_has "$name" "^cmdline: " && pass "$name"
+# Every status byte passes through exactly (the boot stage's set).
+for st in 1 2 63 127 128 200 255; do
+	status_case "$st" --timeout 60 run=exit:"$st" && pass "$name"
+done
 case $arch in
 x86_64) ram=0x0 ;;
 arm64) ram=0x40000000 ;;
