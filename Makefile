@@ -15,7 +15,7 @@ GUEST_ARCHES := x86_64 arm64
 B := build
 
 DEB_PKGS := libfdt-dev device-tree-compiler newlib-source qemu-system-x86 qemu-system-arm \
-	gcc-aarch64-linux-gnu linux-libc-dev
+	gcc-aarch64-linux-gnu linux-libc-dev gnuplot-nox
 DEPS := $(B)/.deps-ok
 
 # Quiet by default: one "CC file" line per step; V=1 prints whole commands.
@@ -29,7 +29,7 @@ endif
 
 WARN := -Wall -Wextra -Werror
 HOSTCC ?= gcc
-HOST_CFLAGS := -O2 -g -std=gnu11 $(WARN) -Ivmm -Iguest/include -Itests -MMD -MP
+HOST_CFLAGS := -O2 -g -std=gnu11 $(WARN) -Ivmm -Iguest/include -Imm -Itests -I$(B)/gen -MMD -MP
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 .PHONY: all run test bench clean format deps
@@ -68,10 +68,24 @@ endif
 # --- the VMM ---------------------------------------------------------------
 # The VMM's host-arch files end in _x86.c or _arm64.c; the host that builds
 # ptelab is the host that runs it (its KVM backend is the host's arch).
+# It checks the guest command line with the guest's own parser and rules
+# (plain C), so a bad word is refused before anything boots.
 VMM_HOST_ARCH ?= $(if $(filter aarch64 arm64,$(shell uname -m)),arm64,x86)
 vmm_srcs_for = $(filter-out %_x86.c %_arm64.c,$(wildcard vmm/*.c)) $(wildcard vmm/*_$(1).c)
+VMM_GUEST_SRCS := guest/cmdline.c guest/cmdline_check.c guest/bench_folios.c mm/knobs.c
 VMM_SRCS := $(call vmm_srcs_for,$(VMM_HOST_ARCH))
-VMM_OBJS := $(patsubst %.c,$(B)/host/%.o,$(VMM_SRCS))
+VMM_OBJS := $(patsubst %.c,$(B)/host/%.o,$(VMM_SRCS) $(VMM_GUEST_SRCS))
+
+# git describe, baked into ptelab (--version, RESULT lines); the header is
+# rewritten only when the description changes, so nothing else rebuilds.
+PTELAB_VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
+$(B)/gen/version.h: FORCE
+	@mkdir -p $(dir $@)
+	@echo '#define PTELAB_VERSION "$(PTELAB_VERSION)"' >$@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+$(B)/host/vmm/version.o $(B)/host-san/vmm/version.o: $(B)/gen/version.h
+.PHONY: FORCE
+FORCE:
 
 $(B)/host/%.o: %.c | $(DEPS)
 	@mkdir -p $(dir $@)
@@ -89,7 +103,7 @@ $(B)/timeit: tests/bench/timeit.c | $(DEPS)
 
 # --- host tests (sanitized) -------------------------------------------------
 HT_SRCS := $(wildcard tests/host/*.c) tests/runner.c $(filter-out vmm/main.c,$(VMM_SRCS)) \
-	guest/dt.c guest/machine.c guest/cmdline.c
+	guest/dt.c guest/machine.c $(VMM_GUEST_SRCS)
 HT_OBJS := $(patsubst %.c,$(B)/host-san/%.o,$(HT_SRCS))
 
 $(B)/host-san/%.o: %.c | $(DEPS)
@@ -175,6 +189,7 @@ format:
 
 clean:
 	rm -rf $(B)/host $(B)/host-san $(B)/x86_64 $(B)/arm64 $(B)/ptelab $(B)/host-tests \
-		$(B)/timeit $(B)/mm-host-* $(B)/mm-tests-* $(B)/mkelf
+		$(B)/timeit $(B)/mm-host-* $(B)/mm-tests-* $(B)/mkelf $(B)/hostrun-* \
+		$(B)/ptelab-host-* $(B)/gen
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

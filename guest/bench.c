@@ -1,5 +1,6 @@
 /*
- * bench.c - the benchmark harness (see bench.h) and run=bench:NAME.
+ * bench.c - the benchmark harness (see bench.h): variants, repetitions,
+ * RESULT lines and the table.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,18 +11,86 @@
 #include "mm.h"
 #include "ptelab_abi.h"
 
-const struct folio_size folio_sizes[] = {
-	{ "4K", 0, false },	{ "16K", 2, false },   { "32K", 3, false },  { "64K", 4, false },
-	{ "128K", 5, false },	{ "256K", 6, false },  { "512K", 7, false }, { "1M", 8, false },
-	{ "2M-pte", 9, false }, { "2M-pmd", 9, true },
-};
-const int nr_folio_sizes = sizeof(folio_sizes) / sizeof(folio_sizes[0]);
-
 const char *const variants_batching[] = { "unbatched", "batched", NULL };
 
-void bench_apply_variant(const char *variant)
+/* A default variant by name: unbatched is every cap of the bench at 1 and
+ * GUP's walk off, walk is the walk with one grab per page, batched and
+ * walk+grab are the caps at max. */
+static void variant_default(struct bench_variant *v, const char *name)
 {
-	caps_set_all(strcmp(variant, "unbatched") != 0);
+	snprintf(v->name, sizeof(v->name), "%s", name);
+	v->cap = strcmp(name, "unbatched") && strcmp(name, "walk") ? CAP_MAX : 1;
+	v->walk = strcmp(name, "unbatched") != 0;
+}
+
+/* The bench's own cap as the command line gives it (its key, or batch=);
+ * with gup_walk= for GUP. Return: true when the user set one. */
+static bool own_knob_given(const struct bench *b)
+{
+	if (!b->cap_key)
+		return false;
+	return cmdline_get(&cmdline, b->cap_key) || cmdline_get(&cmdline, "batch") ||
+	       (!strcmp(b->cap_key, "gup_grab") && cmdline_get(&cmdline, "gup_walk"));
+}
+
+int bench_variants(const struct bench *b, const struct bench_params *p, struct bench_variant *v,
+		   char *err, size_t errlen)
+{
+	unsigned list[BENCH_MAX_VARIANTS];
+	char cap[12];
+	int n = 0;
+
+	if (p->caps && !b->cap_key)
+		return snprintf(err, errlen,
+				"bench %s: caps= does not apply (its timed operation has no "
+				"batching cap)",
+				b->name),
+		       -1;
+	if (p->caps && own_knob_given(b))
+		return snprintf(err, errlen,
+				"bench %s: give caps= or the %s= knob, not both (caps= sweeps %s)",
+				b->name, b->cap_key, b->cap_key),
+		       -1;
+	if (p->caps) {
+		n = cmdline_caps_list(p->caps, list, BENCH_MAX_VARIANTS, err, errlen);
+		for (int i = 0; i < n; i++) {
+			snprintf(v[i].name, sizeof(v[i].name), "cap=%s",
+				 cap_str(list[i], cap, sizeof(cap)));
+			v[i].cap = list[i];
+			v[i].walk = -1;
+		}
+		return n;
+	}
+	if (b->cap_key && own_knob_given(b)) {
+		v[0].cap = *caps_find(b->cap_key); /* caps_parse() read it */
+		v[0].walk = -1;
+		snprintf(v[0].name, sizeof(v[0].name), "cap=%s",
+			 cap_str(v[0].cap, cap, sizeof(cap)));
+		return 1;
+	}
+	while (b->variants[n] && n < BENCH_MAX_VARIANTS) {
+		variant_default(&v[n], b->variants[n]);
+		n++;
+	}
+	return n;
+}
+
+/* The knobs as the command line set them; each variant starts from these. */
+static struct batch_caps caps_cmdline;
+
+static void apply_variant(const struct bench *b, const struct bench_variant *v)
+{
+	caps = caps_cmdline;
+	if (!b->cap_key) {
+		/* A bench that names no cap but has unbatched/batched variants
+		 * sets every cap, as all benchmarks once did; give it a cap_key. */
+		if (b->variants[1])
+			caps_set_all(v->cap != 1);
+		return;
+	}
+	*caps_find(b->cap_key) = v->cap;
+	if (v->walk >= 0)
+		caps.gup_walk = v->walk;
 }
 
 static uint64_t t_start, t_elapsed;
@@ -62,24 +131,33 @@ static int cmp_u64(const void *a, const void *b)
 struct variant_result {
 	uint64_t t[64];
 	struct mm_counters counters;
+	struct batch_caps caps; /* in effect during the repetitions */
 	uint64_t median;
+	double spread; /* (max - min) / median, in % */
 };
 
-static void print_result(const struct bench *b, const struct folio_size *fs, const char *variant,
-			 const struct bench_params *p, struct variant_result *r)
+static void print_result(const struct bench *b, const struct folio_size *fs,
+			 const struct bench_variant *v, const struct bench_params *p,
+			 struct variant_result *r)
 {
-	char counters[768];
+	char counters[768], capjson[256], cap[12];
 
 	qsort(r->t, (size_t)p->reps, sizeof(r->t[0]), cmp_u64);
 	r->median =
 		p->reps % 2 ? r->t[p->reps / 2] : (r->t[p->reps / 2 - 1] + r->t[p->reps / 2]) / 2;
+	r->spread =
+		r->median ? 100.0 * (double)(r->t[p->reps - 1] - r->t[0]) / (double)r->median : 0;
 	mm_counters_json(&r->counters, counters, sizeof(counters));
+	caps_json(&r->caps, capjson, sizeof(capjson));
 	printf("RESULT "
-	       "{\"bench\":\"%s\",\"arch\":\"%s\",\"folio\":\"%s\",\"variant\":\"%s\",\"reps\":%d,"
-	       "\"size_mb\":%lu,\"median_us\":%.1f,\"min_us\":%.1f,\"max_us\":%.1f,"
-	       "\"counters\":{%s}}\n",
-	       b->name, arch_name, fs->label, variant, p->reps, p->size >> 20, r->median / 1000.0,
-	       r->t[0] / 1000.0, r->t[p->reps - 1] / 1000.0, counters);
+	       "{\"bench\":\"%s\",\"arch\":\"%s\",\"backend\":\"%s\",\"clock\":\"%s\","
+	       "\"version\":\"%s\",\"folio\":\"%s\",\"variant\":\"%s\",\"cap\":\"%s\","
+	       "\"reps\":%d,\"size_mb\":%lu,\"median_us\":%.1f,\"min_us\":%.1f,\"max_us\":%.1f,"
+	       "\"spread_pct\":%.1f,\"caps\":{%s},\"counters\":{%s}}\n",
+	       b->name, arch_name, p->backend, p->clock, p->version, fs->label, v->name,
+	       b->cap_key ? cap_str(v->cap, cap, sizeof(cap)) : "-", p->reps, p->size >> 20,
+	       r->median / 1000.0, r->t[0] / 1000.0, r->t[p->reps - 1] / 1000.0, r->spread, capjson,
+	       counters);
 }
 
 /* Is @label in the comma-separated @list? */
@@ -98,41 +176,48 @@ static bool in_list(const char *list, const char *label)
 	return false;
 }
 
-/* All variants of one folio size, interleaved. Progress: one dot per
- * repetition on a line of its own (logs stay readable, RESULT lines stay
- * at the start of a line). */
+/* All variants of one folio size, interleaved. Progress: a dot per
+ * repetition, flushed at once (ptelab passes a partial line on), on a line
+ * of its own so RESULT lines stay at the start of a line. */
 static int bench_one_size(const struct bench *b, const struct folio_size *fs,
-			  const struct bench_params *p, struct variant_result *res, int nv)
+			  const struct bench_params *p, const struct bench_variant *vs, int nv,
+			  struct variant_result *res)
 {
 	uint64_t t0 = time_ns();
 
-	printf("  %s %s: ", b->name, fs->label);
+	if (!p->quiet)
+		printf("  %s %s: ", b->name, fs->label);
 	fflush(stdout);
 	for (int rep = 0; rep < p->reps; rep++) {
 		for (int v = 0; v < nv; v++) {
-			bench_apply_variant(b->variants[v]);
-			if (b->rep(fs, b->variants[v], p)) {
+			apply_variant(b, &vs[v]);
+			res[v].caps = caps;
+			if (b->rep(fs, vs[v].name, p)) {
 				printf("\nbench %s: %s %s failed (out of memory? try a larger "
-				       "--mem)\n",
-				       b->name, fs->label, b->variants[v]);
-				caps_set_all(true);
+				       "--mem or a smaller size=)\n",
+				       b->name, fs->label, vs[v].name);
+				caps = caps_cmdline;
 				return -1;
 			}
 			res[v].t[rep] = t_elapsed;
 			res[v].counters = c_delta;
 		}
-		printf(".");
+		if (!p->quiet)
+			printf(".");
 		fflush(stdout);
 	}
-	caps_set_all(true);
-	printf(" %d reps in %.1f s\n", p->reps, (double)(time_ns() - t0) / 1e9);
+	caps = caps_cmdline;
+	if (!p->quiet)
+		printf(" %d rep%s in %.1f s\n", p->reps, p->reps == 1 ? "" : "s",
+		       (double)(time_ns() - t0) / 1e9);
 	for (int v = 0; v < nv; v++)
-		print_result(b, fs, b->variants[v], p, &res[v]);
+		print_result(b, fs, &vs[v], p, &res[v]);
 	return 0;
 }
 
-/* One table row: the medians, then the change from the first variant to
- * the last, or (one variant) the rate in 4 KiB pages per second. */
+/* One table row per folio size: the medians, then how many times faster
+ * the last variant is than the first, or (one variant) the rate in 4 KiB
+ * pages per second. */
 static void print_row(const struct folio_size *fs, struct variant_result *res, int nv,
 		      const struct bench_params *p)
 {
@@ -140,35 +225,82 @@ static void print_row(const struct folio_size *fs, struct variant_result *res, i
 	for (int v = 0; v < nv; v++)
 		printf(" %12.1f", res[v].median / 1000.0);
 	if (nv >= 2)
-		printf("   %+6.1f%%", 100.0 * ((double)res[nv - 1].median - (double)res[0].median) /
-					      (double)res[0].median);
+		printf("   %6.2fx", (double)res[0].median / (double)(res[nv - 1].median ?: 1));
 	else
 		printf(" %14.0f", (double)(p->size >> PAGE_SHIFT) * 1e9 / (double)res[0].median);
 	printf("\n");
 }
 
-int bench_run(const struct bench *b, const struct bench_params *p)
+/* One table row per folio size and variant (a caps= sweep). */
+static void print_rows_long(const struct folio_size *fs, const struct bench_variant *vs,
+			    struct variant_result *res, int nv)
 {
-	static struct variant_result res[16][8];
-	const char *folios = p->folios ? p->folios : b->default_folios;
-	int nv = 0, rows[16], nrows = 0;
+	for (int v = 0; v < nv; v++)
+		printf("  %-8s %-12s %12.1f %8.1f%% %9.2fx\n", fs->label, vs[v].name,
+		       res[v].median / 1000.0, res[v].spread,
+		       (double)res[0].median / (double)(res[v].median ?: 1));
+}
 
-	while (b->variants[nv])
-		nv++;
-	printf("== bench %s: %s, %lu MiB, %d reps (median us)\n", b->name, b->what, p->size >> 20,
-	       p->reps);
-	for (int i = 0; i < nr_folio_sizes; i++) {
-		if (!in_list(folios, folio_sizes[i].label))
-			continue;
-		if (bench_one_size(b, &folio_sizes[i], p, res[nrows], nv))
-			return PTELAB_EXIT_FAIL;
-		rows[nrows++] = i;
+/* What one "us" in the table is. */
+static const char *clock_meaning(const char *clock)
+{
+	if (!strcmp(clock, "icount"))
+		return "1 us = 1000 guest instructions, exact";
+	if (!strcmp(clock, "host"))
+		return "real time of the mm code on the host CPU, simulated MMU, no TLB cost";
+	if (!strcmp(clock, "kvm"))
+		return "real time on KVM, real MMU";
+	if (!strcmp(clock, "tcg"))
+		return "WARNING: wall time of an emulator; differences are noise, use --accel "
+		       "icount";
+	return "unknown clock";
+}
+
+static void print_table(const struct bench_params *p, const struct bench_variant *vs, int nv,
+			const int *rows, int nrows,
+			struct variant_result (*res)[BENCH_MAX_VARIANTS])
+{
+	printf("  clock %s: %s\n", p->clock, clock_meaning(p->clock));
+	if (p->caps) {
+		printf("  %-8s %-12s %12s %9s %10s\n", "folio", "variant", "median_us", "spread",
+		       "vs first");
+		for (int r = 0; r < nrows; r++)
+			print_rows_long(&folio_sizes[rows[r]], vs, res[r], nv);
+		return;
 	}
 	printf("  %-8s", "folio");
 	for (int v = 0; v < nv; v++)
-		printf(" %12s", b->variants[v]);
-	printf(nv >= 2 ? "   change\n" : "        pages/s\n");
+		printf(" %12s", vs[v].name);
+	printf(nv >= 2 ? "   speedup\n" : "        pages/s\n");
 	for (int r = 0; r < nrows; r++)
 		print_row(&folio_sizes[rows[r]], res[r], nv, p);
+}
+
+int bench_run(const struct bench *b, const struct bench_params *p)
+{
+	static struct variant_result res[16][BENCH_MAX_VARIANTS];
+	struct bench_variant vs[BENCH_MAX_VARIANTS];
+	const char *folios = p->folios ? p->folios : b->default_folios;
+	int nv, rows[16], nrows = 0;
+	char err[160];
+
+	caps_cmdline = caps;
+	nv = bench_variants(b, p, vs, err, sizeof(err));
+	if (nv < 0)
+		return printf("guest: %s\n", err), PTELAB_EXIT_USAGE;
+	printf("== bench %s: %s, %lu MiB, %d rep%s (median us, clock %s)%s\n", b->name, b->what,
+	       p->size >> 20, p->reps, p->reps == 1 ? "" : "s", p->clock,
+	       p->caps_na ? "; caps= does not apply (no batching cap)" : "");
+	if (!strcmp(p->clock, "tcg"))
+		printf("  WARNING: clock tcg is an emulator's wall time; its differences are noise "
+		       "(use --accel icount)\n");
+	for (int i = 0; i < nr_folio_sizes; i++) {
+		if (!in_list(folios, folio_sizes[i].label))
+			continue;
+		if (bench_one_size(b, &folio_sizes[i], p, vs, nv, res[nrows]))
+			return PTELAB_EXIT_FAIL;
+		rows[nrows++] = i;
+	}
+	print_table(p, vs, nv, rows, nrows, res);
 	return PTELAB_EXIT_OK;
 }

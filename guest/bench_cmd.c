@@ -18,54 +18,102 @@ static const struct bench *const benches[] = { &bench_fault,  &bench_zap,	&bench
 					       &bench_gup_put };
 #define NR_BENCHES (int)(sizeof(benches) / sizeof(benches[0]))
 
-/* size= (MiB, default 1024), reps= (default 5), folios= (labels). */
-static int bench_params(struct bench_params *p)
-{
-	const char *s = cmdline_get(&cmdline, "size");
-	const char *r = cmdline_get(&cmdline, "reps");
-	int v;
+#define DEFAULT_SIZE_MB 256
 
-	p->size = 1024ul << 20;
-	p->reps = 5;
+static const struct bench *bench_find(const char *name)
+{
+	for (int i = 0; i < NR_BENCHES; i++)
+		if (!strcmp(benches[i]->name, name))
+			return benches[i];
+	return NULL;
+}
+
+/* The default size: DEFAULT_SIZE_MB, halved until it fits in the free
+ * memory with room for page tables, a fork's second set of them and the
+ * harness (an eighth more, at least 16 MiB). */
+static unsigned long default_size(void)
+{
+	uint64_t free = total_free_pages() << PAGE_SHIFT;
+	unsigned long mb = DEFAULT_SIZE_MB;
+
+	while (mb > 2 && ((uint64_t)mb << 20) + ((uint64_t)mb << 17) + (16ull << 20) > free)
+		mb /= 2;
+	return mb << 20;
+}
+
+/* size=, reps=, folios=, caps= (cmdline_check() has checked their form),
+ * and what ptelab says about the clock. */
+static void bench_params(struct bench_params *p)
+{
+	const char *s = cmdline_get(&cmdline, "size"), *r = cmdline_get(&cmdline, "reps");
+	const char *q = cmdline_get(&cmdline, "ptelab.quiet");
+
+	memset(p, 0, sizeof(*p));
+	p->size = s ? (unsigned long)cmdline_uint(s) << 20 : default_size();
+	p->reps = r ? cmdline_uint(r) : 5;
 	p->folios = cmdline_get(&cmdline, "folios");
-	if (s) {
-		v = cmdline_uint(s);
-		if (v < 2 || v > 65536 || v % 2)
-			return printf("guest: size=%s: want an even number of MiB, 2..65536\n", s),
-			       -1;
-		p->size = (unsigned long)v << 20;
+	p->caps = cmdline_get(&cmdline, "caps");
+	p->quiet = q && !strcmp(q, "on");
+	p->clock = cmdline_get(&cmdline, "ptelab.clock") ?: "unknown";
+	p->backend = cmdline_get(&cmdline, "ptelab.backend") ?: "unknown";
+	p->version = cmdline_get(&cmdline, "ptelab.version") ?: "unknown";
+}
+
+/* Can @b run its variants under the command line's caps= (@caps)? When it
+ * is one of all (@named false), caps= is skipped where @b has no cap, as
+ * cmd_bench() does. Return: 0, or -1 with @err set. */
+static int bench_check_one(const struct bench *b, const char *caps, bool named, char *err,
+			   size_t errlen)
+{
+	struct bench_variant v[BENCH_MAX_VARIANTS];
+	struct bench_params p;
+
+	memset(&p, 0, sizeof(p));
+	p.caps = named || b->cap_key ? caps : NULL;
+	return bench_variants(b, &p, v, err, errlen) < 0 ? -1 : 0;
+}
+
+int bench_cmd_check(const char *arg, char *err, size_t errlen)
+{
+	const char *caps = cmdline_get(&cmdline, "caps");
+	const struct bench *b = arg ? bench_find(arg) : NULL;
+	int off;
+
+	if (arg && !b) {
+		off = snprintf(err, errlen, "no benchmark '%s' (have:", arg);
+		for (int i = 0; i < NR_BENCHES && off > 0 && (size_t)off < errlen; i++)
+			off += snprintf(err + off, errlen - (size_t)off, " %s", benches[i]->name);
+		if (off > 0 && (size_t)off < errlen)
+			snprintf(err + off, errlen - (size_t)off, ")");
+		return -1;
 	}
-	if (r) {
-		v = cmdline_uint(r);
-		if (v < 1 || v > 64)
-			return printf("guest: reps=%s: want 1..64\n", r), -1;
-		p->reps = v;
-	}
+	if (b)
+		return bench_check_one(b, caps, true, err, errlen);
+	for (int i = 0; i < NR_BENCHES; i++)
+		if (bench_check_one(benches[i], caps, false, err, errlen))
+			return -1;
 	return 0;
 }
 
 int cmd_bench(const char *arg)
 {
 	struct bench_params p;
-	int status = PTELAB_EXIT_OK, found = 0;
+	int status = PTELAB_EXIT_OK;
 
-	if (bench_params(&p))
-		return PTELAB_EXIT_USAGE;
 	mm_init();
+	bench_params(&p);
 	mm_debug_poison = mm_debug_vm = false; /* measure a production kernel */
 	for (int i = 0; i < NR_BENCHES && status == PTELAB_EXIT_OK; i++) {
+		struct bench_params one = p;
+
 		if (arg && strcmp(arg, benches[i]->name) != 0)
 			continue;
-		found = 1;
-		status = bench_run(benches[i], &p);
+		if (p.caps && !benches[i]->cap_key) {
+			one.caps = NULL;
+			one.caps_na = true;
+		}
+		status = bench_run(benches[i], &one);
 	}
 	mm_debug_poison = mm_debug_vm = true;
-	if (!found) {
-		printf("guest: no benchmark '%s' (have:", arg);
-		for (int i = 0; i < NR_BENCHES; i++)
-			printf(" %s", benches[i]->name);
-		printf(")\n");
-		return PTELAB_EXIT_USAGE;
-	}
 	return status;
 }

@@ -14,7 +14,8 @@
  * Variants: unbatched (gup_walk=off gup_grab=1: one PTE per call, as
  * before the seeds), walk (the first seed: one descent and one lock per
  * page table, one grab per page), walk+grab (both seeds: one grab per run
- * of a folio). Each repetition maps and writes a fresh mm (untimed).
+ * of a folio); caps=LIST sweeps gup_grab with the walk on. The harness
+ * sets the knobs. Each repetition maps and writes a fresh mm (untimed).
  *
  * Parameters (besides size=, reps=, folios=):
  *   gup_nr=N       pages per call (default 65536; 0 = all of size)
@@ -73,9 +74,8 @@ static int gup_params(struct gup_params *gp)
 		for (gp->op = 0; gp->op < NR_OPS && strcmp(op, op_names[gp->op]); gp->op++)
 			;
 		if (gp->op == NR_OPS)
-			return printf("bench gup: gup_op=%s: want get, pin, longterm, get-fast or "
-				      "pin-fast\n",
-				      op),
+			return printf("bench gup: gup_op=%s: want one of %s\n", op,
+				      CMDLINE_GUP_OPS),
 			       -1;
 	}
 	touch = gp->op == OP_GET || gp->op == OP_GET_FAST;
@@ -84,14 +84,6 @@ static int gup_params(struct gup_params *gp)
 	gp->flags = (write ? FOLL_WRITE : 0) | (touch ? FOLL_TOUCH : 0) |
 		    (gp->op == OP_LONGTERM ? FOLL_LONGTERM : 0);
 	return 0;
-}
-
-/* The knobs of @variant (the harness set every cap for "unbatched" or
- * "batched"; walk keeps one grab per page). */
-static void gup_apply_variant(const char *variant)
-{
-	caps.gup_walk = strcmp(variant, "unbatched") != 0;
-	caps.gup_grab = strcmp(variant, "walk+grab") == 0 ? CAP_MAX : 1;
 }
 
 static bool op_pins(enum gup_op op)
@@ -144,8 +136,7 @@ static int gup_all(const struct gup_params *gp, struct mm *mm, unsigned long a, 
  * the gets, the release of everything in one call, the teardown
  * (untimed). @timed_put says which of the two middle steps is timed.
  */
-static int rep_gup_common(const struct folio_size *fs, const char *variant,
-			  const struct bench_params *p, bool timed_put)
+static int rep_gup_common(const struct folio_size *fs, const struct bench_params *p, bool timed_put)
 {
 	static struct page **pages;
 	static unsigned long pages_cap;
@@ -163,7 +154,6 @@ static int rep_gup_common(const struct folio_size *fs, const char *variant,
 		if (!pages)
 			return -1;
 	}
-	gup_apply_variant(variant);
 	mm = mm_create();
 	a = mm ? bench_map(mm, fs, p->size, true) : 0;
 	if (a) {
@@ -187,16 +177,30 @@ static int rep_gup_common(const struct folio_size *fs, const char *variant,
 
 static int rep_gup(const struct folio_size *fs, const char *variant, const struct bench_params *p)
 {
-	return rep_gup_common(fs, variant, p, false);
+	(void)variant;
+	return rep_gup_common(fs, p, false);
 }
 
 static int rep_gup_put(const struct folio_size *fs, const char *variant,
 		       const struct bench_params *p)
 {
-	return rep_gup_common(fs, variant, p, true);
+	(void)variant;
+	return rep_gup_common(fs, p, true);
 }
 
-const struct bench bench_gup = { "gup", "4K,64K,2M-pmd", variants_gup, rep_gup,
-				 "get/pin calls over populated memory (gup_test's get time)" };
-const struct bench bench_gup_put = { "gup_put", "4K,64K,2M-pmd", variants_gup, rep_gup_put,
-				     "release of the pinned pages (gup_test's put time)" };
+/* Both time a part of GUP whose gets the variant sets: gup_grab= is the
+ * cap; unbatched also turns gup_walk off (walk and walk+grab keep it on). */
+const struct bench bench_gup = {
+	.name = "gup",
+	.default_folios = "4K,64K,2M-pmd",
+	.variants = variants_gup,
+	.rep = rep_gup,
+	.what = "get/pin calls over populated memory (gup_test's get time)",
+	.cap_key = "gup_grab"
+};
+const struct bench bench_gup_put = { .name = "gup_put",
+				     .default_folios = "4K,64K,2M-pmd",
+				     .variants = variants_gup,
+				     .rep = rep_gup_put,
+				     .what = "release of the pinned pages (gup_test's put time)",
+				     .cap_key = "gup_grab" };

@@ -70,9 +70,21 @@ static int rep_fault(const struct folio_size *fs, const char *variant, const str
 	return rep_with_mm(fs, p, false, op_fault);
 }
 
-const struct bench bench_zap = { "zap", "4K,16K,64K,2M-pte,2M-pmd", variants_batching, rep_zap,
-				 "munmap of populated anon memory" };
-const struct bench bench_mprotect = { "mprotect", "4K,16K,64K,2M-pte,2M-pmd", variants_batching,
-				      rep_mprotect, "mprotect RO then RW of populated memory" };
-const struct bench bench_fault = { "fault", "4K,16K,64K,2M-pte,2M-pmd", variants_fault, rep_fault,
-				   "write fault-in of every page" };
+const struct bench bench_zap = { .name = "zap",
+				 .default_folios = "4K,16K,64K,2M-pte,2M-pmd",
+				 .variants = variants_batching,
+				 .rep = rep_zap,
+				 .what = "munmap of populated anon memory",
+				 .cap_key = "zap" };
+const struct bench bench_mprotect = { .name = "mprotect",
+				      .default_folios = "4K,16K,64K,2M-pte,2M-pmd",
+				      .variants = variants_batching,
+				      .rep = rep_mprotect,
+				      .what = "mprotect RO then RW of populated memory",
+				      .cap_key = "mprotect" };
+/* The fault path has no batching cap: one variant, whatever the knobs. */
+const struct bench bench_fault = { .name = "fault",
+				   .default_folios = "4K,16K,64K,2M-pte,2M-pmd",
+				   .variants = variants_fault,
+				   .rep = rep_fault,
+				   .what = "write fault-in of every page" };

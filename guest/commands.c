@@ -52,16 +52,49 @@ static void hello_cpus_distances(void)
 	printf("\n");
 }
 
+/* Who built the device tree: ptelab writes its ABI version into it, QEMU's
+ * own tree (arm64 under QEMU) has none. */
+static void hello_tree(void)
+{
+	if (!machine.ptelab_abi)
+		printf("tree: built by QEMU (no ptelab ABI version in it)\n");
+	else if (machine.ptelab_abi == PTELAB_ABI_VERSION)
+		printf("tree: built by ptelab, ABI %u\n", machine.ptelab_abi);
+	else
+		printf("tree: built by ptelab with ABI %u, but this guest has ABI %d: rebuild "
+		       "both\n",
+		       machine.ptelab_abi, PTELAB_ABI_VERSION);
+}
+
+/* The user's words of the command line, then what ptelab added (ptelab.*). */
+static void hello_cmdline(void)
+{
+	printf("cmdline:");
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < cmdline.nr_words; i++) {
+			const struct cmdline_word *w = &cmdline.word[i];
+
+			if ((strncmp(w->key, "ptelab.", 7) == 0) != pass)
+				continue;
+			printf(" %s%s%s", w->key + (pass ? 7 : 0), w->val[0] ? "=" : "", w->val);
+		}
+		if (pass == 0 && cmdline_get(&cmdline, "ptelab.clock"))
+			printf("\nset by ptelab:");
+	}
+	printf("\n");
+}
+
 /* run=hello: the machine summary, all of it from the FDT. */
 static int cmd_hello(const char *arg)
 {
 	(void)arg;
-	printf("ptelab guest: arch %s, boot %s, abi %d (tree says %u)\n", arch_name,
-	       boot_info->boot_path, PTELAB_ABI_VERSION, machine.ptelab_abi);
+	printf("ptelab guest: arch %s, boot %s, ABI %d\n", arch_name, boot_info->boot_path,
+	       PTELAB_ABI_VERSION);
+	hello_tree();
 	arch_describe_boot();
 	hello_nodes();
 	hello_cpus_distances();
-	printf("cmdline: %s\n", machine.bootargs);
+	hello_cmdline();
 	printf("timer: %llu kHz (%s)\n", (unsigned long long)(counter_hz() / 1000),
 	       counter_hz_source());
 	printf("boot: %llu us from first instruction to hello\n",
@@ -74,12 +107,17 @@ static int cmd_exit(const char *arg)
 {
 	int n = cmdline_uint(arg);
 
-	if (n < 0 || n > 255) {
-		printf("guest: exit:N needs N in 0..255, got '%s'\n", arg);
-		return PTELAB_EXIT_USAGE;
-	}
 	fflush(stdout);
 	arch_exit(n);
+}
+
+static int check_exit(const char *arg, char *err, size_t errlen)
+{
+	int n = cmdline_uint(arg);
+
+	if (n >= 0 && n <= 255)
+		return 0;
+	return snprintf(err, errlen, "exit:N needs N in 0..255, not '%s'", arg), -1;
 }
 
 static int cmd_fault(const char *arg)
@@ -99,27 +137,34 @@ static int cmd_hang(const char *arg)
 }
 
 /* run=selftest: the mm cases need physical memory up, so bring it up
- * first (mm_init() is idempotent). */
+ * first (mm_init() is idempotent). selftest:list names the cases. */
 static int cmd_selftest(const char *arg)
 {
+	if (arg && !strcmp(arg, "list"))
+		return selftest_list();
 	mm_init();
 	return selftest_run(arg);
 }
 
 static int cmd_list(const char *arg);
+static int cmd_help(const char *arg);
 int cmd_bench(const char *arg);
+int bench_cmd_check(const char *arg, char *err, size_t errlen);
 int cmd_ptdump(const char *arg);
 
 static const struct command commands[] = {
-	{ "hello", "print the machine summary", 0, cmd_hello },
-	{ "exit", "exit:N - stop with status N", 2, cmd_exit },
-	{ "fault", "take an unhandled page fault (exits 3)", 0, cmd_fault },
-	{ "hang", "spin forever with interrupts off", 0, cmd_hang },
-	{ "selftest", "selftest[:FILTER] - run the in-guest tests", 1, cmd_selftest },
-	{ "bench", "bench[:NAME] - run one benchmark or all (size=MiB reps=N folios=4K,64K,...)", 1,
-	  cmd_bench },
-	{ "ptdump", "watch PTE runs form and break (batching caps apply)", 0, cmd_ptdump },
-	{ "list", "list the commands", 0, cmd_list },
+	{ "hello", "print the machine summary", 0, cmd_hello, NULL, 1 },
+	{ "exit", "exit:N - stop with status N (0..255)", 2, cmd_exit, check_exit, 1 },
+	{ "fault", "take an unhandled page fault (exits 3)", 0, cmd_fault, NULL, 1 },
+	{ "hang", "spin forever with interrupts off", 0, cmd_hang, NULL, 1 },
+	{ "selftest", "selftest[:FILTER] - run the in-guest tests; selftest:list names them", 1,
+	  cmd_selftest, NULL, 1 },
+	{ "bench", "bench[:NAME] - run one benchmark or all (run=help lists their keys)", 1,
+	  cmd_bench, bench_cmd_check, 0 },
+	{ "ptdump", "watch PTE runs form and break (batching caps apply)", 0, cmd_ptdump, NULL, 0 },
+	{ "list", "list the commands", 0, cmd_list, NULL, 0 },
+	{ "help", "the commands, and every key=value the command line takes", 0, cmd_help, NULL,
+	  0 },
 };
 
 #define NR_COMMANDS (int)(sizeof(commands) / sizeof(commands[0]))
@@ -139,4 +184,48 @@ static int cmd_list(const char *arg)
 	for (int i = 0; i < NR_COMMANDS; i++)
 		printf("  %-10s %s\n", commands[i].name, commands[i].help);
 	return PTELAB_EXIT_OK;
+}
+
+static int cmd_help(const char *arg)
+{
+	cmd_list(arg);
+	printf("keys (key=value, anywhere on the command line):\n");
+	cmdline_print_keys(stdout);
+	return PTELAB_EXIT_OK;
+}
+
+/* One run= item against its command. Return: 0, or -1 with @err set. */
+static int item_check(const struct run_item *it, int host_backend, char *err, size_t errlen)
+{
+	const struct command *c = command_find(it->name);
+
+	if (!c)
+		return snprintf(err, errlen, "unknown command '%s' (run=list lists the commands)",
+				it->name),
+		       -1;
+	if (c->arg == 0 && it->has_arg)
+		return snprintf(err, errlen, "%s takes no argument (got '%s:%s')", it->name,
+				it->name, it->arg),
+		       -1;
+	if (c->arg == 2 && !it->has_arg)
+		return snprintf(err, errlen, "%s needs an argument: %s", it->name, c->help), -1;
+	if (host_backend && c->needs_machine)
+		return snprintf(err, errlen,
+				"%s needs a booted guest; --backend host runs only the mm "
+				"commands",
+				it->name),
+		       -1;
+	return c->check ? c->check(it->has_arg ? it->arg : NULL, err, errlen) : 0;
+}
+
+int commands_check_on(int host_backend, char *err, size_t errlen)
+{
+	if (cmdline.nr_run == 0)
+		return snprintf(err, errlen,
+				"nothing to run (give run=NAME; run=list lists the commands)"),
+		       -1;
+	for (int i = 0; i < cmdline.nr_run; i++)
+		if (item_check(&cmdline.run[i], host_backend, err, errlen))
+			return -1;
+	return 0;
 }

@@ -15,49 +15,14 @@ struct machine machine;
 struct cmdline cmdline;
 struct boot_info *boot_info;
 
-/* Keys the command line may use; anything else is a usage error. */
-static const char *const known_keys[] = { "run",    "size",   "reps",	   "folios",	"seed",
-					  "gup_nr", "gup_op", "gup_write", "gup_touch", NULL };
-
-/* Every key must be a command-line key or a batching knob. */
-static int check_keys(char *err, size_t errlen)
-{
-	for (int i = 0; i < cmdline.nr_words; i++) {
-		static struct cmdline one;
-
-		one.nr_words = 1;
-
-		one.word[0] = cmdline.word[i];
-		if (cmdline_check_keys(&one, known_keys, err, errlen) &&
-		    cmdline_check_keys(&one, caps_keys, err, errlen))
-			return -1;
-	}
-	return 0;
-}
-
-/* Run every run= item in order; stop at the first that does not pass. */
+/* Run every run= item in order (commands_check() has passed them all);
+ * stop at the first that does not pass. */
 static int run_commands(void)
 {
-	if (cmdline.nr_run == 0) {
-		printf("guest: nothing to run (give run=NAME; run=list lists the commands)\n");
-		return PTELAB_EXIT_USAGE;
-	}
 	for (int i = 0; i < cmdline.nr_run; i++) {
 		const struct run_item *it = &cmdline.run[i];
-		const struct command *c = command_find(it->name);
-		int status;
+		int status = command_find(it->name)->fn(it->has_arg ? it->arg : NULL);
 
-		if (!c) {
-			printf("guest: unknown command '%s' (run=list lists the commands)\n",
-			       it->name);
-			return PTELAB_EXIT_USAGE;
-		}
-		if ((c->arg == 0 && it->has_arg) || (c->arg == 2 && !it->has_arg)) {
-			printf("guest: command '%s' %s an argument (%s)\n", it->name,
-			       c->arg ? "needs" : "takes no", c->help);
-			return PTELAB_EXIT_USAGE;
-		}
-		status = c->fn(it->has_arg ? it->arg : NULL);
 		if (status != PTELAB_EXIT_OK)
 			return status;
 	}
@@ -75,8 +40,13 @@ static void read_machine(void)
 		arch_exit(PTELAB_EXIT_USAGE);
 	}
 	if (cmdline_parse(machine.bootargs, &cmdline, err, sizeof(err)) ||
-	    check_keys(err, sizeof(err)) || caps_parse(&cmdline, err, sizeof(err))) {
+	    cmdline_check(&cmdline, arch_name, err, sizeof(err)) ||
+	    caps_parse(&cmdline, err, sizeof(err))) {
 		printf("guest: command line: %s\n", err);
+		arch_exit(PTELAB_EXIT_USAGE);
+	}
+	if (commands_check(err, sizeof(err))) {
+		printf("guest: %s\n", err);
 		arch_exit(PTELAB_EXIT_USAGE);
 	}
 }

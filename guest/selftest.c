@@ -22,6 +22,12 @@ int selftest_run(const char *filter)
 	return failed ? PTELAB_EXIT_FAIL : PTELAB_EXIT_OK;
 }
 
+int selftest_list(void)
+{
+	printf("%d cases\n", test_list_all(NULL));
+	return PTELAB_EXIT_OK;
+}
+
 extern void (*__init_array_start[])(void);
 extern void (*__init_array_end[])(void);
 

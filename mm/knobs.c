@@ -9,9 +9,6 @@
 
 struct batch_caps caps = { CAP_MAX, CAP_MAX, CAP_MAX, CAP_MAX, CAP_MAX, true, true };
 
-const char *const caps_keys[] = { "batch",   "zap",	 "mprotect", "fork", "gup_grab",
-				  "migrate", "gup_walk", "contpte",  NULL };
-
 void caps_set_all(bool batched)
 {
 	unsigned v = batched ? CAP_MAX : 1;
@@ -20,8 +17,7 @@ void caps_set_all(bool batched)
 	caps.gup_walk = batched;
 }
 
-/* A cap value: "max" or a number >= 1. */
-static int parse_cap(const char *key, const char *v, unsigned *out, char *err, size_t errlen)
+int cap_parse_value(const char *key, const char *v, unsigned *out, char *err, size_t errlen)
 {
 	int n = cmdline_uint(v);
 
@@ -29,10 +25,49 @@ static int parse_cap(const char *key, const char *v, unsigned *out, char *err, s
 		*out = CAP_MAX;
 		return 0;
 	}
-	if (n < 1)
-		return snprintf(err, errlen, "%s=%s: want a number >= 1 or 'max'", key, v), -1;
+	if (n < 1 || (unsigned)n > CAP_LIMIT)
+		return snprintf(err, errlen, "%s=%s: a cap is a number 1..%u or 'max'", key, v,
+				CAP_LIMIT),
+		       -1;
 	*out = (unsigned)n;
 	return 0;
+}
+
+unsigned *caps_find(const char *key)
+{
+	if (!strcmp(key, "zap"))
+		return &caps.zap;
+	if (!strcmp(key, "mprotect"))
+		return &caps.mprotect;
+	if (!strcmp(key, "fork"))
+		return &caps.fork;
+	if (!strcmp(key, "gup_grab"))
+		return &caps.gup_grab;
+	if (!strcmp(key, "migrate"))
+		return &caps.migrate;
+	return NULL;
+}
+
+const char *cap_str(unsigned cap, char *buf, size_t size)
+{
+	if (cap == CAP_MAX)
+		snprintf(buf, size, "max");
+	else
+		snprintf(buf, size, "%u", cap);
+	return buf;
+}
+
+int caps_json(const struct batch_caps *c, char *buf, size_t size)
+{
+	char z[12], m[12], f[12], g[12], mi[12];
+
+	return snprintf(buf, size,
+			"\"zap\":\"%s\",\"mprotect\":\"%s\",\"fork\":\"%s\",\"gup_grab\":\"%s\","
+			"\"migrate\":\"%s\",\"gup_walk\":\"%s\",\"contpte\":\"%s\"",
+			cap_str(c->zap, z, sizeof(z)), cap_str(c->mprotect, m, sizeof(m)),
+			cap_str(c->fork, f, sizeof(f)), cap_str(c->gup_grab, g, sizeof(g)),
+			cap_str(c->migrate, mi, sizeof(mi)), c->gup_walk ? "on" : "off",
+			c->contpte ? "on" : "off");
 }
 
 static int parse_onoff(const char *key, const char *v, bool *out, char *err, size_t errlen)
@@ -46,27 +81,20 @@ static int parse_onoff(const char *key, const char *v, bool *out, char *err, siz
 
 int caps_parse(const struct cmdline *cl, char *err, size_t errlen)
 {
-	struct {
-		const char *key;
-		unsigned *cap;
-	} const tab[] = { { "zap", &caps.zap },
-			  { "mprotect", &caps.mprotect },
-			  { "fork", &caps.fork },
-			  { "gup_grab", &caps.gup_grab },
-			  { "migrate", &caps.migrate } };
+	static const char *const cap_keys[] = { "zap", "mprotect", "fork", "gup_grab", "migrate" };
 	const char *v = cmdline_get(cl, "batch");
 	unsigned all;
 
 	if (v) {
-		if (parse_cap("batch", v, &all, err, errlen))
+		if (cap_parse_value("batch", v, &all, err, errlen))
 			return -1;
-		for (unsigned i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
-			*tab[i].cap = all;
+		for (unsigned i = 0; i < sizeof(cap_keys) / sizeof(cap_keys[0]); i++)
+			*caps_find(cap_keys[i]) = all;
 		caps.gup_walk = all > 1;
 	}
-	for (unsigned i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
-		v = cmdline_get(cl, tab[i].key);
-		if (v && parse_cap(tab[i].key, v, tab[i].cap, err, errlen))
+	for (unsigned i = 0; i < sizeof(cap_keys) / sizeof(cap_keys[0]); i++) {
+		v = cmdline_get(cl, cap_keys[i]);
+		if (v && cap_parse_value(cap_keys[i], v, caps_find(cap_keys[i]), err, errlen))
 			return -1;
 	}
 	v = cmdline_get(cl, "gup_walk");

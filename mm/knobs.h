@@ -23,9 +23,6 @@ struct batch_caps {
 
 extern struct batch_caps caps;
 
-/* The command-line keys caps_parse() understands (NULL-terminated). */
-extern const char *const caps_keys[];
-
 struct cmdline;
 /* caps_parse - read the knobs from @cl over the defaults (all max, walk on,
  * contpte on). Return: 0, or -1 with the reason in @err. */
@@ -33,6 +30,23 @@ int caps_parse(const struct cmdline *cl, char *err, size_t errlen);
 
 /* Every cap to 1 (@batched false) or to CAP_MAX (true). */
 void caps_set_all(bool batched);
+
+/* The cap that command-line key @key sets (zap, mprotect, fork, gup_grab,
+ * migrate); NULL for any other key. */
+unsigned *caps_find(const char *key);
+
+/*
+ * cap_parse_value - a cap value: "max" (CAP_MAX) or a number 1..CAP_LIMIT.
+ * Return: 0, or -1 with "KEY=VALUE: ..." in @err.
+ */
+#define CAP_LIMIT 1048576u
+int cap_parse_value(const char *key, const char *v, unsigned *out, char *err, size_t errlen);
+
+/* "N" or "max" for @cap in @buf. Return: @buf. */
+const char *cap_str(unsigned cap, char *buf, size_t size);
+
+/* The caps in effect as a JSON object body ("zap":1,"fork":"max",...). */
+int caps_json(const struct batch_caps *c, char *buf, size_t size);
 
 /* The batch bound for @nr remaining PTEs under @cap. */
 static inline unsigned cap_nr(unsigned cap, unsigned long nr)

@@ -68,3 +68,19 @@ int test_run_all(const char *filter, uint64_t (*clock_ns)(void), int *failed)
 	printf("%d passed, %d failed\n", passed, *failed);
 	return passed;
 }
+
+int test_list_all(const char *filter)
+{
+	char full[256];
+	int n = 0;
+
+	for (struct test_suite *s = suites; s; s = s->next)
+		for (int i = 0; i < s->nr_cases; i++) {
+			snprintf(full, sizeof(full), "%s/%s", s->name, s->cases[i].name);
+			if (filter && !strstr(full, filter))
+				continue;
+			printf("%s\n", full);
+			n++;
+		}
+	return n;
+}

@@ -32,6 +32,9 @@ void test_register(struct test_suite *s);
  * when NULL), timing each with @clock_ns; print a line per case and the
  * summary. Return: the cases passed, with the failed ones in *@failed. */
 int test_run_all(const char *filter, uint64_t (*clock_ns)(void), int *failed);
+/* Print the "suite/case" name of every case matching @filter (NULL: all),
+ * one a line, running none. Return: how many. */
+int test_list_all(const char *filter);
 void test_check_failed(const char *file, int line, const char *expr, const char *detail);
 extern int test_checks; /* checks made by the running case */
 

@@ -9,15 +9,20 @@
 
 const char vmm_usage_text[] =
 	"usage: ptelab [OPTIONS] [GUEST ARGS...] [-- GUEST ARGS...]\n"
-	"Boot the ptelab guest kernel on KVM or QEMU and exit with its status.\n"
+	"Boot the ptelab guest kernel on KVM or QEMU, or run its mm commands on the\n"
+	"host CPU, and exit with its status. Options take '--opt value' or '--opt=value'.\n"
 	"\n"
-	"  --backend auto|kvm|qemu  auto: KVM when /dev/kvm is usable, else QEMU (TCG);\n"
-	"                           arm64 guests always run on QEMU\n"
-	"  --arch x86_64|arm64      guest architecture (default x86_64)\n"
-	"  --accel tcg|kvm|icount   QEMU accelerator (default tcg); icount is TCG with\n"
-	"                           guest time counting instructions (1 ns each):\n"
-	"                           exact, repeatable timings; with --backend auto\n"
-	"                           giving --accel selects QEMU\n"
+	"  --backend auto|kvm|qemu|host\n"
+	"                           auto: KVM when /dev/kvm is usable, else QEMU (TCG);\n"
+	"                           KVM runs guests of the host's arch; host: the guest's\n"
+	"                           mm commands (bench, ptdump, ...) run natively on this\n"
+	"                           CPU against a simulated MMU, timed in real time\n"
+	"  --arch x86_64|arm64      guest architecture (default x86_64); with --backend\n"
+	"                           host, the PTE format\n"
+	"  --accel tcg|kvm|icount   QEMU accelerator (default tcg, but icount for run=bench\n"
+	"                           when KVM is not used); icount is TCG with guest time\n"
+	"                           counting instructions (1 ns each): exact, repeatable\n"
+	"                           timings; with --backend auto giving --accel selects QEMU\n"
 	"  --mem SIZE               guest RAM, K/M/G suffix, plain = bytes (default 1G,\n"
 	"                           at most 64G); split evenly over the nodes, each\n"
 	"                           share a multiple of 2M and at least 16M\n"
@@ -26,20 +31,33 @@ const char vmm_usage_text[] =
 	"                           the KVM backend runs one vCPU and only describes\n"
 	"                           the others in the device tree\n"
 	"  --timeout SEC            stop the guest after SEC seconds, 1..86400\n"
-	"                           (default 120; exit status 124)\n"
+	"                           (default 120, 3600 with run=bench; exit status 124)\n"
 	"  --kernel ELF             guest image (default <ptelab's dir>/<arch>/guest.elf)\n"
 	"  --results FILE           write the JSON of every 'RESULT ' line to FILE\n"
+	"  --csv FILE               write every RESULT line as a CSV row to FILE\n"
+	"  --quiet                  no benchmark progress lines (tables and RESULTs stay)\n"
 	"  --dtb-out FILE           write the guest's device tree to FILE and exit\n"
 	"  --verbose                print the QEMU command line or the KVM memory layout\n"
 	"  --keep                   keep the files the printed QEMU command reads (x86_64)\n"
 	"  --timing                 print where the time went at exit\n"
-	"  --help                   this text\n"
+	"  --version                print ptelab's version (git describe) and exit\n"
+	"  -h, --help               this text\n"
 	"\n"
-	"GUEST ARGS become the guest command line (default: run=hello), e.g.\n"
-	"run=hello, run=exit:N, run=fault, run=hang, run=selftest, run=list.\n"
+	"GUEST ARGS become the guest command line (default: run=hello):\n"
+	"  run=NAME[:ARG][,NAME...] commands: hello, exit:N, fault, hang, ptdump,\n"
+	"                           selftest[:FILTER], selftest:list, bench[:NAME], list, help\n"
+	"                           (run=list and run=help print them from the guest)\n"
+	"  benchmarks (run=bench:NAME, NAME one of fault zap mprotect fork fork_exit gup\n"
+	"  gup_put; run=bench runs all) and knobs, as key=value:\n";
+
+const char vmm_usage_tail[] =
+	"  e.g. ptelab --mem 2G run=bench:zap size=64 folios=64K caps=1,4,16,max\n"
+	"\n"
+	"Environment: PTELAB_ALLOW_PVM=1 lets the KVM backend run on a kvm-pvm host\n"
+	"(refused by default: the real guest does not run there).\n"
 	"\n"
 	"Exit status: the guest's (0 = all passed), 2 usage or input error, 3 guest\n"
-	"crashed, 4 no backend available, 124 timeout.\n";
+	"crashed, 4 no backend available, 124 timeout, 128+N stopped by signal N.\n";
 
 const char *vmm_arch_name(enum vmm_arch arch)
 {
@@ -186,6 +204,9 @@ enum opt_id {
 	O_KEEP,
 	O_TIMING,
 	O_HELP,
+	O_CSV,
+	O_QUIET,
+	O_VERSION,
 };
 
 static const struct opt {
@@ -197,10 +218,11 @@ static const struct opt {
 	{ "--mem", 1, O_MEM },	       { "--nodes", 1, O_NODES },     { "--cpus", 1, O_CPUS },
 	{ "--timeout", 1, O_TIMEOUT }, { "--kernel", 1, O_KERNEL },   { "--results", 1, O_RESULTS },
 	{ "--dtb-out", 1, O_DTB_OUT }, { "--verbose", 0, O_VERBOSE }, { "--timing", 0, O_TIMING },
-	{ "--keep", 0, O_KEEP },       { "--help", 0, O_HELP },
+	{ "--keep", 0, O_KEEP },       { "--help", 0, O_HELP },	      { "-h", 0, O_HELP },
+	{ "--csv", 1, O_CSV },	       { "--quiet", 0, O_QUIET },     { "--version", 0, O_VERSION },
 };
 
-static const char *const backend_names[] = { "auto", "kvm", "qemu", NULL };
+static const char *const backend_names[] = { "auto", "kvm", "qemu", "host", NULL };
 static const char *const arch_names[] = { "x86_64", "arm64", NULL };
 static const char *const accel_names[] = { "tcg", "kvm", "icount", NULL };
 
@@ -231,6 +253,7 @@ static int apply_opt(const struct opt *o, const char *v, struct vmm_config *cfg,
 	case O_CPUS:
 		return parse_int(o->name, v, 1, VMM_MAX_CPUS, &cfg->cpus, err, errlen);
 	case O_TIMEOUT:
+		cfg->timeout_set = true;
 		return parse_int(o->name, v, 1, VMM_TIMEOUT_MAX, &cfg->timeout, err, errlen);
 	case O_KERNEL:
 		if (!*v || snprintf(cfg->kernel, sizeof(cfg->kernel), "%s", v) >=
@@ -256,6 +279,15 @@ static int apply_opt(const struct opt *o, const char *v, struct vmm_config *cfg,
 		break;
 	case O_HELP:
 		cfg->help = true;
+		break;
+	case O_CSV:
+		cfg->csv = v;
+		break;
+	case O_QUIET:
+		cfg->quiet = true;
+		break;
+	case O_VERSION:
+		cfg->version = true;
 		break;
 	}
 	return r < 0 ? -1 : 0;
@@ -349,6 +381,8 @@ int vmm_args_parse(int argc, char *const argv[], struct vmm_config *cfg, char *e
 	}
 	if (cfg->help)
 		return 1;
+	if (cfg->version)
+		return 2;
 	if (check_mem(cfg, err, errlen) || join_bootargs(words, nr_words, cfg, err, errlen))
 		return -1;
 	return 0;

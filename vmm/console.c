@@ -18,12 +18,21 @@ int vmm_console_init(struct vmm_console *c, int out_fd, const char *results_path
 	c->overlong = false;
 	c->nr_results = 0;
 	c->results = NULL;
+	c->csv = NULL;
+	c->csv_header = false;
+	c->out_done = 0;
 	if (results_path) {
 		c->results = fopen(results_path, "w");
 		if (!c->results)
 			return -1;
 	}
 	return 0;
+}
+
+int vmm_console_csv_open(struct vmm_console *c, const char *path)
+{
+	c->csv = fopen(path, "w");
+	return c->csv ? 0 : -1;
 }
 
 static void out_write(struct vmm_console *c, const char *p, size_t n)
@@ -48,18 +57,39 @@ static void end_line(struct vmm_console *c)
 {
 	size_t n = c->len, tag = strlen(RESULT_TAG);
 
-	out_write(c, c->line, n);
-	if (c->results && !c->overlong && n > tag && memcmp(c->line, RESULT_TAG, tag) == 0) {
+	out_write(c, c->line + c->out_done, n - c->out_done);
+	if (!c->overlong && n > tag && memcmp(c->line, RESULT_TAG, tag) == 0) {
 		n--; /* the '\n' */
 		if (n > tag && c->line[n - 1] == '\r')
 			n--;
-		fwrite(c->line + tag, 1, n - tag, c->results);
-		fputc('\n', c->results);
-		fflush(c->results);
+		if (c->results) {
+			fwrite(c->line + tag, 1, n - tag, c->results);
+			fputc('\n', c->results);
+			fflush(c->results);
+		}
+		if (c->csv)
+			vmm_csv_row(c->csv, c->line + tag, n - tag, &c->csv_header);
 		c->nr_results++;
 	}
 	c->len = 0;
+	c->out_done = 0;
 	c->overlong = false;
+}
+
+/* Could the partial line still turn out to be a RESULT line? */
+static bool maybe_result(const struct vmm_console *c)
+{
+	size_t n = c->len < strlen(RESULT_TAG) ? c->len : strlen(RESULT_TAG);
+
+	return !c->overlong && memcmp(c->line, RESULT_TAG, n) == 0;
+}
+
+/* Write out what is new of a partial line that is not a RESULT line, so
+ * progress shows as it happens; the line stays for end_line(). */
+static void pass_partial(struct vmm_console *c)
+{
+	out_write(c, c->line + c->out_done, c->len - c->out_done);
+	c->out_done = c->len;
 }
 
 void vmm_console_put(struct vmm_console *c, const void *buf, size_t n)
@@ -76,8 +106,9 @@ void vmm_console_put(struct vmm_console *c, const void *buf, size_t n)
 			    memcmp(c->line, RESULT_TAG, strlen(RESULT_TAG)) == 0)
 				vmm_msg("a RESULT line longer than %d bytes was not captured",
 					VMM_CONSOLE_LINE_MAX);
-			out_write(c, c->line, c->len);
+			out_write(c, c->line + c->out_done, c->len - c->out_done);
 			c->len = 0;
+			c->out_done = 0;
 			c->overlong = true;
 			take = take < sizeof(c->line) ? take : sizeof(c->line);
 		}
@@ -87,6 +118,8 @@ void vmm_console_put(struct vmm_console *c, const void *buf, size_t n)
 		n -= take;
 		if (c->line[c->len - 1] == '\n')
 			end_line(c);
+		else if (!maybe_result(c))
+			pass_partial(c);
 	}
 }
 
@@ -94,8 +127,9 @@ void vmm_console_flush(struct vmm_console *c)
 {
 	if (!c->len)
 		return;
-	out_write(c, c->line, c->len);
+	out_write(c, c->line + c->out_done, c->len - c->out_done);
 	c->len = 0;
+	c->out_done = 0;
 	c->overlong = true;
 }
 
@@ -108,6 +142,11 @@ int vmm_console_close(struct vmm_console *c)
 		if (ferror(c->results) || fclose(c->results))
 			r = -1;
 		c->results = NULL;
+	}
+	if (c->csv) {
+		if (ferror(c->csv) || fclose(c->csv))
+			r = -1;
+		c->csv = NULL;
 	}
 	return r;
 }

@@ -14,6 +14,7 @@
 #include "vmm_console.h"
 #include "vmm_elf.h"
 #include "vmm_fdt.h"
+#include "vmm_hostrun.h"
 #include "vmm_kvm.h"
 #include "vmm_layout.h"
 #include "vmm_qemu.h"
@@ -36,6 +37,8 @@ static int pick_backend(const struct vmm_config *cfg)
 {
 	char why[256];
 
+	if (cfg->backend == VMM_BACKEND_HOST)
+		return VMM_BACKEND_HOST;
 	if (cfg->arch != vmm_kvm_guest_arch) {
 		if (cfg->backend == VMM_BACKEND_KVM || cfg->accel == VMM_ACCEL_KVM) {
 			vmm_msg("%s: %s guests run on QEMU TCG only (the host is %s)",
@@ -143,9 +146,15 @@ static int parse_command_line(int argc, char **argv, struct vmm_config *cfg)
 	int r = vmm_args_parse(argc, argv, cfg, err, sizeof(err));
 
 	if (r == 1) {
-		fputs(vmm_usage_text, stdout);
+		vmm_print_usage();
 		return PTELAB_EXIT_OK;
 	}
+	if (r == 2) {
+		printf("ptelab %s\n", vmm_version);
+		return PTELAB_EXIT_OK;
+	}
+	if (r == 0)
+		r = vmm_guest_args_check(cfg, err, sizeof(err));
 	if (r < 0) {
 		/* One line, so scripts can show the whole reason. */
 		vmm_msg("%s%s", err, r == -2 ? " (try 'ptelab --help')" : "");
@@ -182,17 +191,37 @@ static int boot(const struct vmm_config *cfg, struct vmm_machine *m, int backend
 		free(elf);
 		return PTELAB_EXIT_USAGE;
 	}
-	if (backend == VMM_BACKEND_KVM)
+	if (cfg->csv && vmm_console_csv_open(&console, cfg->csv)) {
+		vmm_msg("--csv: %s: %s", cfg->csv, strerror(errno));
+		vmm_console_close(&console);
+		free(elf);
+		return PTELAB_EXIT_USAGE;
+	}
+	if (backend == VMM_BACKEND_HOST)
+		status = vmm_host_boot(cfg, &console, t);
+	else if (backend == VMM_BACKEND_KVM)
 		status = vmm_kvm_boot(m, &img, elf, &console, cfg->timeout, cfg->verbose, t);
 	else
 		status = vmm_qemu_boot(cfg, m, &console, t);
 	if (vmm_console_close(&console)) {
-		vmm_msg("--results: %s: write error", cfg->results);
+		vmm_msg("--results or --csv: write error");
 		if (status == PTELAB_EXIT_OK)
 			status = PTELAB_EXIT_USAGE;
 	}
 	free(elf);
 	return status;
+}
+
+/* What depends on the backend (vmm_config_settle()). Return: 0, or -1
+ * (reported). */
+static int settle(struct vmm_config *cfg, int backend)
+{
+	char err[256];
+
+	if (!vmm_config_settle(cfg, backend, err, sizeof(err)))
+		return 0;
+	vmm_msg("%s", err);
+	return -1;
 }
 
 int vmm_main(int argc, char **argv)
@@ -208,6 +237,8 @@ int vmm_main(int argc, char **argv)
 	backend = pick_backend(&cfg);
 	if (backend < 0)
 		return -backend;
+	if (settle(&cfg, backend))
+		return PTELAB_EXIT_USAGE;
 	if (vmm_machine_init(&m, layout_of(&cfg, backend), cfg.mem, cfg.nodes, cfg.cpus,
 			     cfg.bootargs)) {
 		vmm_msg("cannot lay out %llu bytes over %d nodes", X(cfg.mem), cfg.nodes);

@@ -21,7 +21,8 @@
 #define VMM_BOOTARGS_MAX 1024 /* with the NUL; the guest's MACHINE_BOOTARGS_MAX */
 
 enum vmm_arch { VMM_ARCH_X86_64, VMM_ARCH_ARM64 };
-enum vmm_backend { VMM_BACKEND_AUTO, VMM_BACKEND_KVM, VMM_BACKEND_QEMU };
+/* HOST runs the guest's mm commands natively (build/ptelab-host-<arch>). */
+enum vmm_backend { VMM_BACKEND_AUTO, VMM_BACKEND_KVM, VMM_BACKEND_QEMU, VMM_BACKEND_HOST };
 /* ICOUNT is TCG with -icount shift=0: guest time advances 1 ns per guest
  * instruction, so timings are exact, reproducible instruction counts. */
 enum vmm_accel { VMM_ACCEL_TCG, VMM_ACCEL_KVM, VMM_ACCEL_ICOUNT };
@@ -33,10 +34,12 @@ struct vmm_config {
 	bool accel_set; /* --accel given: auto then means QEMU */
 	uint64_t mem;
 	int nodes, cpus, timeout;
+	bool timeout_set;      /* --timeout given (else run=bench raises the default) */
 	char kernel[PATH_MAX]; /* "" until vmm_config_default_kernel() */
 	const char *results;   /* NULL: none */
 	const char *dtb_out;   /* NULL: boot the guest */
-	bool verbose, timing, help;
+	const char *csv;       /* NULL: none */
+	bool verbose, timing, help, version, quiet;
 	bool keep; /* keep the QEMU run's temporary files (see --verbose) */
 	char bootargs[VMM_BOOTARGS_MAX];
 };
@@ -58,7 +61,7 @@ int vmm_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
  * every other word, and every word after "--", is a guest argument. Those
  * are joined with single spaces into cfg->bootargs ("run=hello" when there
  * are none).
- * Return: 0; 1 when --help was given; -1 on a bad value and -2 on a bad
+ * Return: 0; 1 when --help was given, 2 for --version; -1 on a bad value and -2 on a bad
  * option (unknown, missing or unexpected value), each with the complete
  * message line (without "ptelab: ") in @err.
  */
@@ -71,7 +74,37 @@ int vmm_args_parse(int argc, char *const argv[], struct vmm_config *cfg, char *e
  */
 int vmm_config_default_kernel(struct vmm_config *cfg, const char *self_exe);
 
-/* The --help text. */
-extern const char vmm_usage_text[];
+/* The --help text: vmm_usage_text, the guest keys, vmm_usage_tail. */
+extern const char vmm_usage_text[], vmm_usage_tail[];
+
+/* ptelab's version: git describe at build time. */
+extern const char vmm_version[];
+
+/*
+ * vmm_guest_args_check - the guest words of @cfg as the guest will read
+ * them: known keys, values of the right form (for cfg->arch), and for
+ * run=bench a size= that fits in --mem. Nothing boots for a bad word.
+ * Return: 0, or -1 with a one-line reason in @err.
+ */
+int vmm_guest_args_check(const struct vmm_config *cfg, char *err, size_t errlen);
+
+/* Does the guest command line run a benchmark? */
+bool vmm_guest_runs_bench(const struct vmm_config *cfg);
+
+/*
+ * vmm_config_settle - what depends on the chosen @backend: run=bench
+ * defaults to the exact clock (icount) on QEMU unless --accel was given and
+ * to a 3600 s timeout unless --timeout was; then the guest learns its
+ * clock, backend and ptelab's version (ptelab.* words) and --quiet.
+ * Return: 0, or -1 with @err set when the words no longer fit.
+ */
+int vmm_config_settle(struct vmm_config *cfg, int backend, char *err, size_t errlen);
+
+/* The clock a run on @backend with @cfg measures: "icount", "host",
+ * "kvm" or "tcg". */
+const char *vmm_clock_name(const struct vmm_config *cfg, int backend);
+
+/* Print --help (with the guest keys) to stdout. */
+void vmm_print_usage(void);
 
 #endif

@@ -15,6 +15,9 @@ struct vmm_console {
 	int out_fd;	 /* where guest bytes go (stdout) */
 	bool out_broken; /* a write failed (reader gone): drop the rest */
 	FILE *results;	 /* NULL without --results */
+	FILE *csv;	 /* NULL without --csv */
+	bool csv_header; /* the CSV header line is written */
+	size_t out_done; /* bytes of line[] already written out (a progress line) */
 	size_t len;	 /* bytes of the current line in line[] */
 	bool overlong;	 /* the current line outgrew line[] and was flushed */
 	unsigned long nr_results;
@@ -28,15 +31,28 @@ struct vmm_console {
  */
 int vmm_console_init(struct vmm_console *c, int out_fd, const char *results_path);
 
-/* Feed @n guest bytes; complete lines are written out at once. */
+/* Also write every RESULT line as a CSV row (vmm_csv_row()) to a file
+ * created at @path. Return: 0, or -1 with errno set. */
+int vmm_console_csv_open(struct vmm_console *c, const char *path);
+
+/* Feed @n guest bytes; complete lines are written out at once, and so is
+ * a partial line that cannot be a RESULT line (progress dots). */
 void vmm_console_put(struct vmm_console *c, const void *buf, size_t n);
 
 /* Write out the partial line so far (it is no longer captured): call
  * before ptelab reports on stderr, so the report follows the guest's output. */
 void vmm_console_flush(struct vmm_console *c);
 
-/* Write out a partial last line and close the results file.
- * Return: 0, or -1 when writing the results file failed. */
+/* Write out a partial last line and close the results and CSV files.
+ * Return: 0, or -1 when writing either failed. */
 int vmm_console_close(struct vmm_console *c);
+
+/*
+ * vmm_csv_row - the CSV of one RESULT line's JSON @json to @f, after the
+ * header line when *@header_done is false (then set). Columns: the fixed
+ * keys, then every counter of mm/counters.h (0 when absent).
+ * Return: 0, or -1 on a write error.
+ */
+int vmm_csv_row(FILE *f, const char *json, size_t len, bool *header_done);
 
 #endif

@@ -66,6 +66,7 @@ static struct tlb_entry pmd_tlb[PMD_ENTRIES];
 static unsigned pmd_victim;
 
 unsigned long host_tlb_reports, host_tlb_hits, host_tlb_fills;
+bool host_tlb_model = true;
 static char *capture_buf;
 static size_t capture_size;
 
@@ -256,6 +257,8 @@ void host_tlb_flush(unsigned long start, unsigned long end)
 {
 	char op[64];
 
+	if (!host_tlb_model)
+		return;
 	snprintf(op, sizeof(op), "flush [%#lx, %#lx)", start, end);
 	check_all(op);
 	for (int s = 0; s < TLB_SETS; s++)
@@ -269,6 +272,8 @@ void host_tlb_flush(unsigned long start, unsigned long end)
 
 void host_tlb_flush_all(void)
 {
+	if (!host_tlb_model)
+		return;
 	check_all("switch_mm");
 	memset(page_tlb, 0, sizeof(page_tlb));
 	memset(pmd_tlb, 0, sizeof(pmd_tlb));
@@ -306,7 +311,7 @@ int host_tlb_translate(unsigned long va, bool write, uint64_t *pa)
 	char op[48];
 	const char *why;
 
-	if (!e)
+	if (!host_tlb_model || !e)
 		return 0;
 	snprintf(op, sizeof(op), "%s of %#lx", write ? "write" : "read", va);
 	host_mmu_walk(va, &w);
@@ -376,6 +381,8 @@ void host_tlb_fill(unsigned long va, const struct host_walk *w, bool ok)
 	struct tlb_entry *pmd = pmd_entry(va);
 	unsigned long block = va & ~(CONT_SIZE - 1);
 
+	if (!host_tlb_model)
+		return;
 	if (!pte_user(w->leaf) || !pte_young(w->leaf) || (!ok && !arm64_rules()))
 		return;
 	va &= ~(PAGE_SIZE - 1);
@@ -409,6 +416,8 @@ bool host_tlb_stuck(unsigned long va, bool write)
 	uint64_t pa;
 	struct tlb_entry *e = tlb_find(va, &pa);
 
+	if (!host_tlb_model)
+		return false;
 	if (!e || leaf_allows(e->leaf, write))
 		return false;
 	host_mmu_walk(va, &w);

@@ -1,16 +1,23 @@
 /*
  * bench.h - the in-guest benchmark harness (run=bench:NAME).
  *
- * A benchmark is a list of cases (a folio size) times variants (unbatched,
- * batched, ...). For each case and variant the harness runs the
- * benchmark's one-repetition function @reps times, variants interleaved so
- * drift hits them alike, and prints one RESULT line with the median,
- * minimum and maximum time and the counter deltas of one repetition.
+ * A benchmark is a list of cases (a folio size) times variants. A variant
+ * is a setting of the benchmark's own batching cap (the knob of the
+ * operation it times, e.g. zap= for bench:zap): the defaults are
+ * "unbatched" (cap 1) and "batched" (cap max), caps=LIST runs one variant
+ * "cap=N" per value, and the cap given on the command line (zap=4, or
+ * batch=4) runs that one value. Every other knob keeps its command-line
+ * value. For each case and variant the harness runs the benchmark's
+ * one-repetition function @reps times, variants interleaved so drift hits
+ * them alike, and prints one RESULT line with the median, minimum and
+ * maximum time, the caps in effect and the counter deltas of one
+ * repetition.
  */
 #ifndef GUEST_BENCH_H
 #define GUEST_BENCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "counters.h"
@@ -24,10 +31,33 @@ struct folio_size {
 extern const struct folio_size folio_sizes[];
 extern const int nr_folio_sizes;
 
+/* The folio size labelled @label (exact, case-sensitive); NULL if none. */
+const struct folio_size *folio_size_find(const char *label, size_t len);
+
+/*
+ * folios_check - every label of the comma-separated @list is a folio size.
+ * Return: 0, or -1 with a one-line reason naming the first bad label.
+ */
+int folios_check(const char *list, char *err, size_t errlen);
+
+#define BENCH_MAX_VARIANTS 16
+
+/* One variant: its name and the settings it gives the benchmark's own cap. */
+struct bench_variant {
+	char name[24]; /* "unbatched", "batched", "cap=16", "walk+grab" */
+	unsigned cap;  /* the benchmark's own cap (CAP_MAX = max) */
+	int walk;      /* caps.gup_walk for this variant; -1 leaves the knob */
+};
+
 struct bench_params {
 	unsigned long size; /* bytes of memory each repetition works on */
 	int reps;
 	const char *folios; /* comma-separated labels to run, NULL = the bench's own */
+	const char *caps;   /* caps=LIST, NULL = the default variants */
+	bool caps_na;	    /* caps= was given but this bench has no cap (run=bench) */
+	bool quiet;	    /* no progress lines */
+	const char *clock;  /* what a "us" is: "icount", "host", "kvm", "tcg" */
+	const char *backend, *version;
 };
 
 /* One repetition: set up untimed, then call bench_start()/bench_stop()
@@ -41,18 +71,28 @@ void bench_stop(void);
 struct bench {
 	const char *name;
 	const char *default_folios;
-	const char *const *variants; /* NULL-terminated */
+	const char *const *variants; /* default variant names, NULL-terminated */
 	bench_rep_fn rep;
-	const char *what; /* one line for the table header */
+	const char *what;    /* one line for the table header */
+	const char *cap_key; /* knob of the timed operation ("zap"); NULL: none */
 };
+
+/*
+ * bench_variants - the variants @b runs under @p and the command line:
+ * caps=LIST, else the bench's own knob when given, else the defaults.
+ * Return: the number of variants, or -1 with a one-line reason in @err
+ * (caps= for a bench without a cap, caps= together with the knob, a bad
+ * cap value).
+ */
+int bench_variants(const struct bench *b, const struct bench_params *p, struct bench_variant *v,
+		   char *err, size_t errlen);
 
 /* Run @b over its folios and variants; print RESULT lines and a table.
  * Return a PTELAB_EXIT_* status. */
 int bench_run(const struct bench *b, const struct bench_params *p);
 
-/* The variant names most benchmarks use, and how they set the knobs. */
+/* The variant names most benchmarks use. */
 extern const char *const variants_batching[];
-void bench_apply_variant(const char *variant);
 
 /* Map @p->size of anonymous memory for folio size @fs in @mm and return
  * its address (0 on failure); @populate writes every page. */

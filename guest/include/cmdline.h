@@ -9,6 +9,7 @@
 #define GUEST_CMDLINE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #define CMDLINE_MAX_WORDS 32
 #define CMDLINE_KEY_MAX 32
@@ -48,5 +49,27 @@ int cmdline_check_keys(const struct cmdline *cl, const char *const *known, char 
 
 /* Parse a decimal unsigned number that fits in an int; -1 if it is not one. */
 int cmdline_uint(const char *s);
+
+/*
+ * cmdline_check - every word of @cl is a known key with a value of the
+ * right form for a guest of @arch ("x86_64", "arm64", "host-x86_64", ...):
+ * numbers in range, known folio sizes, caps, on/off, choices; contpte= on
+ * arm64 only. Command names are the guest's to check (run=list).
+ * Return: 0, or -1 with a one-line reason in @err.
+ */
+int cmdline_check(const struct cmdline *cl, const char *arch, char *err, size_t errlen);
+
+/*
+ * cmdline_caps_list - parse caps=LIST into @out (at most @max distinct
+ * values, CAP_MAX for "max").
+ * Return: the number of values, or -1 with a one-line reason in @err.
+ */
+int cmdline_caps_list(const char *list, unsigned *out, int max, char *err, size_t errlen);
+
+/* The gup_op= choices, comma-separated (bench_gup.c's order). */
+#define CMDLINE_GUP_OPS "get,pin,longterm,get-fast,pin-fast"
+
+/* Print every key the user may give, one line each, to @out. */
+void cmdline_print_keys(FILE *out);
 
 #endif

@@ -5,7 +5,8 @@
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=$TOP/build/bench-results.jsonl
 : >"$OUT"
-names=${*:-boot mm}
+: >"$OUT.raw" # a fresh file every run: an interrupted run's rows never mix in
+names=${*:-boot mm clocks}
 for b in $names; do
 	sh "$TOP/tests/bench/$b.sh" | tee -a "$OUT.raw"
 done

@@ -6,6 +6,7 @@
  */
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -183,5 +184,30 @@ __attribute__((constructor)) static void ignore_sigpipe(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+/* Progress dots show at once: a partial line that cannot be a RESULT line
+ * is written out as it comes, one that still may be one is held. */
+TEST(progress_passes_at_once)
+{
+	char *out, *res;
+	size_t n;
+	struct stat st;
+
+	open_console();
+	vmm_console_put(&con, "  zap 64K: ", strlen("  zap 64K: "));
+	vmm_console_put(&con, ".", 1);
+	CHECK_EQ(fstat(out_fd, &st), 0);
+	CHECK_EQ(st.st_size, 12);
+	vmm_console_put(&con, ". 2 reps\nRESUL", strlen(". 2 reps\nRESUL"));
+	CHECK_EQ(fstat(out_fd, &st), 0);
+	CHECK_EQ(st.st_size, 21); /* "RESUL" is held */
+	vmm_console_put(&con, "T {\"a\":1}\n", strlen("T {\"a\":1}\n"));
+	close_console(&out, &n, &res);
+	CHECK_STR(out, "  zap 64K: .. 2 reps\nRESULT {\"a\":1}\n");
+	CHECK_STR(res, "{\"a\":1}\n");
+	free(out);
+	free(res);
+}
+
 TEST_SUITE(console, result_lines_captured, any_chunking_same_result,
-	   overlong_line_passes_uncaptured, flush_ends_capture, broken_stdout_survived)
+	   overlong_line_passes_uncaptured, flush_ends_capture, broken_stdout_survived,
+	   progress_passes_at_once)

@@ -166,7 +166,9 @@ dts_case() {
 	n=$(awk '/memory@/ { m = 1; s = "" } m { s = s $0 } m && /};/ { print s; m = 0 }' \
 		"$TMPD/t.dts" | grep -c 'numa-node-id = <0x[0-9a-f]*>')
 	[ "$n" -eq "$want" ] || { fail "$name" "$n memory@ nodes with numa-node-id, wanted $want"; return 1; }
-	grep -q "bootargs = \"$args\";" "$TMPD/t.dts" ||
+	# The user's words, then what ptelab adds (its clock, backend, version).
+	grep -q "bootargs = \"$args ptelab.clock=[a-z]* ptelab.backend=[a-z]* ptelab.version=[^ \"]*\";" \
+		"$TMPD/t.dts" ||
 		{ fail "$name" "no /chosen/bootargs \"$args\""; return 1; }
 	grep -q "distance-matrix" "$TMPD/t.dts" || { fail "$name" "no distance-matrix"; return 1; }
 	return 0
@@ -181,8 +183,8 @@ dtb_cases() {
 	fi
 	name="dtb-out: x86_64, 3 nodes, 2 cpus"
 	if expect_status "$name" 0 "$PTELAB" --dtb-out "$TMPD/a.dtb" --mem 768M --nodes 3 \
-		--cpus 2 run=hello x=1 &&
-		dts_case "$name" "$TMPD/a.dtb" 3 "run=hello x=1"; then
+		--cpus 2 run=hello reps=1 &&
+		dts_case "$name" "$TMPD/a.dtb" 3 "run=hello reps=1"; then
 		if grep -q "cpu@1" "$TMPD/t.dts" && grep -q "timebase-frequency" "$TMPD/t.dts"; then
 			pass "$name"
 		else
@@ -205,8 +207,8 @@ dtb_cases() {
 	if ! have_cmd qemu-system-aarch64; then
 		skip "$name" "qemu-system-aarch64 is not installed"
 	elif expect_status "$name" 0 "$PTELAB" --arch arm64 --kernel "$GUESTS/arm64-exit0.elf" \
-		--dtb-out "$TMPD/c.dtb" --mem 1G --nodes 2 run=hello y=2 &&
-		dts_case "$name" "$TMPD/c.dtb" 2 "run=hello y=2"; then
+		--dtb-out "$TMPD/c.dtb" --mem 1G --nodes 2 run=hello size=2 &&
+		dts_case "$name" "$TMPD/c.dtb" 2 "run=hello size=2"; then
 		pass "$name"
 	fi
 }

@@ -45,6 +45,14 @@ struct boot_info {
 
 extern const char arch_name[]; /* "host-x86_64" or "host-arm64": the PTE format */
 
+/* The guest's machine hooks that its generic commands call (guest/arch.h).
+ * The host backend (arch/host/boot/main.c) defines them; commands that
+ * need a real machine are refused there before they run. */
+void arch_exit(int status) __attribute__((noreturn));
+void arch_deliberate_fault(void) __attribute__((noreturn));
+void arch_describe_boot(void);
+void arch_hang(void) __attribute__((noreturn));
+
 /*
  * host_machine_init - allocate @nodes nodes of @node_mb MiB of simulated RAM
  * each, fill the global `machine` as an FDT would, and set boot_info.

@@ -18,6 +18,12 @@
 
 #include "pgtable.h"
 
+/* The model is on (the default, and always in the tests). Off, there is
+ * no TLB at all: every access walks the tables and flushes do nothing,
+ * which is the cheapest MMU; the host backend (arch/host/boot/main.c)
+ * turns it off so its benchmarks time the mm code, not the model. */
+extern bool host_tlb_model;
+
 /* What a cached translation covers. */
 enum host_tlb_kind {
 	TLB_PAGE, /* one 4 KiB page */

@@ -1,0 +1,185 @@
+/*
+ * cmdline_check.c - every key the guest command line may carry, what its
+ * value must look like, and one line of help for it.
+ *
+ * Plain C, linked into the guest (which checks before it runs anything)
+ * and into ptelab (which checks before it boots anything), so both reject
+ * the same words with the same one-line message.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+#include "cmdline.h"
+#include "knobs.h"
+
+enum key_kind {
+	K_RUN,
+	K_SIZE,
+	K_REPS,
+	K_FOLIOS,
+	K_CAPS,
+	K_CAP,
+	K_ONOFF,
+	K_CHOICE,
+	K_GUP_NR,
+	K_CONTPTE,
+	K_TEXT
+};
+
+struct key_rule {
+	const char *key;
+	enum key_kind kind;
+	const char *help; /* for K_CHOICE: the choices, comma-separated, first */
+};
+
+static const struct key_rule rules[] = {
+	{ "run", K_RUN, "NAME[:ARG][,NAME...]: the commands to run (run=list lists them)" },
+	{ "size", K_SIZE, "benchmarks: MiB per repetition, even, 2..65536 (default 256 or less)" },
+	{ "reps", K_REPS, "benchmarks: repetitions per variant, 1..64 (default 5)" },
+	{ "folios", K_FOLIOS,
+	  "benchmarks: folio sizes, of 4K 16K 32K 64K 128K 256K 512K 1M "
+	  "2M-pte 2M-pmd" },
+	{ "caps", K_CAPS, "benchmarks: a variant per cap of the timed operation, e.g. 1,4,max" },
+	{ "batch", K_CAP, "every cap below at once (N or max; 1 = unbatched)" },
+	{ "zap", K_CAP, "cap of the batched zap (munmap, exit): N or max" },
+	{ "mprotect", K_CAP, "cap of the batched mprotect: N or max" },
+	{ "fork", K_CAP, "cap of fork's batched PTE copy: N or max" },
+	{ "gup_grab", K_CAP, "cap of GUP's batched folio grab: N or max" },
+	{ "migrate", K_CAP, "cap of batched migration: N or max" },
+	{ "gup_walk", K_ONOFF, "GUP walks every PTE of a table in one call: on or off" },
+	{ "contpte", K_CONTPTE, "arm64 only: fold aligned 16-PTE runs into blocks: on or off" },
+	{ "gup_nr", K_GUP_NR, "bench gup: pages per call, 0..16777216 (0 = all; default 65536)" },
+	{ "gup_op", K_CHOICE, CMDLINE_GUP_OPS },
+	{ "gup_write", K_ONOFF, "bench gup: FOLL_WRITE, on or off (default on)" },
+	{ "gup_touch", K_ONOFF, "bench gup: FOLL_TOUCH, on or off (default on for get)" },
+	/* Set by ptelab itself: what the guest's clock is and who runs it. */
+	{ "ptelab.clock", K_TEXT, "set by ptelab: the clock (icount, host, kvm, tcg)" },
+	{ "ptelab.backend", K_TEXT, "set by ptelab: the backend" },
+	{ "ptelab.version", K_TEXT, "set by ptelab: its version" },
+	{ "ptelab.quiet", K_ONOFF, "set by ptelab --quiet: no progress lines" },
+};
+#define NR_RULES (int)(sizeof(rules) / sizeof(rules[0]))
+
+/* Is [s, s+len) one of the comma-separated @choices? */
+static int choice_ok(const char *choices, const char *s, size_t len)
+{
+	for (const char *c = choices;;) {
+		size_t n = strcspn(c, ",");
+
+		if (n == len && !strncmp(c, s, n))
+			return 1;
+		if (!c[n])
+			return 0;
+		c += n + 1;
+	}
+}
+
+int cmdline_caps_list(const char *list, unsigned *out, int max, char *err, size_t errlen)
+{
+	char one[16];
+	int n = 0;
+
+	for (const char *s = list;;) {
+		size_t len = strcspn(s, ",");
+
+		if (len >= sizeof(one) || n == max) {
+			snprintf(err, errlen, "caps=%s: at most %d values, each N or max", list,
+				 max);
+			return -1;
+		}
+		memcpy(one, s, len);
+		one[len] = 0;
+		if (cap_parse_value("caps", one, &out[n], err, errlen))
+			return -1;
+		for (int i = 0; i < n; i++)
+			if (out[i] == out[n]) {
+				snprintf(err, errlen, "caps=%s: '%s' is given twice", list, one);
+				return -1;
+			}
+		n++;
+		if (!s[len])
+			return n;
+		s += len + 1;
+	}
+}
+
+/* Check the value @v of @r on @arch. Return: 0, or -1 with @err set. */
+static int check_value(const struct key_rule *r, const char *v, const char *arch, char *err,
+		       size_t errlen)
+{
+	unsigned scratch[BENCH_MAX_VARIANTS], cap;
+	int n = cmdline_uint(v);
+
+	switch (r->kind) {
+	case K_SIZE:
+		if (n >= 2 && n <= 65536 && n % 2 == 0)
+			return 0;
+		return snprintf(err, errlen, "size=%s: want an even number of MiB, 2..65536", v),
+		       -1;
+	case K_REPS:
+		if (n >= 1 && n <= 64)
+			return 0;
+		return snprintf(err, errlen, "reps=%s: want a number 1..64", v), -1;
+	case K_GUP_NR:
+		if (n >= 0 && n <= (1 << 24))
+			return 0;
+		return snprintf(err, errlen, "gup_nr=%s: want 0..16777216 pages", v), -1;
+	case K_FOLIOS:
+		return folios_check(v, err, errlen);
+	case K_CAPS:
+		return cmdline_caps_list(v, scratch, BENCH_MAX_VARIANTS, err, errlen) < 0 ? -1 : 0;
+	case K_CAP:
+		return cap_parse_value(r->key, v, &cap, err, errlen);
+	case K_CONTPTE:
+		if (strcmp(arch, "arm64") && strcmp(arch, "host-arm64"))
+			return snprintf(err, errlen,
+					"contpte=%s: contpte exists on arm64 only, not on %s", v,
+					arch),
+			       -1;
+		/* fall through */
+	case K_ONOFF:
+		if (!strcmp(v, "on") || !strcmp(v, "off"))
+			return 0;
+		return snprintf(err, errlen, "%s=%s: want on or off", r->key, v), -1;
+	case K_CHOICE:
+		if (choice_ok(r->help, v, strlen(v)))
+			return 0;
+		return snprintf(err, errlen, "%s=%s: want one of %s", r->key, v, r->help), -1;
+	case K_RUN:
+	case K_TEXT:
+		break;
+	}
+	return 0;
+}
+
+int cmdline_check(const struct cmdline *cl, const char *arch, char *err, size_t errlen)
+{
+	for (int i = 0; i < cl->nr_words; i++) {
+		const struct cmdline_word *w = &cl->word[i];
+		int k = 0;
+
+		while (k < NR_RULES && strcmp(rules[k].key, w->key))
+			k++;
+		if (k == NR_RULES)
+			return snprintf(err, errlen,
+					"unknown option '%s' (run=help lists the options)", w->key),
+			       -1;
+		if (check_value(&rules[k], w->val, arch, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
+void cmdline_print_keys(FILE *out)
+{
+	for (int i = 0; i < NR_RULES; i++) {
+		if (!strncmp(rules[i].key, "ptelab.", 7))
+			continue;
+		if (rules[i].kind == K_CHOICE)
+			fprintf(out, "  %-10s bench gup: one of %s (default longterm)\n",
+				rules[i].key, rules[i].help);
+		else
+			fprintf(out, "  %-10s %s\n", rules[i].key, rules[i].help);
+	}
+}

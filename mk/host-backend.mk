@@ -1,0 +1,42 @@
+# mk/host-backend.mk - build/ptelab-host-<arch>, what `ptelab --backend
+# host` runs: the guest's commands (every guest/*.c but the boot, console
+# and libc glue), all of mm/ and the hosted simulation (arch/host), built
+# for the host CPU and optimised like the guest (no sanitizers: it is
+# timed). One binary per PTE format, as for the mm host runner
+# (mk/mm-host.mk, whose include order it shares).
+
+HOSTRUN_FORMATS := x86_64 arm64
+# The guest files that need a booted machine; a new command file in
+# guest/ joins the host backend by itself. arch/host's own tests stay out;
+# tests/runner.c is in because the strict TLB model (arch/host/tlb.c)
+# reports through it (the backend turns the model off).
+HOSTRUN_GUEST_SKIP := guest/main.c guest/heap.c guest/panic.c guest/syscalls.c guest/time.c \
+	guest/selftest.c guest/dt.c guest/machine.c
+HOSTRUN_SRCS := $(filter-out $(HOSTRUN_GUEST_SKIP),$(wildcard guest/*.c)) \
+	$(filter-out mm/kmap.c,$(wildcard mm/*.c)) \
+	$(filter-out arch/host/setup.c arch/host/test_%.c,$(wildcard arch/host/*.c)) \
+	arch/host/boot/main.c tests/runner.c
+# arm64's contpte code is pure C (as in the mm host runner).
+HOSTRUN_SRCS_arm64 := arch/arm64/contpte.c
+
+# $(1) = PTE format
+define hostrun_rules
+HOSTRUN_CFLAGS_$(1) := -O2 -g -std=gnu11 $(WARN) -MMD -MP \
+	-include arch/host/include/arch.h -Iarch/host/include -Iarch/$(1)/include \
+	-Imm -Iguest/include -Ivmm -Itests -DHOST_PTE_FORMAT='"$(1)"'
+HOSTRUN_OBJS_$(1) := $$(patsubst %.c,$(B)/hostrun-$(1)/%.o,$(HOSTRUN_SRCS) $(HOSTRUN_SRCS_$(1)))
+
+$(B)/hostrun-$(1)/%.o: %.c
+	@mkdir -p $$(dir $$@)
+	$$(call quiet,CC,$$@)
+	$(Q)$(HOSTCC) $$(HOSTRUN_CFLAGS_$(1)) $$(HOSTRUN_EXTRA) -c $$< -o $$@
+$(B)/hostrun-$(1)/arch/host/boot/main.o: HOSTRUN_EXTRA := -D_GNU_SOURCE
+
+$(B)/ptelab-host-$(1): $$(HOSTRUN_OBJS_$(1))
+	$$(call quiet,LD,$$@)
+	$(Q)$(HOSTCC) -o $$@ $$^
+endef
+
+$(foreach f,$(HOSTRUN_FORMATS),$(eval $(call hostrun_rules,$(f))))
+
+EXTRA_ALL += $(foreach f,$(HOSTRUN_FORMATS),$(B)/ptelab-host-$(f))

@@ -1,0 +1,244 @@
+#!/bin/sh
+# tests/vmm/cli.sh - the real build/ptelab's command line and benchmark
+# workflow from the outside:
+#
+#  1. bad guest words exit 2 with one line before anything boots (checked
+#     by ptelab: no guest output at all), and guest-side usage errors exit
+#     2 with one line before any work;
+#  2. -h/--help lists the options, commands, keys and PTELAB_ALLOW_PVM;
+#     --version says git describe; run=help, run=list and selftest:list
+#     answer without running anything; hello reads right on arm64;
+#  3. a caps= sweep gives one RESULT per cap named cap=N, whose icount
+#     times fall as the cap grows, with clock, arch, backend, caps and
+#     version in every line; --csv writes the same rows;
+#  4. --backend host runs a small benchmark natively: RESULT lines with
+#     clock "host"; a command that needs a booted guest is refused.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+REAL_X86=$TOP/build/x86_64/guest.elf
+REAL_ARM64=$TOP/build/arm64/guest.elf
+HOSTBIN=$TOP/build/ptelab-host-x86_64
+
+# refused_early WANT ARGS...: exit 2, exactly one line, from ptelab itself
+# (so nothing booted), containing WANT.
+refused_early() {
+	want=$1
+	shift
+	name="refused before boot: $*"
+	expect_status "$name" 2 "$PTELAB" "$@" || return
+	if [ "$(wc -l <"$TMPD/out")" -ne 1 ]; then
+		fail "$name" "not one line: $(tr '\n' '|' <"$TMPD/out")"
+	elif ! grep -q "^ptelab: .*$want" "$TMPD/out"; then
+		fail "$name" "wanted 'ptelab: ...$want', got: $(cat "$TMPD/out")"
+	else
+		pass "$name"
+	fi
+}
+
+# refused_by_guest WANT ARGS...: exit 2, the one "guest: " line says WANT,
+# and no benchmark or command output came before it.
+refused_by_guest() {
+	want=$1
+	shift
+	name="refused by the guest: $*"
+	expect_status "$name" 2 "$PTELAB" --accel icount "$@" || return
+	if grep -v '^mm: ' "$TMPD/out" | grep -qv '^guest: '; then
+		fail "$name" "output besides the message: $(grep -v '^mm: ' "$TMPD/out" | tr '\n' '|')"
+	elif [ "$(grep -c "^guest: .*$want" "$TMPD/out")" -ne 1 ]; then
+		fail "$name" "wanted 'guest: ...$want', got: $(tr '\n' '|' <"$TMPD/out")"
+	else
+		pass "$name"
+	fi
+}
+
+early_cases() {
+	refused_early "folios=3K: '3K' is not a folio size" run=bench:zap folios=3K
+	refused_early "'64k' is not a folio size" run=bench:zap folios=64k
+	refused_early "unknown option 'seed'" run=bench seed=abc
+	refused_early "contpte exists on arm64 only, not on x86_64" run=bench contpte=off
+	refused_early "gup_op=foo: want one of get,pin,longterm,get-fast,pin-fast" \
+		run=bench:gup gup_op=foo
+	refused_early "caps=1,2,2: '2' is given twice" run=bench:zap caps=1,2,2
+	refused_early "zap=none: a cap is a number" run=bench:zap zap=none
+	refused_early "size=1024 needs --mem 1216M or more (have 1G)" run=bench:zap size=1024
+	refused_early "ptelab.clock= is ptelab's to set" run=hello ptelab.clock=x
+	refused_early "unknown option '--bogus' (try 'ptelab --help')" -h --bogus
+}
+
+guest_cases() {
+	if [ ! -f "$REAL_X86" ]; then
+		skip "guest-side usage errors" "no build/x86_64/guest.elf"
+		return
+	fi
+	refused_by_guest "hello takes no argument (got 'hello:x')" run=hello:x
+	refused_by_guest "exit needs an argument: exit:N" run=exit
+	refused_by_guest "exit:N needs N in 0..255, not '256'" run=hello,exit:256
+	refused_by_guest "no benchmark 'nope' (have: fault zap" run=bench:nope
+	refused_by_guest "bench zap: give caps= or the zap= knob, not both" \
+		run=bench:zap zap=4 caps=1,2
+	refused_by_guest "bench fault: caps= does not apply" run=bench:fault caps=1,2
+	refused_by_guest "unknown command 'nope'" run=hello,nope
+	refused_by_guest "hello needs a booted guest" --backend host run=hello
+}
+
+help_cases() {
+	for h in -h --help; do
+		name="$h lists options, commands, keys, PTELAB_ALLOW_PVM"
+		expect_status "$name" 0 "$PTELAB" "$h" || continue
+		ok=1
+		for w in "--backend auto|kvm|qemu|host" "--csv FILE" "--quiet" "--version" \
+			"selftest:list" "bench\[:NAME\]" "run=help" "caps " "folios " "gup_op " \
+			"contpte " "PTELAB_ALLOW_PVM" "124 timeout"; do
+			grep -q -- "$w" "$TMPD/out" || { fail "$name" "lacks '$w'"; ok=0; break; }
+		done
+		[ "$ok" = 1 ] && pass "$name"
+	done
+	# The binary may predate the last commit: its commit must exist.
+	name="--version says git describe (a commit of this repository)"
+	if expect_status "$name" 0 "$PTELAB" --version; then
+		v=$(sed -nE 's/^ptelab ([^ ]+)$/\1/p' "$TMPD/out")
+		c=$(echo "$v" | sed -E 's/-dirty$//; s/.*-g([0-9a-f]+)$/\1/')
+		[ -n "$v" ] && git -C "$TOP" cat-file -e "$c^{commit}" 2>/dev/null && pass "$name" ||
+			fail "$name" "got $(cat "$TMPD/out")"
+	fi
+	[ -f "$REAL_X86" ] || { skip "guest help commands" "no build/x86_64/guest.elf"; return; }
+	name="run=help lists commands and keys"
+	if expect_status "$name" 0 "$PTELAB" --accel icount run=help; then
+		grep -q "^  help " "$TMPD/out" && grep -q "^  caps " "$TMPD/out" &&
+			grep -q "^  selftest " "$TMPD/out" && pass "$name" ||
+			fail "$name" "$(tr '\n' '|' <"$TMPD/out")"
+	fi
+	name="selftest:list names the cases without running them"
+	if expect_status "$name" 0 "$PTELAB" --accel icount run=selftest:list; then
+		if grep -qE '^(ok|FAIL) ' "$TMPD/out"; then
+			fail "$name" "it ran cases"
+		elif grep -qE '^[a-z_]+/[a-z_0-9]+$' "$TMPD/out" && grep -qE '^[0-9]+ cases$' "$TMPD/out"; then
+			pass "$name"
+		else
+			fail "$name" "$(head -n 3 "$TMPD/out" | tr '\n' '|')"
+		fi
+	fi
+	if [ -f "$REAL_ARM64" ]; then
+		name="arm64 hello: tree built by QEMU, no abi mismatch wording"
+		if expect_status "$name" 0 "$PTELAB" --arch arm64 run=hello; then
+			grep -q "^tree: built by QEMU" "$TMPD/out" && ! grep -q "tree says" "$TMPD/out" &&
+				pass "$name" || fail "$name" "$(head -n 3 "$TMPD/out" | tr '\n' '|')"
+		fi
+	else
+		skip "arm64 hello" "no build/arm64/guest.elf"
+	fi
+}
+
+# field JSON KEY: the value of "KEY" in a RESULT line's JSON (string or number).
+field() { echo "$1" | sed -E "s/.*\"$2\":\"?([^\",}]*).*/\1/"; }
+
+sweep_cases() {
+	[ -f "$REAL_X86" ] || { skip "caps sweep" "no build/x86_64/guest.elf"; return; }
+	name="caps=1,4,16,max: four cap=N variants, times falling, clock icount"
+	if expect_status "$name" 0 "$PTELAB" --accel icount --mem 2G --quiet --results "$TMPD/r.jsonl" \
+		--csv "$TMPD/r.csv" run=bench:zap size=64 reps=1 folios=64K caps=1,4,16,max; then
+		variants=$(sed -E 's/.*"variant":"([^"]*)".*/\1/' "$TMPD/r.jsonl" | tr '\n' ' ')
+		times=$(sed -E 's/.*"median_us":([0-9.]+).*/\1/' "$TMPD/r.jsonl" | tr '\n' ' ')
+		line=$(head -n 1 "$TMPD/r.jsonl")
+		if [ "$variants" != "cap=1 cap=4 cap=16 cap=max " ]; then
+			fail "$name" "variants: $variants"
+		elif ! echo "$times" | awk '{ for (i = 2; i <= NF; i++) if ($i > $(i-1)) exit 1;
+				if (!($NF < $1)) exit 1 }'; then
+			fail "$name" "times do not fall: $times"
+		elif [ "$(field "$line" clock)" != icount ] || [ "$(field "$line" arch)" != x86_64 ] ||
+			[ "$(field "$line" backend)" != qemu ] || [ "$(field "$line" version)" = unknown ] ||
+			! echo "$line" | grep -q '"caps":{"zap":"1",'; then
+			fail "$name" "keys: $line"
+		elif grep -q '^\.' "$TMPD/out"; then
+			fail "$name" "--quiet printed progress"
+		else
+			pass "$name"
+		fi
+		name="--csv: a header and the same four rows"
+		if [ "$(wc -l <"$TMPD/r.csv")" -eq 5 ] &&
+			head -n 1 "$TMPD/r.csv" | grep -q '^clock,arch,backend,version,bench,folio,variant,cap,' &&
+			[ "$(cut -d, -f7 "$TMPD/r.csv" | tail -n 4 | tr '\n' ' ')" = "$variants" ]; then
+			pass "$name"
+		else
+			fail "$name" "$(tr '\n' '|' <"$TMPD/r.csv")"
+		fi
+	fi
+	name="--accel tcg: the clock is tcg and the output warns that it is noise"
+	if expect_status "$name" 0 "$PTELAB" --accel tcg run=bench:zap size=16 reps=1 folios=64K; then
+		grep -q '^  WARNING: clock tcg' "$TMPD/out" && grep -q '"clock":"tcg"' "$TMPD/out" &&
+			pass "$name" || fail "$name" "$(grep -v '^mm:' "$TMPD/out" | head -n 3 | tr '\n' '|')"
+	fi
+	name="zap=4 is honoured by bench:zap (one variant cap=4)"
+	if expect_status "$name" 0 "$PTELAB" --accel icount --mem 2G --results "$TMPD/z.jsonl" \
+		run=bench:zap size=64 reps=1 folios=64K zap=4; then
+		[ "$(wc -l <"$TMPD/z.jsonl")" -eq 1 ] && grep -q '"variant":"cap=4"' "$TMPD/z.jsonl" &&
+			grep -q '"ref_updates":4130' "$TMPD/z.jsonl" && pass "$name" ||
+			fail "$name" "$(cat "$TMPD/z.jsonl")"
+	fi
+}
+
+# make sweep's script end to end on a tiny sweep: a CSV with one row per
+# cap and the three kinds of plot, as PNG files.
+make_sweep_case() {
+	name="sweep.sh: CSV rows per cap and PNG plots"
+	if [ ! -f "$REAL_X86" ] || ! have_cmd gnuplot; then
+		skip "$name" "no build/x86_64/guest.elf or no gnuplot"
+		return
+	fi
+	if ! BENCH=zap FOLIOS=4K,64K CAPS=1,16,max SIZE=16 "$TOP/tests/bench/sweep.sh" >"$TMPD/out" 2>&1; then
+		fail "$name" "$(tail -n 3 "$TMPD/out" | tr '\n' '|')"
+		return
+	fi
+	d=$TOP/build/sweep/latest
+	rows=$(tail -n +2 "$d/sweep.csv" | cut -d, -f5-8 | tr '\n' ' ')
+	want="zap,4K,cap=1,1 zap,4K,cap=16,16 zap,4K,cap=max,max zap,64K,cap=1,1 zap,64K,cap=16,16 zap,64K,cap=max,max "
+	if [ "$rows" != "$want" ]; then
+		fail "$name" "rows: $rows"
+	elif ! for f in time-zap ratio counters-zap; do
+		head -c 8 "$d/$f.png" | od -An -c | grep -q 'P   N   G' || exit 1
+	done; then
+		fail "$name" "missing or not PNG: $(ls "$d")"
+	else
+		pass "$name"
+	fi
+}
+
+host_cases() {
+	if [ ! -x "$HOSTBIN" ]; then
+		skip "--backend host" "no build/ptelab-host-x86_64"
+		return
+	fi
+	name="--backend host: RESULT lines with clock host"
+	if expect_status "$name" 0 "$PTELAB" --backend host --mem 256M --results "$TMPD/h.jsonl" \
+		run=bench:zap,bench:fork size=16 reps=3 folios=4K,64K; then
+		n=$(grep -c '"clock":"host","version"' "$TMPD/h.jsonl")
+		if [ "$n" -ne 8 ] || ! grep -q '"backend":"host"' "$TMPD/h.jsonl" ||
+			! grep -q '"arch":"host-x86_64"' "$TMPD/h.jsonl"; then
+			fail "$name" "$n host lines: $(head -n 2 "$TMPD/h.jsonl")"
+		elif ! grep -q '^  clock host: real time' "$TMPD/out" ||
+			! grep -qE '^host backend: the machine was (busy|quiet)' "$TMPD/out"; then
+			fail "$name" "no clock or load line: $(grep -v RESULT "$TMPD/out" | tr '\n' '|')"
+		else
+			pass "$name"
+		fi
+	fi
+	name="--backend host: --timeout stops it with 124"
+	expect_status "$name" 124 "$PTELAB" --backend host --timeout 1 run=bench size=256 && pass "$name"
+	name="--backend host: the same counters as the guest (the same mm code)"
+	[ -f "$REAL_X86" ] || { skip "$name" "no build/x86_64/guest.elf"; return; }
+	if expect_status "$name" 0 "$PTELAB" --accel icount --mem 256M --results "$TMPD/g.jsonl" \
+		run=bench:zap,bench:fork size=16 reps=1 folios=4K,64K; then
+		sed -E 's/.*"variant":"([^"]*)".*"counters":/\1 /' "$TMPD/h.jsonl" >"$TMPD/hc"
+		sed -E 's/.*"variant":"([^"]*)".*"counters":/\1 /' "$TMPD/g.jsonl" >"$TMPD/gc"
+		[ "$(wc -l <"$TMPD/gc")" -eq 8 ] && cmp -s "$TMPD/hc" "$TMPD/gc" && pass "$name" ||
+			fail "$name" "$(diff "$TMPD/hc" "$TMPD/gc" | head -n 4 | tr '\n' '|')"
+	fi
+}
+
+early_cases
+guest_cases
+help_cases
+sweep_cases
+make_sweep_case
+host_cases
+summary

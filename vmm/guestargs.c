@@ -1,0 +1,118 @@
+/*
+ * guestargs.c - ptelab's view of the guest command line: checked before
+ * anything boots (with the guest's own parser and rules, guest/cmdline*.c),
+ * and completed with what only ptelab knows (the clock, its version).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmdline.h"
+#include "vmm_config.h"
+#include "vmm_util.h"
+
+/* The guest's parse of cfg->bootargs: one per process, it is large. */
+static struct cmdline words;
+
+bool vmm_guest_runs_bench(const struct vmm_config *cfg)
+{
+	char err[160];
+
+	if (cmdline_parse(cfg->bootargs, &words, err, sizeof(err)))
+		return false;
+	for (int i = 0; i < words.nr_run; i++)
+		if (!strcmp(words.run[i].name, "bench"))
+			return true;
+	return false;
+}
+
+/*
+ * The memory a benchmark of @size_mb MiB needs: its memory, a fork's
+ * second set of page tables and the harness's page array (an eighth
+ * more), and the guest kernel, its heap and the memmap (64 MiB).
+ */
+static uint64_t bench_mem_needed(uint64_t size_mb)
+{
+	return ((size_mb + size_mb / 8 + 64) << 20);
+}
+
+/* size= against --mem, rounded up to what --mem accepts for --nodes. */
+static int check_bench_size(const struct vmm_config *cfg, char *err, size_t errlen)
+{
+	const char *s = cmdline_get(&words, "size");
+	uint64_t need, unit = VMM_NODE_ALIGN * (uint64_t)cfg->nodes;
+	char have[24], want[24];
+
+	if (!s)
+		return 0;
+	need = bench_mem_needed((uint64_t)cmdline_uint(s));
+	if (need <= cfg->mem)
+		return 0;
+	need = (need + unit - 1) / unit * unit;
+	vmm_fmt_size(cfg->mem, have, sizeof(have));
+	vmm_fmt_size(need, want, sizeof(want));
+	snprintf(err, errlen, "size=%s needs --mem %s or more (have %s)", s, want, have);
+	return -1;
+}
+
+int vmm_guest_args_check(const struct vmm_config *cfg, char *err, size_t errlen)
+{
+	char why[200];
+
+	if (cmdline_parse(cfg->bootargs, &words, why, sizeof(why)) ||
+	    cmdline_check(&words, vmm_arch_name(cfg->arch), why, sizeof(why))) {
+		snprintf(err, errlen, "guest command line: %s", why);
+		return -1;
+	}
+	for (int i = 0; i < words.nr_words; i++)
+		if (!strncmp(words.word[i].key, "ptelab.", 7)) {
+			snprintf(err, errlen, "guest command line: %s= is ptelab's to set",
+				 words.word[i].key);
+			return -1;
+		}
+	return vmm_guest_runs_bench(cfg) ? check_bench_size(cfg, err, errlen) : 0;
+}
+
+const char *vmm_clock_name(const struct vmm_config *cfg, int backend)
+{
+	if (backend == VMM_BACKEND_HOST)
+		return "host";
+	if (backend == VMM_BACKEND_KVM || cfg->accel == VMM_ACCEL_KVM)
+		return "kvm";
+	return cfg->accel == VMM_ACCEL_ICOUNT ? "icount" : "tcg";
+}
+
+static const char *backend_name(int backend)
+{
+	return backend == VMM_BACKEND_HOST ? "host" : backend == VMM_BACKEND_KVM ? "kvm" : "qemu";
+}
+
+int vmm_config_settle(struct vmm_config *cfg, int backend, char *err, size_t errlen)
+{
+	size_t len = strlen(cfg->bootargs);
+	int n;
+
+	if (vmm_guest_runs_bench(cfg)) {
+		if (backend == VMM_BACKEND_QEMU && !cfg->accel_set)
+			cfg->accel = VMM_ACCEL_ICOUNT;
+		if (!cfg->timeout_set)
+			cfg->timeout = 3600;
+	}
+	n = snprintf(cfg->bootargs + len, sizeof(cfg->bootargs) - len,
+		     " ptelab.clock=%s ptelab.backend=%s ptelab.version=%s%s",
+		     vmm_clock_name(cfg, backend), backend_name(backend), vmm_version,
+		     cfg->quiet ? " ptelab.quiet=on" : "");
+	if (n < 0 || (size_t)n >= sizeof(cfg->bootargs) - len) {
+		cfg->bootargs[len] = 0;
+		snprintf(err, errlen, "guest arguments: too long (limit %d bytes with ptelab's)",
+			 VMM_BOOTARGS_MAX - 1);
+		return -1;
+	}
+	return 0;
+}
+
+void vmm_print_usage(void)
+{
+	fputs(vmm_usage_text, stdout);
+	cmdline_print_keys(stdout);
+	fputs(vmm_usage_tail, stdout);
+}
