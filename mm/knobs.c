@@ -7,16 +7,25 @@
 #include "cmdline.h"
 #include "knobs.h"
 
-struct batch_caps caps = { CAP_MAX, CAP_MAX, CAP_MAX, CAP_MAX, CAP_MAX, true, true };
+struct batch_caps caps = { .zap = CAP_MAX,
+			   .mprotect = CAP_MAX,
+			   .fork = CAP_MAX,
+			   .gup_grab = CAP_MAX,
+			   .migrate = CAP_MAX,
+			   .migrate_unmap = CAP_MAX,
+			   .migrate_flush = CAP_MAX,
+			   .gup_walk = true,
+			   .contpte = true };
 
 const char *const caps_keys[] = { "batch",   "zap",	 "mprotect", "fork", "gup_grab",
-				  "migrate", "gup_walk", "contpte",  NULL };
+				  "migrate", "migrate_unmap", "migrate_flush", "gup_walk", "contpte", NULL };
 
 void caps_set_all(bool batched)
 {
 	unsigned v = batched ? CAP_MAX : 1;
 
 	caps.zap = caps.mprotect = caps.fork = caps.gup_grab = caps.migrate = v;
+	caps.migrate_unmap = caps.migrate_flush = v;
 	caps.gup_walk = batched;
 }
 
@@ -53,7 +62,9 @@ int caps_parse(const struct cmdline *cl, char *err, size_t errlen)
 			  { "mprotect", &caps.mprotect },
 			  { "fork", &caps.fork },
 			  { "gup_grab", &caps.gup_grab },
-			  { "migrate", &caps.migrate } };
+			  { "migrate", &caps.migrate },
+			  { "migrate_unmap", &caps.migrate_unmap },
+			  { "migrate_flush", &caps.migrate_flush } };
 	const char *v = cmdline_get(cl, "batch");
 	unsigned all;
 
