@@ -31,6 +31,8 @@
 #include "page_internal.h"
 #include "swapops.h"
 
+void (*migrate_unmapped_hook)(void);
+
 /* ---- queueing --------------------------------------------------------------- */
 
 bool migrate_batch_add(struct migrate_batch *b, struct folio *folio, struct mm *mm,
@@ -441,6 +443,8 @@ static long migrate_group(struct migrate_item *it, int n)
 			migrate_unmap(&it[k], defer);
 	}
 	flush_set_flush(&fs);
+	if (migrate_unmapped_hook)
+		migrate_unmapped_hook();
 	for (int k = 0; k < n; k++) {
 		unsigned long pages = folio_nr_pages(it[k].folio);
 		bool thp = folio_order(it[k].folio) == PMD_ORDER && it[k].dst;

@@ -82,6 +82,10 @@ struct queue_want {
 long queue_pages_range(struct mm *mm, unsigned long start, unsigned long end,
 		       const struct queue_want *want, unsigned flags);
 
+/* Tests: called after a group's unmap and flush, before the copy, while
+ * the migration entries are in place. NULL: none. */
+extern void (*migrate_unmapped_hook)(void);
+
 static inline void migrate_phase(bool queueing)
 {
 	if (migrate_phase_hook)

@@ -10,6 +10,8 @@
  * (dirty ignored), is skipped in one step, and a failure counts the run's
  * PTEs at once. caps.migrate = 1 is the code before the seed: one PTE a
  * step, and the "already queued?" test (the last large folio seen) per PTE.
+ * Failures count PTEs in both (Linux's unbatched loop counted a failed
+ * large folio once, at its first PTE), so both return the same number.
  *
  * The batch holds MIGRATE_CHUNK folios; the walk stops before a page table
  * that might not fit, migrates the batch and resumes there, so every table
@@ -27,7 +29,8 @@ struct queue_ctx {
 	const struct queue_want *want;
 	struct vma *vma;
 	unsigned flags;
-	struct folio *large; /* the last large folio looked at (queued or failed) */
+	struct folio *large; /* the last large folio looked at ... */
+	bool large_failed;   /* ... and whether it counted as failed */
 	long nr_failed;	     /* pages (PTEs) not queued */
 	unsigned long resume;
 };
@@ -83,12 +86,16 @@ static int queue_one(struct queue_ctx *q, struct folio *folio, unsigned long idx
 	if (!queue_required(q, folio))
 		return 0;
 	if (folio_test_large(folio)) {
-		if (folio == q->large)
+		if (folio == q->large) {
+			q->nr_failed += q->large_failed ? (long)nr : 0;
 			return 0;
+		}
 		q->large = folio;
+		q->large_failed = false;
 	}
 	if (queue_folio(q, folio, idx, addr))
 		return 0;
+	q->large_failed = true;
 	q->nr_failed += (long)nr;
 	return strictly_unmovable(q->flags) ? QUEUE_STOP : 0;
 }
