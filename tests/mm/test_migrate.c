@@ -422,7 +422,7 @@ static void read_bits(struct mm *mm, unsigned long a, unsigned long pages, struc
 {
 	for (unsigned long i = 0; i < pages; i++) {
 		bool pmd;
-		pte_t pte;
+		pte_t pte = { 0 };
 		struct page *p = page_at(mm, a + i * PAGE_SIZE, &pmd, &pte);
 
 		out[i] = (struct bits){ pte_write(pte), pte_dirty(pte), pte_young(pte),
