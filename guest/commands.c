@@ -109,6 +109,7 @@ static int cmd_selftest(const char *arg)
 static int cmd_list(const char *arg);
 int cmd_bench(const char *arg);
 int cmd_ptdump(const char *arg);
+int cmd_numa_maps(const char *arg);
 
 static const struct command commands[] = {
 	{ "hello", "print the machine summary", 0, cmd_hello },
@@ -119,6 +120,8 @@ static const struct command commands[] = {
 	{ "bench", "bench[:NAME] - run one benchmark or all (size=MiB reps=N folios=4K,64K,...)", 1,
 	  cmd_bench },
 	{ "ptdump", "watch PTE runs form and break (batching caps apply)", 0, cmd_ptdump },
+	{ "numa_maps", "mbind, migrate_pages, move_pages of a small mm, numa_maps after each", 0,
+	  cmd_numa_maps },
 	{ "list", "list the commands", 0, cmd_list },
 };
 
