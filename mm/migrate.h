@@ -15,7 +15,7 @@
 #include "mm_internal.h"
 #include "swapops.h"
 
-#define MIGRATE_CHUNK 2048
+#define MIGRATE_CHUNK 4096
 
 struct migrate_item {
 	struct folio *folio;

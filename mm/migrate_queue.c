@@ -13,9 +13,9 @@
  * Failures count PTEs in both (Linux's unbatched loop counted a failed
  * large folio once, at its first PTE), so both return the same number.
  *
- * The batch holds MIGRATE_CHUNK folios; the walk stops before a page table
- * that might not fit, migrates the batch and resumes there, so every table
- * is still read whole under one lock take.
+ * The batch holds MIGRATE_CHUNK folios; the walk stops after a page table
+ * when the next might not fit, migrates the batch and resumes there (one
+ * more descent), so every table is still read whole under one lock take.
  */
 #include <errno.h>
 
@@ -100,10 +100,15 @@ static int queue_one(struct queue_ctx *q, struct folio *folio, unsigned long idx
 	return strictly_unmovable(q->flags) ? QUEUE_STOP : 0;
 }
 
-/* Could one more page table's folios overflow the batch? */
-static bool batch_nearly_full(void)
+/* After a table or PMD leaf that ends at @end: stop the walk there if
+ * the next table's folios might not fit in the batch (checked after a
+ * table, not before, so the walk never takes a lock it does not use). */
+static int queue_check_full(struct queue_ctx *q, unsigned long end)
 {
-	return migrate_batch_buf.nr > MIGRATE_CHUNK - PTRS_PER_TABLE;
+	if (migrate_batch_buf.nr <= MIGRATE_CHUNK - PTRS_PER_TABLE)
+		return 0;
+	q->resume = end;
+	return QUEUE_FULL;
 }
 
 /* The walker's pte_range: queue_folios_pte_range(). Context: the
@@ -116,10 +121,6 @@ static int queue_pte_range(struct mm *mm, pmd_t *pmdp, pte_t *ptep, unsigned lon
 	int ret = 0;
 
 	(void)mm, (void)pmdp;
-	if (batch_nearly_full()) {
-		q->resume = addr;
-		return QUEUE_FULL;
-	}
 	for (; addr < end && !ret; ptep += nr, addr += nr * PAGE_SIZE) {
 		pte_t pte = ptep_get(ptep);
 		struct folio *folio;
@@ -140,7 +141,7 @@ static int queue_pte_range(struct mm *mm, pmd_t *pmdp, pte_t *ptep, unsigned lon
 					     FPB_IGNORE_DIRTY, NULL);
 		ret = queue_one(q, folio, pfn - folio_pfn(folio), addr, nr);
 	}
-	return ret;
+	return ret ?: queue_check_full(q, end);
 }
 
 /* The walker's pmd_leaf: the whole folio in one step (queue_folios_pmd). */
@@ -150,12 +151,9 @@ static int queue_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsigned lo
 	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(*pmdp)));
 
 	(void)mm;
-	if (batch_nearly_full()) {
-		q->resume = addr;
-		return QUEUE_FULL;
-	}
 	return queue_one(q, folio, (addr & ~PMD_MASK) >> PAGE_SHIFT, addr,
-			 (end - addr) >> PAGE_SHIFT);
+			 (end - addr) >> PAGE_SHIFT)
+		       ?: queue_check_full(q, end);
 }
 
 static const struct pt_walk_ops queue_ops = { .pmd_leaf = queue_pmd,
@@ -177,7 +175,7 @@ static long queue_vma(struct queue_ctx *q, unsigned long addr, unsigned long end
 		migrate_phase(false);
 		failed += migrate_batch(&migrate_batch_buf);
 		addr = q->resume;
-	} while (ret == QUEUE_FULL);
+	} while (ret == QUEUE_FULL && addr < end);
 	return failed;
 }
 
