@@ -20,7 +20,7 @@
 #include "mempolicy.h"
 #include "mm.h"
 
-static const char *const variants_migrate[] = { "unbatched", "queue", "unmap",
+static const char *const variants_migrate[] = { "unbatched", "queue",	"unmap",
 						"flush",     "batched", NULL };
 
 /* The step variants: every cap 1 but the one named. */

@@ -31,7 +31,7 @@
 	X(faults, "page faults handled")                                                           \
 	X(pt_allocs, "page-table pages allocated")                                                 \
 	X(pt_frees, "page-table pages freed")                                                      \
-	X(migrate_queued, "folios queued for migration")                                          \
+	X(migrate_queued, "folios queued for migration")                                           \
 	X(pgmigrate_success, "pages migrated")                                                     \
 	X(pgmigrate_fail, "pages that could not be migrated")                                      \
 	X(thp_migration_success, "2 MiB folios migrated whole")                                    \

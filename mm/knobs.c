@@ -17,8 +17,10 @@ struct batch_caps caps = { .zap = CAP_MAX,
 			   .gup_walk = true,
 			   .contpte = true };
 
-const char *const caps_keys[] = { "batch",   "zap",	 "mprotect", "fork", "gup_grab",
-				  "migrate", "migrate_unmap", "migrate_flush", "gup_walk", "contpte", NULL };
+const char *const caps_keys[] = {
+	"batch",	 "zap",		  "mprotect", "fork",	 "gup_grab", "migrate",
+	"migrate_unmap", "migrate_flush", "gup_walk", "contpte", NULL
+};
 
 void caps_set_all(bool batched)
 {

@@ -21,8 +21,8 @@ struct batch_caps {
 	unsigned migrate;	/* PTEs of one folio the migration queue skips in one step */
 	unsigned migrate_unmap; /* PTEs migration unmaps / remaps as one run */
 	unsigned migrate_flush; /* folios one migration TLB flush covers */
-	bool gup_walk; /* walk every PTE to the table/VMA/end in one call */
-	bool contpte;  /* arm64: fold aligned 16-entry runs into contiguous blocks */
+	bool gup_walk;		/* walk every PTE to the table/VMA/end in one call */
+	bool contpte;		/* arm64: fold aligned 16-entry runs into contiguous blocks */
 };
 
 extern struct batch_caps caps;

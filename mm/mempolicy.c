@@ -61,8 +61,8 @@ struct folio *mpol_alloc(const struct mempolicy *pol, int home, unsigned long ad
 	case MPOL_PREFERRED:
 		return alloc_in_mask(nth_node(pol->nodes, 0), all_nodes(), order, flags);
 	case MPOL_INTERLEAVE:
-		return alloc_in_mask(nth_node(pol->nodes, addr >> (PAGE_SHIFT + order)), all_nodes(),
-				     order, flags);
+		return alloc_in_mask(nth_node(pol->nodes, addr >> (PAGE_SHIFT + order)),
+				     all_nodes(), order, flags);
 	default:
 		return alloc_in_mask(home, all_nodes(), order, flags);
 	}
@@ -93,8 +93,8 @@ static bool range_valid(unsigned long start, unsigned long len)
 
 #define MPOL_MF_VALID (MPOL_MF_STRICT | MPOL_MF_MOVE | MPOL_MF_MOVE_ALL)
 
-int mbind(struct mm *mm, unsigned long start, unsigned long len, unsigned mode,
-	  unsigned long nodes, unsigned flags)
+int mbind(struct mm *mm, unsigned long start, unsigned long len, unsigned mode, unsigned long nodes,
+	  unsigned flags)
 {
 	unsigned long end = start + len;
 	struct queue_want want = { .by_vma = true };

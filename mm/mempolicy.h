@@ -47,8 +47,8 @@
  * failed: nothing changed); -EIO with MPOL_MF_STRICT when a folio was
  * left on a node the policy does not allow (the policy is set anyway).
  */
-int mbind(struct mm *mm, unsigned long start, unsigned long len, unsigned mode,
-	  unsigned long nodes, unsigned flags);
+int mbind(struct mm *mm, unsigned long start, unsigned long len, unsigned mode, unsigned long nodes,
+	  unsigned flags);
 
 /*
  * get_mempolicy - @flags 0: the mm's own policy (always MPOL_DEFAULT

@@ -48,11 +48,9 @@ bool migrate_batch_add(struct migrate_batch *b, struct folio *folio, struct mm *
 		folio_bug("migrate_batch_add", folio, "folio larger than a PMD");
 	folio->page.flags |= PG_locked;
 	it = &b->item[b->nr++];
-	*it = (struct migrate_item){ .folio = folio,
-				     .addr = addr,
-				     .mm = mm,
-				     .target = *target,
-				     .home = home };
+	*it = (struct migrate_item){
+		.folio = folio, .addr = addr, .mm = mm, .target = *target, .home = home
+	};
 	list_init(&it->pieces);
 	count_event(migrate_queued, 1);
 	return true;
@@ -83,8 +81,7 @@ static void flush_set_flush(struct flush_set *fs)
 }
 
 /* [start, end) of @mm was cleared: flush it now (@fs NULL) or later. */
-static void flush_later(struct flush_set *fs, struct mm *mm, unsigned long start,
-			unsigned long end)
+static void flush_later(struct flush_set *fs, struct mm *mm, unsigned long start, unsigned long end)
 {
 	int i;
 
@@ -187,7 +184,8 @@ static void unmap_pmd(struct migrate_item *it, struct mm *m, pmd_t *pmdp, struct
 	struct folio *f = it->folio;
 	pmd_t pmd = *pmdp;
 
-	*pmdp = pte_pmd(make_migration_entry(folio_pfn(f), pmd_pte(pmd), PageAnonExclusive(&f->page)));
+	*pmdp = pte_pmd(
+		make_migration_entry(folio_pfn(f), pmd_pte(pmd), PageAnonExclusive(&f->page)));
 	folio_remove_rmap_pmd(f);
 	it->nr_entries++;
 	flush_later(fs, m, it->addr, it->addr + PMD_SIZE);
@@ -236,8 +234,8 @@ static void unmap_ptes(struct migrate_item *it, struct mm *m, pmd_t *pmdp, struc
 			continue;
 		if (folio_test_large(f) && caps.migrate_unmap > 1)
 			nr = folio_pte_batch(f, addr, ptep, pte,
-					     cap_nr(caps.migrate_unmap, (end - addr) >> PAGE_SHIFT), 0,
-					     NULL);
+					     cap_nr(caps.migrate_unmap, (end - addr) >> PAGE_SHIFT),
+					     0, NULL);
 		unmap_run(it, m, addr, ptep, pte, nr, fs);
 	}
 	pte_unmap_unlock(ptep, ptl);
@@ -353,7 +351,8 @@ static void remap_ptes(struct migrate_item *it, struct folio **pieces, struct mm
 			continue;
 		if (!vma || addr >= vma->end)
 			vma = find_vma(m, addr);
-		nr = remap_run_len(it, ptep, e, ((end < vma->end ? end : vma->end) - addr) >> PAGE_SHIFT);
+		nr = remap_run_len(it, ptep, e,
+				   ((end < vma->end ? end : vma->end) - addr) >> PAGE_SHIFT);
 		remap_run(it, pieces, vma, addr, ptep, e, i, nr);
 	}
 	pte_unmap_unlock(ptep, ptl);

@@ -66,8 +66,8 @@ bool mpol_allows(const struct mempolicy *pol, int home, int nid);
 
 /* What a queue walk looks for, and where it sends what it finds. */
 struct queue_want {
-	bool by_vma;		/* mbind: folios the VMA's policy does not allow, moved by it */
-	int map[MAX_NUMNODES];	/* else: a folio on node i moves to node map[i] (-1: stays) */
+	bool by_vma;	       /* mbind: folios the VMA's policy does not allow, moved by it */
+	int map[MAX_NUMNODES]; /* else: a folio on node i moves to node map[i] (-1: stays) */
 };
 
 /*

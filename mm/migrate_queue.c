@@ -156,8 +156,7 @@ static int queue_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsigned lo
 		       ?: queue_check_full(q, end);
 }
 
-static const struct pt_walk_ops queue_ops = { .pmd_leaf = queue_pmd,
-					      .pte_range = queue_pte_range };
+static const struct pt_walk_ops queue_ops = { .pmd_leaf = queue_pmd, .pte_range = queue_pte_range };
 
 /* Queue [addr, end) inside @vma, migrating each full batch. Return: as
  * queue_pages_range(). */

@@ -684,9 +684,9 @@ TEST(numa_maps_shows_policy_and_nodes)
 }
 
 TEST_SUITE(migrate, migrate_pages_moves_every_size, queue_is_one_descent_and_lock_per_table,
-	   faults_follow_the_policy, mbind_move_splits_and_moves_the_range,
-	   pinned_folio_stays_busy, move_pages_reports_per_page, move_vs_move_all_with_a_child,
-	   anon_exclusive_survives, mixed_entry_bits_survive, half_unmapped_large_folio,
-	   pmd_thp_moves_whole_or_split, oom_on_target_leaves_things_consistent,
-	   fault_on_a_migration_entry_is_handled, contpte_blocks_stay_folded,
-	   batched_unmap_and_flush_counts, numa_maps_shows_policy_and_nodes)
+	   faults_follow_the_policy, mbind_move_splits_and_moves_the_range, pinned_folio_stays_busy,
+	   move_pages_reports_per_page, move_vs_move_all_with_a_child, anon_exclusive_survives,
+	   mixed_entry_bits_survive, half_unmapped_large_folio, pmd_thp_moves_whole_or_split,
+	   oom_on_target_leaves_things_consistent, fault_on_a_migration_entry_is_handled,
+	   contpte_blocks_stay_folded, batched_unmap_and_flush_counts,
+	   numa_maps_shows_policy_and_nodes)
