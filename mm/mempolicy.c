@@ -85,12 +85,6 @@ static bool mpol_valid(unsigned mode, unsigned long nodes)
 	return nodes != 0;
 }
 
-static bool range_valid(unsigned long start, unsigned long len)
-{
-	return len && !((start | len) & (PAGE_SIZE - 1)) && start >= MM_USER_START &&
-	       start < MM_USER_END && len <= MM_USER_END - start;
-}
-
 #define MPOL_MF_VALID (MPOL_MF_STRICT | MPOL_MF_MOVE | MPOL_MF_MOVE_ALL)
 
 int mbind(struct mm *mm, unsigned long start, unsigned long len, unsigned mode, unsigned long nodes,
@@ -101,7 +95,7 @@ int mbind(struct mm *mm, unsigned long start, unsigned long len, unsigned mode, 
 	long failed;
 	int err;
 
-	if (!range_valid(start, len) || !mpol_valid(mode, nodes) || (flags & ~MPOL_MF_VALID))
+	if (!range_ok(start, len) || !mpol_valid(mode, nodes) || (flags & ~MPOL_MF_VALID))
 		return -EINVAL;
 	if (!range_mapped(mm, start, end))
 		return -EFAULT;

@@ -13,6 +13,8 @@
 struct vma *find_vma_from(struct mm *mm, unsigned long addr);
 void vma_free_all(struct mm *mm);
 
+/* vma.c: is [addr, addr + len) a non-empty, page-aligned user range? */
+int range_ok(unsigned long addr, unsigned long len);
 /* vma.c: is every byte of [start, end) inside some VMA? */
 bool range_mapped(struct mm *mm, unsigned long start, unsigned long end);
 /* vma.c: make @start and @end VMA boundaries (PMD leaves straddling them

@@ -77,7 +77,7 @@ static int vma_split(struct mm *mm, unsigned long addr)
 }
 
 /* Validate a user range. */
-static int range_ok(unsigned long addr, unsigned long len)
+int range_ok(unsigned long addr, unsigned long len)
 {
 	return len && !(addr & (PAGE_SIZE - 1)) && !(len & (PAGE_SIZE - 1)) &&
 	       addr >= MM_USER_START && addr < MM_USER_END && len <= MM_USER_END - addr;

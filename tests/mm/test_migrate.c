@@ -386,9 +386,10 @@ TEST(move_vs_move_all_with_a_child)
 	}
 }
 
-/* AnonExclusive survives: a write after migration needs no fault at
- * all (the entry stayed writable), and a read-only exclusive page is
- * reused, not copied. */
+/* AnonExclusive survives: pages made read-only by mprotect before the
+ * migration become writable again by mprotect after it (which only
+ * happens to exclusive pages), and writes then need no fault and no copy;
+ * pages shared with a child (not exclusive) still copy on write. */
 TEST(anon_exclusive_survives)
 {
 	FOR_BOTH_CAPS(b)
@@ -401,15 +402,21 @@ TEST(anon_exclusive_survives)
 
 		fill(mm, a, pages, 2);
 		CHECK_EQ(mm_mprotect(mm, a, len / 2, VM_READ), 0);
-		CHECK_EQ(mm_mprotect(mm, a, len / 2, RW), 0);
 		CHECK_EQ(migrate_pages(mm, N0, N1), 0);
-		for (unsigned long i = 0; i < pages; i++)
-			CHECK(PageAnonExclusive(
-				page_at(mm, a + i * PAGE_SIZE, &(bool){ 0 }, &(pte_t){ 0 })));
+		CHECK_MM_OK();
+		CHECK(!pte_write(pte_at(mm, a)));
+		CHECK_EQ(mm_mprotect(mm, a, len / 2, RW), 0);
+		for (unsigned long i = 0; i < pages; i++) {
+			pte_t pte = pte_at(mm, a + i * PAGE_SIZE);
+
+			CHECK(pte_write(pte));
+			CHECK(PageAnonExclusive(pfn_to_page(pte_pfn(pte))));
+		}
 		c0 = mm_counters;
 		for (unsigned long i = 0; i < pages; i++)
 			CHECK_EQ(mm_access(mm, a + i * PAGE_SIZE, &x, 1, true), 0);
 		CHECK_EQ(counters_since(&c0).cow_copies, 0);
+		CHECK_EQ(counters_since(&c0).cow_reuses, 0);
 		mm_case_end(mm, free_before);
 	}
 }
@@ -453,6 +460,8 @@ TEST(mixed_entry_bits_survive)
 		read_bits(mm, a, pages, after);
 		CHECK_EQ(memcmp(before, after, sizeof(before)), 0);
 		CHECK(before[0].w && !before[1].w);
+		CHECK(before[0].d && !before[1].d);
+		CHECK(before[0].x && !before[1].x);
 		CHECK_EQ(off_node(mm, a, pages, 1), 0);
 		mm_case_end(mm, free_before);
 	}
