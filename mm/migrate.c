@@ -306,7 +306,7 @@ static unsigned remap_run_len(struct migrate_item *it, pte_t *ptep, pte_t m, uns
 {
 	unsigned nr = 1;
 
-	if (!it->dst || caps.migrate_unmap == 1)
+	if (!it->dst || !folio_test_large(it->dst) || caps.migrate_unmap == 1)
 		return 1;
 	limit = cap_nr(caps.migrate_unmap, limit);
 	while (nr < limit && entry_follows(ptep_get(ptep + nr), m, nr))
