@@ -194,8 +194,10 @@ static void unmap_pmd(struct migrate_item *it, struct mm *m, pmd_t *pmdp, struct
 /*
  * unmap_run - the @nr entries from @ptep (for @addr; the first is @pte)
  * map consecutive pages of the folio with the same bits: clear them (one
- * clear_full_ptes, or ptep_get_and_clear for one), write their migration
- * entries, drop their mapcounts. The references stay with the entries.
+ * clear_full_ptes, or ptep_get_and_clear for one), flush them unless the
+ * flush is deferred (@fs: the caller adds the table's range), write their
+ * migration entries, drop their mapcounts. The references stay with the
+ * entries.
  * Context: the PTE table lock is held.
  */
 static void unmap_run(struct migrate_item *it, struct mm *m, unsigned long addr, pte_t *ptep,
@@ -208,7 +210,8 @@ static void unmap_run(struct migrate_item *it, struct mm *m, unsigned long addr,
 		old = ptep_get_and_clear(m, addr, ptep);
 	else
 		old = clear_full_ptes(m, addr, ptep, nr, 0);
-	flush_later(fs, m, addr, addr + nr * PAGE_SIZE);
+	if (!fs)
+		flush_tlb_range(m, addr, addr + nr * PAGE_SIZE);
 	for (unsigned i = 0; i < nr; i++)
 		set_pte(ptep + i,
 			make_migration_entry(pte_pfn(pte) + i, old, PageAnonExclusive(page + i)));
@@ -222,6 +225,7 @@ static void unmap_ptes(struct migrate_item *it, struct mm *m, pmd_t *pmdp, struc
 	struct folio *f = it->folio;
 	unsigned long n = folio_nr_pages(f), end = it->addr + n * PAGE_SIZE, addr = it->addr;
 	uint64_t first = folio_pfn(f);
+	unsigned long lo = end, hi = addr;
 	struct spinlock *ptl;
 	pte_t *ptep = pte_offset_map_lock(m, pmdp, addr, &ptl);
 	unsigned nr;
@@ -237,8 +241,12 @@ static void unmap_ptes(struct migrate_item *it, struct mm *m, pmd_t *pmdp, struc
 					     cap_nr(caps.migrate_unmap, (end - addr) >> PAGE_SHIFT),
 					     0, NULL);
 		unmap_run(it, m, addr, ptep, pte, nr, fs);
+		lo = addr < lo ? addr : lo;
+		hi = addr + nr * PAGE_SIZE;
 	}
 	pte_unmap_unlock(ptep, ptl);
+	if (fs && hi > lo)
+		flush_later(fs, m, lo, hi);
 }
 
 /* try_to_migrate(): every mapping of @it's folio in its anon family. */
