@@ -34,7 +34,8 @@ bench() {
 	echo
 	"$P" --arch "$arch" --accel icount --mem 2G --timeout 600 run=bench:"$1" \
 		size="$SIZE" reps="$REPS" folios="$2" >"$out" 2>&1
-	sed -n '/^== bench/,$p' "$out" | grep -v '^RESULT ' | grep -v ' reps in ' | grep -v '^$'
+	sed -n '/^== bench/,$p' "$out" | grep -v '^RESULT ' | grep -v ' reps in ' | grep -v '^$' |
+		grep -v '^  phases [^ ]* \(queue\|unmap\|flush\):'
 	echo "  counters of one repetition:"
 	counters <"$out"
 }
