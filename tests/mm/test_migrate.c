@@ -668,6 +668,31 @@ TEST(batched_unmap_and_flush_counts)
 	}
 }
 
+/* A cap of 4 cuts every run at 4 PTEs: four mapcount updates per 64K
+ * folio each way, and the same placement and bytes as without a cap. */
+TEST(caps_bound_the_runs)
+{
+	unsigned long len = 512ul << 10, pages = len >> PAGE_SHIFT;
+	struct mm *mm = begin(1);
+	unsigned long a = test_mmap(mm, len, RW | VM_NOHUGEPMD, ORDERS(4));
+	struct mm_counters c0, d;
+
+	fill(mm, a, pages, 11);
+	caps.migrate = caps.migrate_unmap = 4;
+	c0 = mm_counters;
+	CHECK_EQ(migrate_pages(mm, N0, N1), 0);
+	d = counters_since(&c0);
+	CHECK_EQ(d.mapcount_updates, 2 * pages / 4);
+	CHECK_EQ(d.migrate_queued, pages / 16);
+	/* arm64: a run of 4 inside a contpte block unfolds it (one flush) */
+	CHECK_EQ(d.cont_unfolds, arch_has_pte_blocks() ? pages / 16 : 0);
+	CHECK_EQ(d.tlb_flushes, 1 + d.cont_unfolds);
+	CHECK_EQ(off_node(mm, a, pages, 1), 0);
+	CHECK_EQ(bad_bytes(mm, a, pages, 11), 0);
+	CHECK_EQ(folio_order(folio_at(mm, a)), 4);
+	mm_case_end(mm, free_before);
+}
+
 static void collect(void *ctx, const char *line)
 {
 	char *buf = ctx;
@@ -697,5 +722,5 @@ TEST_SUITE(migrate, migrate_pages_moves_every_size, queue_is_one_descent_and_loc
 	   move_pages_reports_per_page, move_vs_move_all_with_a_child, anon_exclusive_survives,
 	   mixed_entry_bits_survive, half_unmapped_large_folio, pmd_thp_moves_whole_or_split,
 	   oom_on_target_leaves_things_consistent, fault_on_a_migration_entry_is_handled,
-	   contpte_blocks_stay_folded, batched_unmap_and_flush_counts,
+	   contpte_blocks_stay_folded, batched_unmap_and_flush_counts, caps_bound_the_runs,
 	   numa_maps_shows_policy_and_nodes)
