@@ -526,6 +526,35 @@ TEST(pmd_thp_moves_whole_or_split)
 	}
 }
 
+/* A PTE-mapped 64K folio with no order-4 block free on the target is
+ * split: its 16 pages move to order-0 folios, each mapping kept. */
+TEST(pte_mapped_folio_splits_without_a_block)
+{
+	FOR_BOTH_CAPS(b)
+	{
+		struct mm *mm = begin(b);
+		unsigned long a = test_mmap(mm, 64ul << 10, RW | VM_NOHUGEPMD, ORDERS(4));
+		struct list_head held;
+		struct mm_counters c0;
+
+		fill(mm, a, 16, 12);
+		list_init(&held);
+		hold_node(&held, 1);
+		release_holes(&held, 1, 20);
+		c0 = mm_counters;
+		CHECK_EQ(migrate_pages(mm, N0, N1), 0);
+		CHECK_EQ(counters_since(&c0).thp_migration_split, 1);
+		CHECK_EQ(counters_since(&c0).pgmigrate_success, 16);
+		CHECK_EQ(off_node(mm, a, 16, 1), 0);
+		CHECK_EQ(folio_order(folio_at(mm, a + 0x5000)), 0);
+		CHECK_EQ(bad_bytes(mm, a, 16, 12), 0);
+		CHECK_EQ(node_free_pages(1), 4);
+		CHECK_MM_OK();
+		mm_test_put_list(&held);
+		mm_case_end(mm, free_before);
+	}
+}
+
 /* The target runs out of memory in the middle of a call: what moved
  * stays moved (8 small folios), the rest stays where it was (64K folios
  * cannot even be split into 16 pieces), nothing leaks. */
@@ -721,6 +750,6 @@ TEST_SUITE(migrate, migrate_pages_moves_every_size, queue_is_one_descent_and_loc
 	   faults_follow_the_policy, mbind_move_splits_and_moves_the_range, pinned_folio_stays_busy,
 	   move_pages_reports_per_page, move_vs_move_all_with_a_child, anon_exclusive_survives,
 	   mixed_entry_bits_survive, half_unmapped_large_folio, pmd_thp_moves_whole_or_split,
-	   oom_on_target_leaves_things_consistent, fault_on_a_migration_entry_is_handled,
-	   contpte_blocks_stay_folded, batched_unmap_and_flush_counts, caps_bound_the_runs,
-	   numa_maps_shows_policy_and_nodes)
+	   pte_mapped_folio_splits_without_a_block, oom_on_target_leaves_things_consistent,
+	   fault_on_a_migration_entry_is_handled, contpte_blocks_stay_folded,
+	   batched_unmap_and_flush_counts, caps_bound_the_runs, numa_maps_shows_policy_and_nodes)
