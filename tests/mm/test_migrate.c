@@ -351,16 +351,17 @@ TEST(move_pages_reports_per_page)
 	}
 }
 
-/* A folio shared with a live child: MOVE leaves it and counts it failed,
- * MOVE_ALL moves it in both mms (the same new folio), and COW still
- * works after it (neither side's page is exclusive). */
+/* A folio shared with a live child and grandchild: MOVE leaves it and
+ * counts it failed, MOVE_ALL moves it in all three mms (the same new
+ * folio, found through the anon family), and COW still works after it
+ * (no side's page is exclusive). */
 TEST(move_vs_move_all_with_a_child)
 {
 	unsigned long len = 256ul << 10, pages = len >> PAGE_SHIFT;
 
 	FOR_BOTH_CAPS(b)
 	for (unsigned o = 0; o <= 4; o += 2) {
-		struct mm *mm = begin(b), *child;
+		struct mm *mm = begin(b), *child, *grandchild;
 		unsigned long a = test_mmap(mm, len, RW | VM_NOHUGEPMD, ORDERS(o));
 		struct mm_counters c0;
 		unsigned char x = 0xee;
@@ -368,12 +369,16 @@ TEST(move_vs_move_all_with_a_child)
 		fill(mm, a, pages, 5);
 		child = mm_fork(mm, NULL);
 		CHECK(child != NULL);
+		grandchild = mm_fork(child, NULL);
+		CHECK(grandchild != NULL);
 		CHECK_EQ(migrate_pages(mm, N0, N1), (long)pages);
 		CHECK_EQ(off_node(mm, a, pages, 0), 0);
 		CHECK_EQ(mm_migrate_pages(mm, N0, N1, MPOL_MF_MOVE_ALL), 0);
 		CHECK_EQ(off_node(mm, a, pages, 1), 0);
 		CHECK_EQ(off_node(child, a, pages, 1), 0);
 		CHECK_EQ(folio_at(child, a + len - PAGE_SIZE), folio_at(mm, a + len - PAGE_SIZE));
+		CHECK_EQ(folio_at(grandchild, a), folio_at(mm, a));
+		CHECK_EQ(bad_bytes(grandchild, a, pages, 5), 0);
 		CHECK_EQ(bad_bytes(child, a, pages, 5), 0);
 		CHECK(!PageAnonExclusive(page_at(mm, a, &(bool){ 0 }, &(pte_t){ 0 })));
 		CHECK_MM_OK();
@@ -381,6 +386,8 @@ TEST(move_vs_move_all_with_a_child)
 		CHECK_EQ(mm_access(child, a, &x, 1, true), 0);
 		CHECK_EQ(counters_since(&c0).cow_copies, 1);
 		CHECK_EQ(bad_bytes(mm, a, pages, 5), 0);
+		CHECK_EQ(bad_bytes(grandchild, a, pages, 5), 0);
+		mm_put(grandchild);
 		mm_put(child);
 		mm_case_end(mm, free_before);
 	}
