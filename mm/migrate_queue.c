@@ -37,7 +37,7 @@ struct queue_ctx {
 
 struct migrate_batch migrate_batch_buf;
 
-/* Where should @folio go: a target node index, or -1 if it stays. */
+/* Does the call want @folio moved (by the VMA policy, or its node map)? */
 static bool queue_required(struct queue_ctx *q, struct folio *folio)
 {
 	int nid = folio->page.node;
