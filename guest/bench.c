@@ -24,13 +24,16 @@ static void variant_default(struct bench_variant *v, const char *name)
 }
 
 /* The bench's own cap as the command line gives it (its key, or batch=);
- * with gup_walk= for GUP. Return: true when the user set one. */
+ * with gup_walk= for GUP, migrate_unmap= and migrate_flush= for migration.
+ * Return: true when the user set one. */
 static bool own_knob_given(const struct bench *b)
 {
 	if (!b->cap_key)
 		return false;
 	return cmdline_get(&cmdline, b->cap_key) || cmdline_get(&cmdline, "batch") ||
-	       (!strcmp(b->cap_key, "gup_grab") && cmdline_get(&cmdline, "gup_walk"));
+	       (!strcmp(b->cap_key, "gup_grab") && cmdline_get(&cmdline, "gup_walk")) ||
+	       (!strcmp(b->cap_key, "migrate") &&
+		(cmdline_get(&cmdline, "migrate_unmap") || cmdline_get(&cmdline, "migrate_flush")));
 }
 
 int bench_variants(const struct bench *b, const struct bench_params *p, struct bench_variant *v,

@@ -12,10 +12,11 @@
 extern const struct bench bench_zap, bench_mprotect, bench_fault;
 extern const struct bench bench_fork, bench_fork_exit;
 extern const struct bench bench_gup, bench_gup_put;
+extern const struct bench bench_migrate;
 
-static const struct bench *const benches[] = { &bench_fault,  &bench_zap,	&bench_mprotect,
-					       &bench_fork,   &bench_fork_exit, &bench_gup,
-					       &bench_gup_put };
+static const struct bench *const benches[] = { &bench_fault,   &bench_zap,	 &bench_mprotect,
+					       &bench_fork,    &bench_fork_exit, &bench_gup,
+					       &bench_gup_put, &bench_migrate };
 #define NR_BENCHES (int)(sizeof(benches) / sizeof(benches[0]))
 
 #define DEFAULT_SIZE_MB 256

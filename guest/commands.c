@@ -151,6 +151,7 @@ static int cmd_help(const char *arg);
 int cmd_bench(const char *arg);
 int bench_cmd_check(const char *arg, char *err, size_t errlen);
 int cmd_ptdump(const char *arg);
+int cmd_numa_maps(const char *arg);
 
 static const struct command commands[] = {
 	{ "hello", "print the machine summary", 0, cmd_hello, NULL, 1 },
@@ -162,6 +163,8 @@ static const struct command commands[] = {
 	{ "bench", "bench[:NAME] - run one benchmark or all (run=help lists their keys)", 1,
 	  cmd_bench, bench_cmd_check, 0 },
 	{ "ptdump", "watch PTE runs form and break (batching caps apply)", 0, cmd_ptdump, NULL, 0 },
+	{ "numa_maps", "mbind, migrate_pages, move_pages of a small mm, numa_maps after each", 0,
+	  cmd_numa_maps, NULL, 0 },
 	{ "list", "list the commands", 0, cmd_list, NULL, 0 },
 	{ "help", "the commands, and every key=value the command line takes", 0, cmd_help, NULL,
 	  0 },

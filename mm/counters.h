@@ -30,7 +30,12 @@
 	X(cow_copies, "write/unshare faults that gave the faulting side its own copy")             \
 	X(faults, "page faults handled")                                                           \
 	X(pt_allocs, "page-table pages allocated")                                                 \
-	X(pt_frees, "page-table pages freed")
+	X(pt_frees, "page-table pages freed")                                                      \
+	X(migrate_queued, "folios queued for migration")                                           \
+	X(pgmigrate_success, "pages migrated")                                                     \
+	X(pgmigrate_fail, "pages that could not be migrated")                                      \
+	X(thp_migration_success, "2 MiB folios migrated whole")                                    \
+	X(thp_migration_split, "large folios split to migrate (no block of their order free)")
 
 struct mm_counters {
 #define MM_COUNTER_FIELD(name, what) uint64_t name;

@@ -88,7 +88,7 @@ static int wp_copy(struct vma *vma, unsigned long addr, pte_t *ptep, struct page
 		   unsigned flags)
 {
 	struct folio *src = page_folio(page);
-	struct folio *dst = folio_alloc(vma->nid, 0, ALLOC_ANY_NODE);
+	struct folio *dst = vma_alloc_folio(vma, addr, 0, 0);
 	pte_t pte;
 
 	if (!dst)

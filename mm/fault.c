@@ -21,6 +21,7 @@
 
 #include "kernel.h"
 #include "mm_internal.h"
+#include "swapops.h"
 
 pte_t vma_mk_pte(struct vma *vma, uint64_t pfn)
 {
@@ -68,7 +69,7 @@ static struct folio *alloc_anon_folio(struct vma *vma, pte_t *ptep, unsigned lon
 		if (!(orders & (1ul << o)) ||
 		    !ptes_none(ptep - ((addr - base) >> PAGE_SHIFT), 1ul << o))
 			continue;
-		f = folio_alloc(vma->nid, (unsigned)o, ALLOC_ZERO | ALLOC_ANY_NODE);
+		f = vma_alloc_folio(vma, base, (unsigned)o, ALLOC_ZERO);
 		if (f)
 			return f;
 	}
@@ -148,7 +149,9 @@ static int handle_pte_fault(struct vma *vma, pmd_t *pmdp, unsigned long addr, un
 	pte_t pte = ptep_get(ptep);
 	int err = 0;
 
-	if (pte_none(pte)) {
+	if (is_migration_entry(pte)) {
+		/* A migration is moving the page: retry once it is done. */
+	} else if (pte_none(pte)) {
 		err = do_anonymous_page(vma, ptep, addr, flags & FAULT_WRITE);
 	} else if (needs_wp(flags, pte_write(pte), pfn_to_page(pte_pfn(pte)))) {
 		pte_unmap_unlock(ptep, ptl);
@@ -208,6 +211,8 @@ int handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags)
 	pmdp = mm_find_pmd(mm, addr, true);
 	if (!pmdp)
 		return -ENOMEM;
+	if (is_pmd_migration_entry(*pmdp))
+		return 0; /* a migration is moving the folio: retry once it is done */
 	if (pmd_none(*pmdp) && thp_pmd_suitable(vma, addr) &&
 	    do_huge_pmd_anonymous_page(vma, pmdp, addr, flags & FAULT_WRITE) == 0)
 		return 0;

@@ -382,6 +382,7 @@ struct mm *mm_fork(struct mm *src, int *errp)
 	if (!c.dst)
 		goto err_out;
 	c.dst->flags = src->flags & ~MMF_HAS_PINNED; /* the child has pinned nothing */
+	c.dst->anon_family = src->anon_family;	     /* it maps the parent's folios */
 	err = copy_vmas(c.dst, src);
 	if (!err)
 		err = fork_prepare(&c);

@@ -32,9 +32,8 @@ void folio_prepare_anon(struct folio *folio)
  * back to PTEs). */
 int do_huge_pmd_anonymous_page(struct vma *vma, pmd_t *pmdp, unsigned long addr, bool write)
 {
-	struct folio *folio = folio_alloc(vma->nid, PMD_ORDER, ALLOC_ZERO | ALLOC_ANY_NODE);
+	struct folio *folio = vma_alloc_folio(vma, addr & PMD_MASK, PMD_ORDER, ALLOC_ZERO);
 
-	(void)addr;
 	if (!folio)
 		return -ENOMEM;
 	folio_prepare_anon(folio);

@@ -7,13 +7,22 @@
 #include "cmdline.h"
 #include "knobs.h"
 
-struct batch_caps caps = { CAP_MAX, CAP_MAX, CAP_MAX, CAP_MAX, CAP_MAX, true, true };
+struct batch_caps caps = { .zap = CAP_MAX,
+			   .mprotect = CAP_MAX,
+			   .fork = CAP_MAX,
+			   .gup_grab = CAP_MAX,
+			   .migrate = CAP_MAX,
+			   .migrate_unmap = CAP_MAX,
+			   .migrate_flush = CAP_MAX,
+			   .gup_walk = true,
+			   .contpte = true };
 
 void caps_set_all(bool batched)
 {
 	unsigned v = batched ? CAP_MAX : 1;
 
 	caps.zap = caps.mprotect = caps.fork = caps.gup_grab = caps.migrate = v;
+	caps.migrate_unmap = caps.migrate_flush = v;
 	caps.gup_walk = batched;
 }
 
@@ -45,6 +54,10 @@ unsigned *caps_find(const char *key)
 		return &caps.gup_grab;
 	if (!strcmp(key, "migrate"))
 		return &caps.migrate;
+	if (!strcmp(key, "migrate_unmap"))
+		return &caps.migrate_unmap;
+	if (!strcmp(key, "migrate_flush"))
+		return &caps.migrate_flush;
 	return NULL;
 }
 
@@ -59,14 +72,17 @@ const char *cap_str(unsigned cap, char *buf, size_t size)
 
 int caps_json(const struct batch_caps *c, char *buf, size_t size)
 {
-	char z[12], m[12], f[12], g[12], mi[12];
+	char z[12], m[12], f[12], g[12], mi[12], mu[12], mf[12];
 
 	return snprintf(buf, size,
 			"\"zap\":\"%s\",\"mprotect\":\"%s\",\"fork\":\"%s\",\"gup_grab\":\"%s\","
-			"\"migrate\":\"%s\",\"gup_walk\":\"%s\",\"contpte\":\"%s\"",
+			"\"migrate\":\"%s\",\"migrate_unmap\":\"%s\",\"migrate_flush\":\"%s\","
+			"\"gup_walk\":\"%s\",\"contpte\":\"%s\"",
 			cap_str(c->zap, z, sizeof(z)), cap_str(c->mprotect, m, sizeof(m)),
 			cap_str(c->fork, f, sizeof(f)), cap_str(c->gup_grab, g, sizeof(g)),
-			cap_str(c->migrate, mi, sizeof(mi)), c->gup_walk ? "on" : "off",
+			cap_str(c->migrate, mi, sizeof(mi)),
+			cap_str(c->migrate_unmap, mu, sizeof(mu)),
+			cap_str(c->migrate_flush, mf, sizeof(mf)), c->gup_walk ? "on" : "off",
 			c->contpte ? "on" : "off");
 }
 
@@ -81,7 +97,9 @@ static int parse_onoff(const char *key, const char *v, bool *out, char *err, siz
 
 int caps_parse(const struct cmdline *cl, char *err, size_t errlen)
 {
-	static const char *const cap_keys[] = { "zap", "mprotect", "fork", "gup_grab", "migrate" };
+	static const char *const cap_keys[] = { "zap",		"mprotect", "fork",
+						"gup_grab",	"migrate",  "migrate_unmap",
+						"migrate_flush" };
 	const char *v = cmdline_get(cl, "batch");
 	unsigned all;
 

@@ -4,7 +4,8 @@
  * One cap per operation: 1 is the unbatched behaviour from before the seed
  * patches, N batches at most N PTEs, CAP_MAX batches up to the natural
  * bound (folio, page table, VMA, range). Set from the guest command line
- * (zap=, mprotect=, fork=, gup_grab=, migrate=, batch= for all of them;
+ * (zap=, mprotect=, fork=, gup_grab=, migrate=, migrate_unmap=,
+ * migrate_flush=, batch= for all of them;
  * gup_walk=on|off, contpte=on|off) or by benchmarks between runs.
  */
 #ifndef MM_KNOBS_H
@@ -16,9 +17,12 @@
 #define CAP_MAX 0xffffffffu
 
 struct batch_caps {
-	unsigned zap, mprotect, fork, gup_grab, migrate;
-	bool gup_walk; /* walk every PTE to the table/VMA/end in one call */
-	bool contpte;  /* arm64: fold aligned 16-entry runs into contiguous blocks */
+	unsigned zap, mprotect, fork, gup_grab;
+	unsigned migrate;	/* PTEs of one folio the migration queue skips in one step */
+	unsigned migrate_unmap; /* PTEs migration unmaps / remaps as one run */
+	unsigned migrate_flush; /* folios one migration TLB flush covers */
+	bool gup_walk;		/* walk every PTE to the table/VMA/end in one call */
+	bool contpte;		/* arm64: fold aligned 16-entry runs into contiguous blocks */
 };
 
 extern struct batch_caps caps;
@@ -32,7 +36,7 @@ int caps_parse(const struct cmdline *cl, char *err, size_t errlen);
 void caps_set_all(bool batched);
 
 /* The cap that command-line key @key sets (zap, mprotect, fork, gup_grab,
- * migrate); NULL for any other key. */
+ * migrate, migrate_unmap, migrate_flush); NULL for any other key. */
 unsigned *caps_find(const char *key);
 
 /*

@@ -29,6 +29,7 @@ struct mm *mm_create(void)
 	}
 	mm->users = 1;
 	mm->id = next_mm_id++;
+	mm->anon_family = mm->id;
 	mm->next_mm = mm_list;
 	mm_list = mm;
 	return mm;

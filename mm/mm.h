@@ -27,12 +27,20 @@
 /* mm flags. */
 #define MMF_HAS_PINNED (1u << 0) /* something in this mm was ever FOLL_PIN-ned */
 
+/* A VMA's NUMA memory policy (mm/mempolicy.h): MPOL_* and the node
+ * indexes it names (bit i = pglists[i]). */
+struct mempolicy {
+	unsigned mode;
+	unsigned long nodes;
+};
+
 struct vma {
 	struct mm *mm;
 	unsigned long start, end; /* [start, end), page aligned */
 	unsigned flags;		  /* VM_* */
 	unsigned long orders;	  /* allowed anon folio orders, bit n = order n */
 	int nid;		  /* node index for new folios */
+	struct mempolicy pol;	  /* where faults allocate (MPOL_DEFAULT: nid) */
 	struct vma *next;	  /* sorted by start */
 };
 
@@ -43,6 +51,8 @@ struct mm {
 	unsigned flags;	      /* MMF_* */
 	uint64_t nr_pt_pages; /* page-table pages below pgd */
 	int id;
+	int anon_family;    /* id of the mm this one was forked from, all the way
+			       up: its anon folios are mapped only in its family */
 	struct mm *next_mm; /* all live mms, for the invariant checker */
 };
 

@@ -13,6 +13,19 @@
 struct vma *find_vma_from(struct mm *mm, unsigned long addr);
 void vma_free_all(struct mm *mm);
 
+/* vma.c: is [addr, addr + len) a non-empty, page-aligned user range? */
+int range_ok(unsigned long addr, unsigned long len);
+/* vma.c: is every byte of [start, end) inside some VMA? */
+bool range_mapped(struct mm *mm, unsigned long start, unsigned long end);
+/* vma.c: make @start and @end VMA boundaries (PMD leaves straddling them
+ * split first). Return: 0 or -ENOMEM (some splits may be done, which
+ * changes no mapping). */
+int split_range(struct mm *mm, unsigned long start, unsigned long end);
+
+/* mempolicy.c: a folio of 2^@order pages for @addr of @vma, where the
+ * VMA's policy says (ALLOC_ZERO allowed in @flags). Return: it or NULL. */
+struct folio *vma_alloc_folio(struct vma *vma, unsigned long addr, unsigned order, unsigned flags);
+
 /*
  * mmu_gather (mm/tlb.c) - what an unmap must not give back before the TLB
  * forgets it: folio references to drop and page-table pages to free.

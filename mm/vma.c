@@ -77,14 +77,14 @@ static int vma_split(struct mm *mm, unsigned long addr)
 }
 
 /* Validate a user range. */
-static int range_ok(unsigned long addr, unsigned long len)
+int range_ok(unsigned long addr, unsigned long len)
 {
 	return len && !(addr & (PAGE_SIZE - 1)) && !(len & (PAGE_SIZE - 1)) &&
 	       addr >= MM_USER_START && addr < MM_USER_END && len <= MM_USER_END - addr;
 }
 
 /* Is every byte of [start, end) inside some VMA? */
-static bool range_mapped(struct mm *mm, unsigned long start, unsigned long end)
+bool range_mapped(struct mm *mm, unsigned long start, unsigned long end)
 {
 	struct vma *v = find_vma_from(mm, start);
 
@@ -166,7 +166,7 @@ long mm_mmap(struct mm *mm, unsigned long addr, unsigned long len, unsigned vm_f
  * Return: 0 or -ENOMEM; on failure some of the splits may be done, which
  * changes no mapping, protection or content.
  */
-static int split_range(struct mm *mm, unsigned long start, unsigned long end)
+int split_range(struct mm *mm, unsigned long start, unsigned long end)
 {
 	int err = prepare_range(mm, start, end);
 

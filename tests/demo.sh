@@ -34,7 +34,8 @@ bench() {
 	echo
 	"$P" --arch "$arch" --accel icount --mem 2G --timeout 600 run=bench:"$1" \
 		size="$SIZE" reps="$REPS" folios="$2" >"$out" 2>&1
-	sed -n '/^== bench/,$p' "$out" | grep -v '^RESULT ' | grep -v ' reps in '
+	sed -n '/^== bench/,$p' "$out" | grep -v '^RESULT ' | grep -v ' reps in ' | grep -v '^$' |
+		grep -v '^  phases [^ ]* \(queue\|unmap\|flush\):'
 	echo "  counters of one repetition:"
 	counters <"$out"
 }
@@ -43,7 +44,7 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 echo
 echo "== what batching buys: $SIZE MiB per run, median of $REPS, times in guest-instruction us"
-for b in ${DEMO_BENCHES:-zap mprotect fault fork gup}; do
+for b in ${DEMO_BENCHES:-zap mprotect fault fork gup migrate}; do
 	bench "$b" 4K,64K,2M-pte,2M-pmd
 done
 echo

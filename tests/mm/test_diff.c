@@ -1,11 +1,12 @@
 /*
  * test_diff.c - differential test of batching: the same seeded sequence
- * of mmap/touch/write/mprotect/munmap/madvise/fork/exit/pin/unpin run
+ * of mmap/touch/write/mprotect/munmap/madvise/fork/exit/pin/unpin/mbind/
+ * migrate_pages/move_pages run
  * with every cap = 1 and with every cap = max must end in the same
  * observable state: for every mm of the family (the first mm, the
  * children it forked, theirs), the VMAs, memory contents, which pages are
  * mapped, the folio layout behind them (up to which pfns the allocator
- * chose), write permission, AnonExclusive, refcounts, mapcounts and pins;
+ * chose), the node of each page, write permission, AnonExclusive, refcounts, mapcounts and pins;
  * and what the pinned pages hold. (Young and dirty are not compared: a
  * batch ORs them over its run, as Linux does.) The checker runs after
  * every step of both runs.
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 
 #include "gup.h"
+#include "mempolicy.h"
 #include "mm_cases.h"
 
 #define DIFF_STEPS 150
@@ -44,7 +46,7 @@ struct page_state {
 	unsigned long va;
 	int mm_index;
 	int folio_id; /* folios numbered in order of first appearance */
-	unsigned index, order, by_pmd, writable, excl;
+	unsigned index, order, by_pmd, writable, excl, node;
 	int refcount, mapcount, pincount;
 	uint32_t hash;
 };
@@ -127,6 +129,7 @@ static void record_page(struct snapshot *s, struct mm *mm, int k, unsigned long 
 	ps->folio_id = folio_id(seen, f);
 	ps->index = (unsigned)(p - &f->page);
 	ps->order = folio_order(f);
+	ps->node = f->page.node;
 	ps->by_pmd = by_pmd;
 	ps->writable = pte_write(pte);
 	ps->excl = PageAnonExclusive(p);
@@ -236,11 +239,40 @@ static void pin_step(struct family *fam, struct mm *mm, unsigned long addr)
 	unpin_set(fam, (int)rnd(DIFF_PINS));
 }
 
+/* mbind with a random policy and MOVE or MOVE_ALL, migrate_pages
+ * between the two nodes, or move_pages of a few pages to random nodes. */
+static void numa_step(struct mm *mm, unsigned long a, unsigned long n)
+{
+	static const unsigned modes[] = { MPOL_DEFAULT, MPOL_BIND, MPOL_PREFERRED,
+					  MPOL_INTERLEAVE };
+	unsigned mode = modes[rnd(4)], flags = rnd(2) ? MPOL_MF_MOVE : MPOL_MF_MOVE_ALL;
+	unsigned long nodes = mode == MPOL_DEFAULT ? 0 : mode == MPOL_INTERLEAVE ? 3 : 1ul + rnd(2);
+	unsigned long addrs[8];
+	int to[8], status[8];
+
+	if (nr_pglists < 2)
+		return;
+	switch (rnd(3)) {
+	case 0:
+		mbind(mm, a, n, mode, nodes, flags);
+		break;
+	case 1:
+		mm_migrate_pages(mm, 1ul << rnd(2), 1ul << rnd(2), flags);
+		break;
+	default:
+		for (int i = 0; i < 8; i++) {
+			addrs[i] = a + (unsigned long)rnd(32) * PAGE_SIZE;
+			to[i] = (int)rnd(2);
+		}
+		move_pages(mm, 8, addrs, to, status, flags);
+	}
+}
+
 /* One random step on one slot of one live mm of the family. */
 static void random_step(struct family *fam)
 {
 	int k = (int)rnd(DIFF_MMS);
-	unsigned s = rnd(DIFF_SLOTS), op = rnd(20);
+	unsigned s = rnd(DIFF_SLOTS), op = rnd(22);
 	unsigned long off = (unsigned long)rnd(DIFF_SLOT_PAGES) * PAGE_SIZE;
 	unsigned long n = (unsigned long)(1 + rnd(128)) * PAGE_SIZE, a = slot_addr(s) + off;
 	unsigned char b = (unsigned char)rnd(256);
@@ -282,18 +314,20 @@ static void random_step(struct family *fam)
 		mm_madvise_flags(mm, a, n, set, clear);
 	else if (op < 19)
 		mm_put(mm_fork(mm, NULL));
-	else
+	else if (op < 20)
 		map_step(mm, a, n);
+	else
+		numa_step(mm, a, n);
 }
 
 static int steps_failed;
 
 static void print_state(const char *run, const struct page_state *p)
 {
-	printf("    %s: mm %d va %#lx folio %d page %u order %u pmd %u w %u excl %u ref %d "
-	       "map %d pins %d hash %#x\n",
-	       run, p->mm_index, p->va, p->folio_id, p->index, p->order, p->by_pmd, p->writable,
-	       p->excl, p->refcount, p->mapcount, p->pincount, (unsigned)p->hash);
+	printf("    %s: mm %d va %#lx folio %d page %u order %u node %u pmd %u w %u excl %u "
+	       "ref %d map %d pins %d hash %#x\n",
+	       run, p->mm_index, p->va, p->folio_id, p->index, p->order, p->node, p->by_pmd,
+	       p->writable, p->excl, p->refcount, p->mapcount, p->pincount, (unsigned)p->hash);
 }
 
 static void run_sequence(uint64_t seed, bool batched, struct snapshot *out)
@@ -338,7 +372,7 @@ static int compare(const struct snapshot *a, const struct snapshot *b)
 TEST(batched_equals_unbatched)
 {
 	struct snapshot *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
-	uint64_t free0 = total_free_pages();
+	uint64_t free0 = total_free_pages(), moved0 = mm_counters.pgmigrate_success;
 	int differ = 0, pages = 0;
 
 	CHECK(a && b);
@@ -355,6 +389,7 @@ TEST(batched_equals_unbatched)
 	CHECK_EQ(differ, 0);
 	CHECK(pages > 0);
 	CHECK_EQ(steps_failed, 0);
+	CHECK(nr_pglists < 2 || mm_counters.pgmigrate_success > moved0); /* the NUMA steps ran */
 	CHECK_EQ(total_free_pages(), free0);
 	free(a);
 	free(b);

@@ -1,0 +1,193 @@
+/*
+ * mempolicy.c - NUMA memory policies: validation, allocation by policy
+ * (faults and migration targets), mbind, get_mempolicy and
+ * migrate_pages (the semantics are in mempolicy.h).
+ */
+#include <errno.h>
+
+#include "kernel.h"
+#include "migrate.h"
+
+void (*migrate_phase_hook)(bool queueing);
+
+static unsigned long node_bit(int nid)
+{
+	return 1ul << nid;
+}
+
+static unsigned long all_nodes(void)
+{
+	return (1ul << nr_pglists) - 1;
+}
+
+/* The @n-th node (0-based, wrapping) of the non-empty mask @nodes. */
+static int nth_node(unsigned long nodes, unsigned long n)
+{
+	n %= (unsigned long)__builtin_popcountl(nodes);
+	for (int nid = 0;; nid++)
+		if ((nodes & node_bit(nid)) && n-- == 0)
+			return nid;
+}
+
+bool mpol_allows(const struct mempolicy *pol, int home, int nid)
+{
+	if (pol->mode == MPOL_DEFAULT)
+		return nid == home;
+	return pol->nodes & node_bit(nid);
+}
+
+/* Try the nodes of @mask in the fallback order of @from. */
+static struct folio *alloc_in_mask(int from, unsigned long mask, unsigned order, unsigned flags)
+{
+	for (int i = 0; i < nr_pglists; i++) {
+		int nid = pglists[from].fallback[i];
+		struct folio *f;
+
+		if (!(mask & node_bit(nid)))
+			continue;
+		f = folio_alloc(nid, order, flags);
+		if (f)
+			return f;
+	}
+	return NULL;
+}
+
+struct folio *mpol_alloc(const struct mempolicy *pol, int home, unsigned long addr, unsigned order,
+			 unsigned flags)
+{
+	switch (pol->mode) {
+	case MPOL_BIND:
+		return alloc_in_mask(home, pol->nodes, order, flags);
+	case MPOL_PREFERRED:
+		return alloc_in_mask(nth_node(pol->nodes, 0), all_nodes(), order, flags);
+	case MPOL_INTERLEAVE:
+		return alloc_in_mask(nth_node(pol->nodes, addr >> (PAGE_SHIFT + order)),
+				     all_nodes(), order, flags);
+	default:
+		return alloc_in_mask(home, all_nodes(), order, flags);
+	}
+}
+
+struct folio *vma_alloc_folio(struct vma *vma, unsigned long addr, unsigned order, unsigned flags)
+{
+	return mpol_alloc(&vma->pol, vma->nid, addr, order, flags);
+}
+
+/* Is (@mode, @nodes) a policy mbind accepts? */
+static bool mpol_valid(unsigned mode, unsigned long nodes)
+{
+	if (mode >= MPOL_MAX || (nodes & ~all_nodes()))
+		return false;
+	if (mode == MPOL_DEFAULT)
+		return nodes == 0;
+	if (mode == MPOL_PREFERRED)
+		return __builtin_popcountl(nodes) == 1;
+	return nodes != 0;
+}
+
+#define MPOL_MF_VALID (MPOL_MF_STRICT | MPOL_MF_MOVE | MPOL_MF_MOVE_ALL)
+
+int mbind(struct mm *mm, unsigned long start, unsigned long len, unsigned mode, unsigned long nodes,
+	  unsigned flags)
+{
+	unsigned long end = start + len;
+	struct queue_want want = { .by_vma = true };
+	long failed;
+	int err;
+
+	if (!range_ok(start, len) || !mpol_valid(mode, nodes) || (flags & ~MPOL_MF_VALID))
+		return -EINVAL;
+	if (!range_mapped(mm, start, end))
+		return -EFAULT;
+	err = split_range(mm, start, end);
+	if (err)
+		return err;
+	for (struct vma *v = find_vma(mm, start); v && v->start < end; v = v->next)
+		v->pol = (struct mempolicy){ mode, nodes };
+	if (!(flags & MPOL_MF_VALID))
+		return 0;
+	failed = queue_pages_range(mm, start, end, &want, flags);
+	if (failed < 0)
+		return (int)failed;
+	return failed && (flags & MPOL_MF_STRICT) ? -EIO : 0;
+}
+
+/* The node of the page mapped at @addr (fault it in for reading first). */
+static int page_node(struct mm *mm, unsigned long addr, int *nid)
+{
+	pmd_t *pmdp = mm_find_pmd(mm, addr, false);
+	uint64_t pfn;
+	pte_t pte;
+
+	if (!pmdp || pmd_none(*pmdp) ||
+	    (!pmd_leaf(*pmdp) && pte_none(__ptep_get(pte_offset_kernel(pmdp, addr))))) {
+		int err = handle_mm_fault(mm, addr, 0);
+
+		if (err)
+			return err;
+		pmdp = mm_find_pmd(mm, addr, false);
+	}
+	if (pmd_leaf(*pmdp)) {
+		pfn = pmd_pfn(*pmdp);
+	} else {
+		pte = __ptep_get(pte_offset_kernel(pmdp, addr));
+		if (!pte_present(pte))
+			return -EFAULT;
+		pfn = pte_pfn(pte);
+	}
+	*nid = pfn_to_page(pfn)->node;
+	return 0;
+}
+
+int get_mempolicy(struct mm *mm, int *mode, unsigned long *nodes, unsigned long addr,
+		  unsigned flags)
+{
+	struct vma *vma;
+
+	if (flags & ~(MPOL_F_NODE | MPOL_F_ADDR) || flags == MPOL_F_NODE)
+		return -EINVAL;
+	if (!flags) {
+		*mode = MPOL_DEFAULT;
+		if (nodes)
+			*nodes = 0;
+		return 0;
+	}
+	vma = find_vma(mm, addr);
+	if (!vma)
+		return -EFAULT;
+	if (flags & MPOL_F_NODE)
+		return page_node(mm, addr & ~(PAGE_SIZE - 1), mode);
+	*mode = (int)vma->pol.mode;
+	if (nodes)
+		*nodes = vma->pol.nodes;
+	return 0;
+}
+
+long mm_migrate_pages(struct mm *mm, unsigned long from, unsigned long to, unsigned flags)
+{
+	struct queue_want want = { .by_vma = false };
+	unsigned long i = 0;
+	long failed = 0;
+
+	if (!from || !to || ((from | to) & ~all_nodes()) ||
+	    (flags & ~(MPOL_MF_MOVE | MPOL_MF_MOVE_ALL)))
+		return -EINVAL;
+	for (int src = 0; src < MAX_NUMNODES; src++) {
+		want.map[src] = -1;
+		if (from & node_bit(src))
+			want.map[src] = nth_node(to, i++);
+		if (want.map[src] == src)
+			want.map[src] = -1;
+	}
+	for (struct vma *v = mm->vmas; v; v = v->next) {
+		long r = queue_pages_range(mm, v->start, v->end, &want, flags | MPOL_MF_MOVE);
+
+		failed += r > 0 ? r : 0;
+	}
+	return failed;
+}
+
+long migrate_pages(struct mm *mm, unsigned long from, unsigned long to)
+{
+	return mm_migrate_pages(mm, from, to, MPOL_MF_MOVE);
+}

@@ -1,0 +1,105 @@
+/*
+ * mempolicy.h - NUMA memory policies and page migration: where an mm's
+ * anonymous folios are allocated, and moving them between nodes.
+ *
+ * Nodes are named by their index in pglists[] (bit i of a node mask is
+ * pglists[i]); on ptelab's machines that is the FDT node order.
+ *
+ * Policies (per VMA, Linux's semantics):
+ *  MPOL_DEFAULT     the VMA's home node (vma->nid), then the others by
+ *                   distance from it;
+ *  MPOL_BIND        only the nodes of the mask, nearest to the home node
+ *                   first; no fallback outside it;
+ *  MPOL_PREFERRED   the mask's one node, then the others by distance from it;
+ *  MPOL_INTERLEAVE  per folio, round robin over the mask by the folio's
+ *                   address (index = addr >> (PAGE_SHIFT + order)), then
+ *                   by distance from the chosen node when it is full.
+ * docs/migrate.md follows a folio through migration.
+ */
+#ifndef MM_MEMPOLICY_H
+#define MM_MEMPOLICY_H
+
+#include "mm.h"
+
+#define MPOL_DEFAULT 0
+#define MPOL_PREFERRED 1
+#define MPOL_BIND 2
+#define MPOL_INTERLEAVE 3
+#define MPOL_MAX 4
+
+/* mbind / migrate flags. */
+#define MPOL_MF_STRICT (1u << 0)   /* fail (-EIO) if a folio is not where the policy says */
+#define MPOL_MF_MOVE (1u << 1)	   /* move folios only this mm maps */
+#define MPOL_MF_MOVE_ALL (1u << 2) /* move shared folios too, in every mm that maps them */
+
+/* get_mempolicy flags. */
+#define MPOL_F_NODE (1u << 0) /* with MPOL_F_ADDR: the node of the page at addr */
+#define MPOL_F_ADDR (1u << 1) /* the policy of the VMA at addr */
+
+/*
+ * mbind - set the policy of [start, start + len) (page aligned, every
+ * byte inside a VMA), splitting VMAs at both ends. With MPOL_MF_MOVE(_ALL)
+ * the folios mapped there that are not on a node the policy allows move
+ * to where the policy allocates (the shared ones only with MOVE_ALL).
+ * Return: 0; -EINVAL (bad mode, flags, range or mask: DEFAULT takes an
+ * empty mask, the others a non-empty mask of existing nodes, PREFERRED
+ * exactly one node); -EFAULT (a hole in the range); -ENOMEM (a VMA split
+ * failed: nothing changed); -EIO with MPOL_MF_STRICT when a folio was
+ * left on a node the policy does not allow (the policy is set anyway).
+ */
+int mbind(struct mm *mm, unsigned long start, unsigned long len, unsigned mode, unsigned long nodes,
+	  unsigned flags);
+
+/*
+ * get_mempolicy - @flags 0: the mm's own policy (always MPOL_DEFAULT
+ * here); MPOL_F_ADDR: the policy of the VMA at @addr in *@mode and
+ * *@nodes; MPOL_F_NODE|MPOL_F_ADDR: the node index of the page at @addr in
+ * *@mode (faulting it in for reading first, as Linux does).
+ * Return: 0, -EFAULT (no VMA at @addr), -EINVAL (bad flags) or -ENOMEM.
+ */
+int get_mempolicy(struct mm *mm, int *mode, unsigned long *nodes, unsigned long addr,
+		  unsigned flags);
+
+/*
+ * migrate_pages - move every folio of @mm on a node of @from to the node
+ * of @to in the same position (the n-th node of @from goes to the n-th of
+ * @to, wrapping), as Linux's do_migrate_pages() with MPOL_MF_MOVE: folios
+ * that another mm maps too stay (counted as not moved).
+ * mm_migrate_pages - the same with MPOL_MF_MOVE_ALL possible in @flags.
+ * Return: the number of pages that could not be moved (busy, shared, no
+ * memory on the target), or -EINVAL for an empty or unknown mask.
+ */
+long migrate_pages(struct mm *mm, unsigned long from, unsigned long to);
+long mm_migrate_pages(struct mm *mm, unsigned long from, unsigned long to, unsigned flags);
+
+/*
+ * move_pages - move the folio of each page @addrs[i] to node @nodes[i]
+ * (a large folio moves whole), or with @nodes NULL only report where each
+ * page is. @status[i] gets the page's node after the call, or:
+ * -EFAULT (no VMA), -ENOENT (nothing mapped there), -EACCES (the folio is
+ * shared with another mm and @flags has no MPOL_MF_MOVE_ALL), -EBUSY (the
+ * folio is pinned or has references besides its mappings), -ENOMEM (no
+ * free memory on the target node).
+ * Return: the number of pages with -EACCES, -EBUSY or -ENOMEM, or
+ * -EINVAL (a node that does not exist, bad flags): then the statuses of
+ * the pages before it are set and nothing after it was looked at.
+ */
+long move_pages(struct mm *mm, unsigned long n, const unsigned long *addrs, const int *nodes,
+		int *status, unsigned flags);
+
+/*
+ * mm_numa_maps_to - one line per VMA of @mm, like Linux's
+ * /proc/PID/numa_maps: start address, policy, anon pages per node
+ * (N0=.. N1=..) and the folios mapped there by size (4K=.. 64K=..,
+ * 2M-pmd=.. for PMD-mapped ones). Each line goes to @out.
+ */
+void mm_numa_maps_to(struct mm *mm, void (*out)(void *ctx, const char *line), void *ctx);
+
+/*
+ * Benchmarks and tests: called with true when a migrate call starts
+ * queueing and false when it starts migrating what it queued (a call
+ * alternates between the two when the queue fills up). NULL: none.
+ */
+extern void (*migrate_phase_hook)(bool queueing);
+
+#endif

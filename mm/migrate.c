@@ -1,0 +1,477 @@
+/*
+ * migrate.c - moving queued folios to another node: Linux's
+ * migrate_pages_batch() with migration entries (docs/migrate.md).
+ *
+ * Per folio: refuse it (-EBUSY) when it is maybe pinned or has references
+ * besides its mappings (a pin or GUP reference would go on seeing the old
+ * page); allocate its new folio on the target (same order; when no block
+ * of that order is free, order-0 pieces: the folio is split, and a PMD
+ * mapping is first split into PTEs); replace every mapping, in every mm of
+ * its anon family, by a migration entry (mm/swapops.h) that keeps the
+ * pfn, write, dirty, young and AnonExclusive; flush the TLB; copy; turn
+ * each migration entry into a mapping of the new page with the same bits;
+ * free the old folio. Nothing can fail after the unmap, so a folio either
+ * moves whole or stays exactly as it was.
+ *
+ * Batching, each with its own cap (1 = the code before it):
+ *  - caps.migrate_unmap: a run of PTEs mapping consecutive pages of the
+ *    folio with the same bits is cleared with one clear_full_ptes() (on
+ *    arm64 whole contpte blocks are cleared without unfolding) and put
+ *    back with one set_ptes() (which folds the blocks again); at 1 each
+ *    PTE is cleared and flushed alone (ptep_clear_flush), and set alone.
+ *  - caps.migrate_flush: the folios of one call are handled in groups of
+ *    this many: unmap all, one TLB flush per mm, copy all, remap all. At
+ *    1 each folio's unmap flushes by itself.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "kernel.h"
+#include "migrate.h"
+#include "page_internal.h"
+#include "swapops.h"
+
+void (*migrate_unmapped_hook)(void);
+
+/* ---- queueing --------------------------------------------------------------- */
+
+bool migrate_batch_add(struct migrate_batch *b, struct folio *folio, struct mm *mm,
+		       unsigned long addr, const struct mempolicy *target, int home)
+{
+	struct migrate_item *it;
+
+	if (folio->page.flags & PG_locked)
+		return false;
+	if (b->nr == MIGRATE_CHUNK)
+		panic("migrate_batch_add: batch full (%d folios)", b->nr);
+	if (folio_order(folio) > PMD_ORDER)
+		folio_bug("migrate_batch_add", folio, "folio larger than a PMD");
+	folio->page.flags |= PG_locked;
+	it = &b->item[b->nr++];
+	*it = (struct migrate_item){
+		.folio = folio, .addr = addr, .mm = mm, .target = *target, .home = home
+	};
+	list_init(&it->pieces);
+	count_event(migrate_queued, 1);
+	return true;
+}
+
+#define for_each_family_mm(m, it)                                                                  \
+	for (struct mm *m = mm_list; m; m = m->next_mm)                                            \
+		if (m->anon_family == (it)->mm->anon_family)
+
+/* ---- deferred TLB flushes ------------------------------------------------- */
+
+#define FLUSH_MMS 8
+
+/* The ranges one group of folios unmapped, per mm, flushed at once. */
+struct flush_set {
+	int nr;
+	struct {
+		struct mm *mm;
+		unsigned long start, end;
+	} e[FLUSH_MMS];
+};
+
+static void flush_set_flush(struct flush_set *fs)
+{
+	for (int i = 0; i < fs->nr; i++)
+		flush_tlb_range(fs->e[i].mm, fs->e[i].start, fs->e[i].end);
+	fs->nr = 0;
+}
+
+/* [start, end) of @mm was cleared: flush it now (@fs NULL) or later. */
+static void flush_later(struct flush_set *fs, struct mm *mm, unsigned long start, unsigned long end)
+{
+	int i;
+
+	if (!fs) {
+		flush_tlb_range(mm, start, end);
+		return;
+	}
+	for (i = 0; i < fs->nr && fs->e[i].mm != mm; i++)
+		;
+	if (i == FLUSH_MMS) {
+		flush_set_flush(fs);
+		i = 0;
+	}
+	if (i == fs->nr) {
+		fs->e[fs->nr++] = (typeof(fs->e[0])){ mm, start, end };
+		return;
+	}
+	if (start < fs->e[i].start)
+		fs->e[i].start = start;
+	if (end > fs->e[i].end)
+		fs->e[i].end = end;
+}
+
+/* ---- step 1: refuse, or allocate the destination ---------------------------- */
+
+static void free_pieces(struct migrate_item *it)
+{
+	while (!list_empty(&it->pieces)) {
+		struct page *p = list_entry(it->pieces.next, struct page, lru);
+
+		list_del(&p->lru);
+		folio_put((struct folio *)p);
+	}
+}
+
+/* Split every PMD mapping of @it's folio into PTEs. Return: 0 or -ENOMEM
+ * (the splits made stay: they change no content). */
+static int split_pmd_mappings(struct migrate_item *it)
+{
+	for_each_family_mm(m, it)
+	{
+		pmd_t *pmdp = mm_find_pmd(m, it->addr, false);
+		int err;
+
+		if (!pmdp || !pmd_leaf(*pmdp) || pmd_pfn(*pmdp) != folio_pfn(it->folio))
+			continue;
+		err = split_huge_pmd(find_vma(m, it->addr), pmdp, it->addr);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* No block of the folio's order on the target: order-0 pieces instead. */
+static int alloc_pieces(struct migrate_item *it)
+{
+	unsigned long n = folio_nr_pages(it->folio);
+
+	for (unsigned long i = 0; i < n; i++) {
+		struct folio *p = mpol_alloc(&it->target, it->home, it->addr + i * PAGE_SIZE, 0, 0);
+
+		if (!p) {
+			free_pieces(it);
+			return -ENOMEM;
+		}
+		list_add_tail(&p->page.lru, &it->pieces);
+	}
+	if (folio_entire_mapcount(it->folio) && split_pmd_mappings(it)) {
+		free_pieces(it);
+		return -ENOMEM;
+	}
+	count_event(thp_migration_split, 1);
+	return 0;
+}
+
+/*
+ * migrate_prepare - may @it's folio move, and where to? Return: 0 with
+ * the destination allocated, -EBUSY (pinned, or references that are no
+ * mapping), -ENOMEM (the target has no memory): the folio is untouched.
+ */
+static int migrate_prepare(struct migrate_item *it)
+{
+	struct folio *f = it->folio;
+
+	if (folio_maybe_dma_pinned(f) || folio_ref_count(f) != folio_mapcount(f))
+		return -EBUSY;
+	it->dst = mpol_alloc(&it->target, it->home, it->addr, folio_order(f), 0);
+	if (it->dst)
+		return 0;
+	if (!folio_test_large(f))
+		return -ENOMEM;
+	return alloc_pieces(it);
+}
+
+/* ---- step 2: unmap into migration entries ----------------------------------- */
+
+/* Replace the PMD leaf @pmdp of @m by a migration entry. */
+static void unmap_pmd(struct migrate_item *it, struct mm *m, pmd_t *pmdp, struct flush_set *fs)
+{
+	struct folio *f = it->folio;
+	pmd_t pmd = *pmdp;
+
+	*pmdp = pte_pmd(
+		make_migration_entry(folio_pfn(f), pmd_pte(pmd), PageAnonExclusive(&f->page)));
+	folio_remove_rmap_pmd(f);
+	it->nr_entries++;
+	flush_later(fs, m, it->addr, it->addr + PMD_SIZE);
+}
+
+/*
+ * unmap_run - the @nr entries from @ptep (for @addr; the first is @pte)
+ * map consecutive pages of the folio with the same bits: clear them (one
+ * clear_full_ptes, or ptep_get_and_clear for one), flush them unless the
+ * flush is deferred (@fs: the caller adds the table's range), write their
+ * migration entries, drop their mapcounts. The references stay with the
+ * entries.
+ * Context: the PTE table lock is held.
+ */
+static void unmap_run(struct migrate_item *it, struct mm *m, unsigned long addr, pte_t *ptep,
+		      pte_t pte, unsigned nr, struct flush_set *fs)
+{
+	struct page *page = pfn_to_page(pte_pfn(pte));
+	pte_t old;
+
+	if (nr == 1)
+		old = ptep_get_and_clear(m, addr, ptep);
+	else
+		old = clear_full_ptes(m, addr, ptep, nr, 0);
+	if (!fs)
+		flush_tlb_range(m, addr, addr + nr * PAGE_SIZE);
+	for (unsigned i = 0; i < nr; i++)
+		set_pte(ptep + i,
+			make_migration_entry(pte_pfn(pte) + i, old, PageAnonExclusive(page + i)));
+	folio_remove_rmap_ptes(it->folio, page, (int)nr);
+	it->nr_entries += nr;
+}
+
+/* The PTEs of @m's table at @pmdp that map @it's folio. */
+static void unmap_ptes(struct migrate_item *it, struct mm *m, pmd_t *pmdp, struct flush_set *fs)
+{
+	struct folio *f = it->folio;
+	unsigned long n = folio_nr_pages(f), end = it->addr + n * PAGE_SIZE, addr = it->addr;
+	uint64_t first = folio_pfn(f);
+	unsigned long lo = end, hi = addr;
+	struct spinlock *ptl;
+	pte_t *ptep = pte_offset_map_lock(m, pmdp, addr, &ptl);
+	unsigned nr;
+
+	for (; addr < end; addr += nr * PAGE_SIZE, ptep += nr) {
+		pte_t pte = ptep_get(ptep);
+
+		nr = 1;
+		if (!pte_present(pte) || pte_pfn(pte) - first >= n)
+			continue;
+		if (folio_test_large(f) && caps.migrate_unmap > 1)
+			nr = folio_pte_batch(f, addr, ptep, pte,
+					     cap_nr(caps.migrate_unmap, (end - addr) >> PAGE_SHIFT),
+					     0, NULL);
+		unmap_run(it, m, addr, ptep, pte, nr, fs);
+		lo = addr < lo ? addr : lo;
+		hi = addr + nr * PAGE_SIZE;
+	}
+	pte_unmap_unlock(ptep, ptl);
+	if (fs && hi > lo)
+		flush_later(fs, m, lo, hi);
+}
+
+/* try_to_migrate(): every mapping of @it's folio in its anon family. */
+static void migrate_unmap(struct migrate_item *it, struct flush_set *fs)
+{
+	for_each_family_mm(m, it)
+	{
+		pmd_t *pmdp = mm_find_pmd(m, it->addr, false);
+
+		if (!pmdp || pmd_none(*pmdp))
+			continue;
+		if (pmd_leaf(*pmdp)) {
+			if (pmd_pfn(*pmdp) == folio_pfn(it->folio))
+				unmap_pmd(it, m, pmdp, fs);
+			continue;
+		}
+		unmap_ptes(it, m, pmdp, fs);
+	}
+	if (folio_mapcount(it->folio))
+		folio_bug("migrate_unmap", it->folio, "still mapped after the unmap");
+}
+
+/* ---- step 3: copy and remap --------------------------------------------------- */
+
+/* The destination folio and page of source page @i. */
+static struct folio *dst_folio(struct migrate_item *it, struct folio **pieces, unsigned long i)
+{
+	return it->dst ? it->dst : pieces[i];
+}
+
+static struct page *dst_page(struct migrate_item *it, struct folio **pieces, unsigned long i)
+{
+	return it->dst ? folio_page(it->dst, i) : &pieces[i]->page;
+}
+
+/* Copy the data and the folio flags that travel. */
+static void migrate_copy(struct migrate_item *it, struct folio **pieces)
+{
+	struct folio *f = it->folio;
+	unsigned long n = folio_nr_pages(f);
+	uint32_t keep = f->page.flags & (PG_anon | PG_dirty | PG_referenced);
+
+	if (it->dst) {
+		memcpy(page_address(&it->dst->page), page_address(&f->page), n * PAGE_SIZE);
+		it->dst->page.flags |= keep;
+	} else {
+		for (unsigned long i = 0; i < n; i++) {
+			memcpy(page_address(&pieces[i]->page), page_address(folio_page(f, i)),
+			       PAGE_SIZE);
+			pieces[i]->page.flags |= keep;
+		}
+	}
+	count_event(folio_copies, n);
+}
+
+/* Same bits except AnonExclusive, next pfn? (a run of migration entries) */
+static bool entry_follows(pte_t next, pte_t first, unsigned k)
+{
+	return (pte_to_swp_val(next) & ~SWP_EXCL) == ((pte_to_swp_val(first) + k) & ~SWP_EXCL);
+}
+
+/* How many migration entries from @ptep (the first is @m) remap as one
+ * run: consecutive pfns, same bits, one destination folio, inside @limit. */
+static unsigned remap_run_len(struct migrate_item *it, pte_t *ptep, pte_t m, unsigned long limit)
+{
+	unsigned nr = 1;
+
+	if (!it->dst || !folio_test_large(it->dst) || caps.migrate_unmap == 1)
+		return 1;
+	limit = cap_nr(caps.migrate_unmap, limit);
+	while (nr < limit && entry_follows(ptep_get(ptep + nr), m, nr))
+		nr++;
+	return nr;
+}
+
+/* Map the destination of the @nr entries from @ptep (the first is @m,
+ * for source page @i) at @addr of @vma. Context: the PTE lock is held. */
+static void remap_run(struct migrate_item *it, struct folio **pieces, struct vma *vma,
+		      unsigned long addr, pte_t *ptep, pte_t m, unsigned long i, unsigned nr)
+{
+	struct folio *d = dst_folio(it, pieces, i);
+	struct page *page = dst_page(it, pieces, i);
+	pte_t pte = pte_restore_migration(vma_mk_pte(vma, page_to_pfn(page)), m);
+
+	for (unsigned k = 0; k < nr; k++)
+		if (migration_entry_excl(ptep_get(ptep + k)))
+			SetPageAnonExclusive(page + k);
+	set_ptes(vma->mm, addr, ptep, pte, nr);
+	folio_add_rmap_ptes(d, page, (int)nr);
+	if (!it->dst)
+		folio_get(d);
+}
+
+/* remove_migration_ptes() for @m's table at @pmdp. */
+static void remap_ptes(struct migrate_item *it, struct folio **pieces, struct mm *m, pmd_t *pmdp)
+{
+	unsigned long n = folio_nr_pages(it->folio), addr = it->addr, end = addr + n * PAGE_SIZE;
+	uint64_t first = folio_pfn(it->folio);
+	struct spinlock *ptl;
+	pte_t *ptep = pte_offset_map_lock(m, pmdp, addr, &ptl);
+	struct vma *vma = NULL;
+	unsigned nr;
+
+	for (; addr < end; addr += nr * PAGE_SIZE, ptep += nr) {
+		pte_t e = ptep_get(ptep);
+		unsigned long i = migration_entry_pfn(e) - first;
+
+		nr = 1;
+		if (!is_migration_entry(e) || i >= n)
+			continue;
+		if (!vma || addr >= vma->end)
+			vma = find_vma(m, addr);
+		nr = remap_run_len(it, ptep, e,
+				   ((end < vma->end ? end : vma->end) - addr) >> PAGE_SHIFT);
+		remap_run(it, pieces, vma, addr, ptep, e, i, nr);
+	}
+	pte_unmap_unlock(ptep, ptl);
+}
+
+/* A PMD migration entry becomes a PMD mapping of the 2 MiB destination. */
+static void remap_pmd(struct migrate_item *it, struct mm *m, pmd_t *pmdp)
+{
+	struct vma *vma = find_vma(m, it->addr);
+	pte_t e = pmd_pte(*pmdp);
+	pmd_t pmd = vma_mk_pmd(vma, it->dst, false);
+
+	if (migration_entry_excl(e))
+		for (unsigned long i = 0; i < folio_nr_pages(it->dst); i++)
+			SetPageAnonExclusive(folio_page(it->dst, i));
+	*pmdp = pte_pmd(pte_restore_migration(pmd_pte(pmd), e));
+	folio_add_rmap_pmd(it->dst);
+}
+
+/* Fill @pieces from @it's list (order-0 destinations, in page order). */
+static void pieces_array(struct migrate_item *it, struct folio **pieces)
+{
+	unsigned long i = 0;
+	struct list_head *e;
+
+	list_for_each(e, &it->pieces) pieces[i++] = (struct folio *)list_entry(e, struct page, lru);
+}
+
+/* Copy, remap everywhere, free the old folio (and the allocation
+ * references of the destination). */
+static void migrate_move(struct migrate_item *it)
+{
+	static struct folio *pieces[PTRS_PER_TABLE];
+	struct folio *f = it->folio;
+
+	if (!it->dst)
+		pieces_array(it, pieces);
+	migrate_copy(it, pieces);
+	if (it->dst && it->nr_entries > 1)
+		folio_ref_add(it->dst, (int)it->nr_entries - 1);
+	for_each_family_mm(m, it)
+	{
+		pmd_t *pmdp = mm_find_pmd(m, it->addr, false);
+
+		if (!pmdp || pmd_none(*pmdp) || pmd_leaf(*pmdp))
+			continue;
+		if (is_pmd_migration_entry(*pmdp)) {
+			if (migration_entry_pfn(pmd_pte(*pmdp)) == folio_pfn(f))
+				remap_pmd(it, m, pmdp);
+			continue;
+		}
+		remap_ptes(it, pieces, m, pmdp);
+	}
+	it->status = (it->dst ? it->dst : pieces[0])->page.node;
+	if (!it->dst)
+		free_pieces(it); /* their allocation references: unmapped pieces go */
+	f->page.flags &= ~PG_locked;
+	folio_put_refs(f, (int)it->nr_entries);
+}
+
+/* ---- the batch ---------------------------------------------------------------- */
+
+/* Count @it's outcome. Return: the pages that did not move. */
+static long migrate_account(struct migrate_item *it, unsigned long pages, bool thp)
+{
+	if (it->status < 0) {
+		count_event(pgmigrate_fail, pages);
+		return (long)pages;
+	}
+	count_event(pgmigrate_success, pages);
+	if (thp)
+		count_event(thp_migration_success, 1);
+	return 0;
+}
+
+/* @n items: prepare all, unmap all, (one flush), move all. */
+static long migrate_group(struct migrate_item *it, int n)
+{
+	struct flush_set fs = { .nr = 0 }, *defer = caps.migrate_flush > 1 ? &fs : NULL;
+	long failed = 0;
+
+	for (int k = 0; k < n; k++) {
+		it[k].status = migrate_prepare(&it[k]);
+		if (it[k].status)
+			it[k].folio->page.flags &= ~PG_locked;
+		else
+			migrate_unmap(&it[k], defer);
+	}
+	flush_set_flush(&fs);
+	if (migrate_unmapped_hook)
+		migrate_unmapped_hook();
+	for (int k = 0; k < n; k++) {
+		unsigned long pages = folio_nr_pages(it[k].folio);
+		bool thp = folio_order(it[k].folio) == PMD_ORDER && it[k].dst;
+
+		if (!it[k].status)
+			migrate_move(&it[k]);
+		failed += migrate_account(&it[k], pages, thp);
+	}
+	return failed;
+}
+
+long migrate_batch(struct migrate_batch *b)
+{
+	unsigned group = caps.migrate_flush;
+	long failed = 0;
+
+	for (int i = 0, n; i < b->nr; i += n) {
+		n = (int)cap_nr(group, (unsigned long)(b->nr - i));
+		failed += migrate_group(&b->item[i], n);
+	}
+	b->nr = 0;
+	return failed;
+}

@@ -1,0 +1,95 @@
+/*
+ * migrate.h - what the policy side (mempolicy.c, migrate_queue.c,
+ * move_pages.c) shares with the migration proper (migrate.c).
+ *
+ * A migrate call fills a batch of queued folios (at most MIGRATE_CHUNK;
+ * the queue walk stops at a page-table boundary when it is nearly full)
+ * and hands it to migrate_batch(), then goes on queueing. A queued folio
+ * is locked (PG_locked) until migrate_batch() is done with it, which is
+ * how a second PTE of the same folio knows it is already queued.
+ */
+#ifndef MM_MIGRATE_H
+#define MM_MIGRATE_H
+
+#include "mempolicy.h"
+#include "mm_internal.h"
+#include "swapops.h"
+
+#define MIGRATE_CHUNK 4096
+
+struct migrate_item {
+	struct folio *folio;
+	unsigned long addr;	  /* where the folio's page 0 is mapped (or would be) */
+	struct mm *mm;		  /* an mm mapping it: its anon family maps it, no other */
+	struct mempolicy target;  /* where the new folio is allocated */
+	int home;		  /* node index the target policy falls back from */
+	int status;		  /* node index after migrate_batch(), or -errno */
+	struct folio *dst;	  /* same-order destination, or NULL */
+	struct list_head pieces;  /* order-0 destinations when the folio is split */
+	unsigned long nr_entries; /* migration entries made by the unmap */
+};
+
+struct migrate_batch {
+	int nr;
+	struct migrate_item item[MIGRATE_CHUNK];
+};
+
+/* The one batch (the guest is uniprocessor; migrate calls do not nest). */
+extern struct migrate_batch migrate_batch_buf;
+
+/*
+ * migrate_batch_add - queue @folio (found mapped in @mm with page 0 at
+ * @addr) to move by @target (from @home). Return: false when it is
+ * already queued. Context: a PTE lock may be held.
+ */
+bool migrate_batch_add(struct migrate_batch *b, struct folio *folio, struct mm *mm,
+		       unsigned long addr, const struct mempolicy *target, int home);
+
+/*
+ * migrate_batch - move every queued folio of @b: allocate its new folio,
+ * unmap it everywhere with migration entries, flush, copy, remap, free
+ * the old one. Sets each item's status, unlocks every folio, empties @b.
+ * Batching: caps.migrate_unmap (PTEs per unmap/remap run) and
+ * caps.migrate_flush (folios per TLB flush). Counts pgmigrate_*.
+ * Return: the pages that were not moved.
+ * Context: no PTE lock held.
+ */
+long migrate_batch(struct migrate_batch *b);
+
+/* mempolicy.c: a folio of 2^@order pages allocated as @pol says (@home:
+ * the node DEFAULT and BIND start from, @addr: the interleave index). */
+struct folio *mpol_alloc(const struct mempolicy *pol, int home, unsigned long addr, unsigned order,
+			 unsigned flags);
+
+/* mempolicy.c: does @pol allow node index @nid? (DEFAULT: only @home.) */
+bool mpol_allows(const struct mempolicy *pol, int home, int nid);
+
+/* What a queue walk looks for, and where it sends what it finds. */
+struct queue_want {
+	bool by_vma;	       /* mbind: folios the VMA's policy does not allow, moved by it */
+	int map[MAX_NUMNODES]; /* else: a folio on node i moves to node map[i] (-1: stays) */
+};
+
+/*
+ * queue_pages_range - queue the folios mapped in [start, end) of @mm that
+ * @want asks for into migrate_batch_buf, migrating each batch as it
+ * fills and the last one at the end. @flags: MPOL_MF_*.
+ * Return: pages not moved (failed, shared without MOVE_ALL, or found
+ * without MOVE), or -EIO when MPOL_MF_STRICT without MOVE met one (the
+ * walk stops there).
+ * Context: no PTE lock held; the walk takes each table's once.
+ */
+long queue_pages_range(struct mm *mm, unsigned long start, unsigned long end,
+		       const struct queue_want *want, unsigned flags);
+
+/* Tests: called after a group's unmap and flush, before the copy, while
+ * the migration entries are in place. NULL: none. */
+extern void (*migrate_unmapped_hook)(void);
+
+static inline void migrate_phase(bool queueing)
+{
+	if (migrate_phase_hook)
+		migrate_phase_hook(queueing);
+}
+
+#endif

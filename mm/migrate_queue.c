@@ -1,0 +1,199 @@
+/*
+ * migrate_queue.c - finding the folios a migrate call moves: Linux's
+ * queue_pages_range() / queue_folios_pte_range(), with seed 003's batching.
+ *
+ * One walk_page_range() per VMA part: one descent, one PTE-lock take per
+ * page table, a PMD leaf as one step. Per present PTE the checks are the
+ * folio's (is it where the call wants it, may it move, is it queued
+ * already), so after them only the folio matters: with caps.migrate > 1 a
+ * run of PTEs mapping the same large folio, found by folio_pte_batch()
+ * (dirty ignored), is skipped in one step, and a failure counts the run's
+ * PTEs at once. caps.migrate = 1 is the code before the seed: one PTE a
+ * step, and the "already queued?" test (the last large folio seen) per PTE.
+ * Failures count PTEs in both (Linux's unbatched loop counted a failed
+ * large folio once, at its first PTE), so both return the same number.
+ *
+ * The batch holds MIGRATE_CHUNK folios; the walk stops after a page table
+ * when the next might not fit, migrates the batch and resumes there (one
+ * more descent), so every table is still read whole under one lock take.
+ */
+#include <errno.h>
+
+#include "kernel.h"
+#include "migrate.h"
+
+#define QUEUE_FULL 2 /* walk stopped: the batch is full (resume at q->resume) */
+#define QUEUE_STOP 3 /* walk stopped: STRICT without MOVE met a misplaced folio */
+
+struct queue_ctx {
+	const struct queue_want *want;
+	struct vma *vma;
+	unsigned flags;
+	struct folio *large; /* the last large folio looked at ... */
+	bool large_failed;   /* ... and whether it counted as failed */
+	long nr_failed;	     /* pages (PTEs) not queued */
+	unsigned long resume;
+};
+
+struct migrate_batch migrate_batch_buf;
+
+/* Does the call want @folio moved (by the VMA policy, or its node map)? */
+static bool queue_required(struct queue_ctx *q, struct folio *folio)
+{
+	int nid = folio->page.node;
+
+	if (q->want->by_vma)
+		return !mpol_allows(&q->vma->pol, q->vma->nid, nid);
+	return q->want->map[nid] >= 0;
+}
+
+/* Strict without move: the first misplaced folio ends the call. */
+static bool strictly_unmovable(unsigned flags)
+{
+	return (flags & (MPOL_MF_STRICT | MPOL_MF_MOVE | MPOL_MF_MOVE_ALL)) == MPOL_MF_STRICT;
+}
+
+/*
+ * queue_folio - @folio, its page @idx mapped at @addr, is misplaced: queue
+ * it if the call moves it. Return: false when it must count as failed
+ * (no MOVE flag, or shared with another mm without MOVE_ALL). A folio
+ * this call queued already is no failure.
+ */
+static bool queue_folio(struct queue_ctx *q, struct folio *folio, unsigned long idx,
+			unsigned long addr)
+{
+	struct mempolicy target = q->vma->pol;
+	int home = q->vma->nid;
+
+	if (!(q->flags & (MPOL_MF_MOVE | MPOL_MF_MOVE_ALL)))
+		return false;
+	if (!(q->flags & MPOL_MF_MOVE_ALL) && folio_maybe_mapped_shared(folio))
+		return false;
+	if (!q->want->by_vma) {
+		home = q->want->map[folio->page.node];
+		target = (struct mempolicy){ MPOL_BIND, 1ul << home };
+	}
+	migrate_batch_add(&migrate_batch_buf, folio, q->vma->mm, addr - idx * PAGE_SIZE, &target,
+			  home);
+	return true;
+}
+
+/* One mapped folio met at @addr (page @idx of it), @nr PTEs of it from
+ * there (a PMD leaf: 512). Return: 0 or QUEUE_STOP. */
+static int queue_one(struct queue_ctx *q, struct folio *folio, unsigned long idx,
+		     unsigned long addr, unsigned long nr)
+{
+	if (!queue_required(q, folio))
+		return 0;
+	if (folio_test_large(folio)) {
+		if (folio == q->large) {
+			q->nr_failed += q->large_failed ? (long)nr : 0;
+			return 0;
+		}
+		q->large = folio;
+		q->large_failed = false;
+	}
+	if (queue_folio(q, folio, idx, addr))
+		return 0;
+	q->large_failed = true;
+	q->nr_failed += (long)nr;
+	return strictly_unmovable(q->flags) ? QUEUE_STOP : 0;
+}
+
+/* After a table or PMD leaf that ends at @end: stop the walk there if
+ * the next table's folios might not fit in the batch (checked after a
+ * table, not before, so the walk never takes a lock it does not use). */
+static int queue_check_full(struct queue_ctx *q, unsigned long end)
+{
+	if (migrate_batch_buf.nr <= MIGRATE_CHUNK - PTRS_PER_TABLE)
+		return 0;
+	q->resume = end;
+	return QUEUE_FULL;
+}
+
+/* The walker's pte_range: queue_folios_pte_range(). Context: the
+ * table's lock is held. */
+static int queue_pte_range(struct mm *mm, pmd_t *pmdp, pte_t *ptep, unsigned long addr,
+			   unsigned long end, void *priv)
+{
+	struct queue_ctx *q = priv;
+	unsigned nr;
+	int ret = 0;
+
+	(void)mm, (void)pmdp;
+	for (; addr < end && !ret; ptep += nr, addr += nr * PAGE_SIZE) {
+		pte_t pte = ptep_get(ptep);
+		struct folio *folio;
+		uint64_t pfn;
+
+		nr = 1;
+		if (pte_none(pte))
+			continue;
+		if (!pte_present(pte)) {
+			q->nr_failed += is_migration_entry(pte);
+			continue;
+		}
+		pfn = pte_pfn(pte);
+		folio = page_folio(pfn_to_page(pfn));
+		if (folio_test_large(folio) && caps.migrate > 1)
+			nr = folio_pte_batch(folio, addr, ptep, pte,
+					     cap_nr(caps.migrate, (end - addr) >> PAGE_SHIFT),
+					     FPB_IGNORE_DIRTY, NULL);
+		ret = queue_one(q, folio, pfn - folio_pfn(folio), addr, nr);
+	}
+	return ret ?: queue_check_full(q, end);
+}
+
+/* The walker's pmd_leaf: the whole folio in one step (queue_folios_pmd). */
+static int queue_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsigned long end, void *priv)
+{
+	struct queue_ctx *q = priv;
+	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(*pmdp)));
+
+	(void)mm;
+	return queue_one(q, folio, (addr & ~PMD_MASK) >> PAGE_SHIFT, addr,
+			 (end - addr) >> PAGE_SHIFT)
+		       ?: queue_check_full(q, end);
+}
+
+static const struct pt_walk_ops queue_ops = { .pmd_leaf = queue_pmd, .pte_range = queue_pte_range };
+
+/* Queue [addr, end) inside @vma, migrating each full batch. Return: as
+ * queue_pages_range(). */
+static long queue_vma(struct queue_ctx *q, unsigned long addr, unsigned long end)
+{
+	long failed = 0;
+	int ret;
+
+	do {
+		migrate_phase(true);
+		q->large = NULL;
+		ret = walk_page_range(q->vma->mm, addr, end, &queue_ops, q);
+		if (ret == QUEUE_STOP)
+			return -EIO;
+		migrate_phase(false);
+		failed += migrate_batch(&migrate_batch_buf);
+		addr = q->resume;
+	} while (ret == QUEUE_FULL && addr < end);
+	return failed;
+}
+
+long queue_pages_range(struct mm *mm, unsigned long start, unsigned long end,
+		       const struct queue_want *want, unsigned flags)
+{
+	struct queue_ctx q = { .want = want, .flags = flags };
+	long failed = 0;
+
+	for (struct vma *v = find_vma_from(mm, start); v && v->start < end; v = v->next) {
+		long r;
+
+		q.vma = v;
+		r = queue_vma(&q, v->start > start ? v->start : start, v->end < end ? v->end : end);
+		if (r < 0) {
+			migrate_batch(&migrate_batch_buf);
+			return r;
+		}
+		failed += r;
+	}
+	return failed + q.nr_failed;
+}
