@@ -14,12 +14,12 @@ KVM_FDT_arm64 := -I$(B)/kvm/arm64/libfdt/usr/include \
 KVM_FETCHED_arm64 := $(B)/kvm/arm64/.fetched
 KVM_MKELF_SRCS := tests/vmm/mkelf.c tests/host/elf_build.c vmm/elf.c vmm/guestmem.c vmm/layout.c \
 	vmm/util.c vmm/args.c
-KVM_STATIC_CFLAGS := -O2 -std=gnu11 $(WARN) -Ivmm -Iguest/include -Itests -static
+KVM_STATIC_CFLAGS := -O2 -std=gnu11 $(WARN) -Ivmm -Iguest/include -Imm -Itests -I$(B)/gen -static
 
 # $(1) = arch of the nested VM
 define kvm_static_rules
-$(B)/kvm/$(1)/ptelab: $(call vmm_srcs_for,$(KVM_VMMARCH_$(1))) $(wildcard vmm/*.h) \
-		$(KVM_FETCHED_$(1)) | $(DEPS)
+$(B)/kvm/$(1)/ptelab: $(call vmm_srcs_for,$(KVM_VMMARCH_$(1))) $(VMM_GUEST_SRCS) $(wildcard vmm/*.h) \
+		$(B)/gen/version.h $(KVM_FETCHED_$(1)) | $(DEPS)
 	@mkdir -p $$(dir $$@)
 	$$(call quiet,CCLD,$$@)
 	$(Q)$(KVM_CC_$(1)) $(KVM_STATIC_CFLAGS) -o $$@ $$(filter %.c,$$^) $(KVM_FDT_$(1))

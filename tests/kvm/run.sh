@@ -50,7 +50,8 @@ mkcpio() {
 }
 
 # prepare ARCH: fetch, build the static tools, write $K/ARCH/initrd.
-# Return: 0, or 1 with the reason in $why.
+# Return: 0; 1 with the reason in $why when this machine lacks something
+# (QEMU, the packages: a skip); 2 when ptelab's own build fails (a failure).
 prepare() {
 	a=$1
 	q=$(qemu_of "$a")
@@ -59,9 +60,9 @@ prepare() {
 		why=$("$TOP/tests/kvm/fetch.sh" "$f" "$K/$f" 2>&1) ||
 			{ why="cannot fetch the $f packages: $why"; return 1; }
 	done
-	[ -f "$TOP/build/$a/guest.elf" ] || { why="build/$a/guest.elf is not built"; return 1; }
+	[ -f "$TOP/build/$a/guest.elf" ] || { why="build/$a/guest.elf is not built"; return 2; }
 	why=$(make_targets "build/kvm/$a/ptelab" "build/kvm/$a/mkelf" "build/kvm/$a/timeit" 2>&1) ||
-		{ why="cannot build the static ptelab for $a: $(echo "$why" | tail -n 3 | tr '\n' '|')"; return 1; }
+		{ why="cannot build the static ptelab for $a: $(echo "$why" | tail -n 3 | tr '\n' '|')"; return 2; }
 	r=$K/$a/root
 	rm -rf "$r"
 	mkdir -p "$r/bin" "$r/proc" "$r/sys" "$r/dev" "$r/tmp" "$r/lib/modules" \
@@ -77,7 +78,7 @@ prepare() {
 	for g in x86_64 arm64; do
 		[ -f "$TOP/build/$g/guest.elf" ] && cp "$TOP/build/$g/guest.elf" "$r/ptelab/build/$g/"
 	done
-	mkcpio "$r" "$K/$a/initrd" || { why="cannot write the initramfs"; return 1; }
+	mkcpio "$r" "$K/$a/initrd" || { why="cannot write the initramfs"; return 2; }
 }
 
 # boot ARCH: run the nested VM; its console in $K/ARCH/console.log.
@@ -126,11 +127,12 @@ collect() {
 t0=$(date +%s)
 booted=""
 for a in $ARCHES; do
-	if prepare "$a"; then
-		booted="$booted $a"
-	else
-		skip "kvm-$a: nested stage" "$why"
-	fi
+	prepare "$a"
+	case $? in
+	0) booted="$booted $a" ;;
+	1) skip "kvm-$a: nested stage" "$why" ;;
+	*) fail "kvm-$a: nested stage" "$why" ;;
+	esac
 done
 for a in $booted; do
 	if [ "${NESTED_JOBS:-2}" = 1 ]; then
