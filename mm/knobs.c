@@ -1,6 +1,7 @@
 /*
  * knobs.c - parsing and defaults of the batching caps (see knobs.h).
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,12 +18,35 @@ struct batch_caps caps = { .zap = CAP_MAX,
 			   .gup_walk = true,
 			   .contpte = true };
 
+/* Every cap: its command-line key and its place in struct batch_caps. */
+static const struct {
+	const char *key;
+	size_t off;
+} cap_fields[] = {
+	{ "zap", offsetof(struct batch_caps, zap) },
+	{ "mprotect", offsetof(struct batch_caps, mprotect) },
+	{ "fork", offsetof(struct batch_caps, fork) },
+	{ "gup_grab", offsetof(struct batch_caps, gup_grab) },
+	{ "migrate", offsetof(struct batch_caps, migrate) },
+	{ "migrate_unmap", offsetof(struct batch_caps, migrate_unmap) },
+	{ "migrate_flush", offsetof(struct batch_caps, migrate_flush) },
+};
+#define NR_CAP_FIELDS (int)(sizeof(cap_fields) / sizeof(cap_fields[0]))
+
+static unsigned *cap_field(struct batch_caps *c, int i)
+{
+	return (unsigned *)((char *)c + cap_fields[i].off);
+}
+
+static unsigned cap_value(const struct batch_caps *c, int i)
+{
+	return *(const unsigned *)((const char *)c + cap_fields[i].off);
+}
+
 void caps_set_all(bool batched)
 {
-	unsigned v = batched ? CAP_MAX : 1;
-
-	caps.zap = caps.mprotect = caps.fork = caps.gup_grab = caps.migrate = v;
-	caps.migrate_unmap = caps.migrate_flush = v;
+	for (int i = 0; i < NR_CAP_FIELDS; i++)
+		*cap_field(&caps, i) = batched ? CAP_MAX : 1;
 	caps.gup_walk = batched;
 }
 
@@ -44,20 +68,9 @@ int cap_parse_value(const char *key, const char *v, unsigned *out, char *err, si
 
 unsigned *caps_find(const char *key)
 {
-	if (!strcmp(key, "zap"))
-		return &caps.zap;
-	if (!strcmp(key, "mprotect"))
-		return &caps.mprotect;
-	if (!strcmp(key, "fork"))
-		return &caps.fork;
-	if (!strcmp(key, "gup_grab"))
-		return &caps.gup_grab;
-	if (!strcmp(key, "migrate"))
-		return &caps.migrate;
-	if (!strcmp(key, "migrate_unmap"))
-		return &caps.migrate_unmap;
-	if (!strcmp(key, "migrate_flush"))
-		return &caps.migrate_flush;
+	for (int i = 0; i < NR_CAP_FIELDS; i++)
+		if (!strcmp(key, cap_fields[i].key))
+			return cap_field(&caps, i);
 	return NULL;
 }
 
@@ -72,18 +85,17 @@ const char *cap_str(unsigned cap, char *buf, size_t size)
 
 int caps_json(const struct batch_caps *c, char *buf, size_t size)
 {
-	char z[12], m[12], f[12], g[12], mi[12], mu[12], mf[12];
+	size_t n = 0;
+	char v[12];
 
-	return snprintf(buf, size,
-			"\"zap\":\"%s\",\"mprotect\":\"%s\",\"fork\":\"%s\",\"gup_grab\":\"%s\","
-			"\"migrate\":\"%s\",\"migrate_unmap\":\"%s\",\"migrate_flush\":\"%s\","
-			"\"gup_walk\":\"%s\",\"contpte\":\"%s\"",
-			cap_str(c->zap, z, sizeof(z)), cap_str(c->mprotect, m, sizeof(m)),
-			cap_str(c->fork, f, sizeof(f)), cap_str(c->gup_grab, g, sizeof(g)),
-			cap_str(c->migrate, mi, sizeof(mi)),
-			cap_str(c->migrate_unmap, mu, sizeof(mu)),
-			cap_str(c->migrate_flush, mf, sizeof(mf)), c->gup_walk ? "on" : "off",
-			c->contpte ? "on" : "off");
+	for (int i = 0; i < NR_CAP_FIELDS; i++)
+		n += (size_t)snprintf(buf + (n < size ? n : size), n < size ? size - n : 0,
+				      "\"%s\":\"%s\",", cap_fields[i].key,
+				      cap_str(cap_value(c, i), v, sizeof(v)));
+	n += (size_t)snprintf(buf + (n < size ? n : size), n < size ? size - n : 0,
+			      "\"gup_walk\":\"%s\",\"contpte\":\"%s\"", c->gup_walk ? "on" : "off",
+			      c->contpte ? "on" : "off");
+	return (int)n;
 }
 
 static int parse_onoff(const char *key, const char *v, bool *out, char *err, size_t errlen)
@@ -97,22 +109,19 @@ static int parse_onoff(const char *key, const char *v, bool *out, char *err, siz
 
 int caps_parse(const struct cmdline *cl, char *err, size_t errlen)
 {
-	static const char *const cap_keys[] = { "zap",		"mprotect", "fork",
-						"gup_grab",	"migrate",  "migrate_unmap",
-						"migrate_flush" };
 	const char *v = cmdline_get(cl, "batch");
 	unsigned all;
 
 	if (v) {
 		if (cap_parse_value("batch", v, &all, err, errlen))
 			return -1;
-		for (unsigned i = 0; i < sizeof(cap_keys) / sizeof(cap_keys[0]); i++)
-			*caps_find(cap_keys[i]) = all;
+		for (int i = 0; i < NR_CAP_FIELDS; i++)
+			*cap_field(&caps, i) = all;
 		caps.gup_walk = all > 1;
 	}
-	for (unsigned i = 0; i < sizeof(cap_keys) / sizeof(cap_keys[0]); i++) {
-		v = cmdline_get(cl, cap_keys[i]);
-		if (v && cap_parse_value(cap_keys[i], v, caps_find(cap_keys[i]), err, errlen))
+	for (int i = 0; i < NR_CAP_FIELDS; i++) {
+		v = cmdline_get(cl, cap_fields[i].key);
+		if (v && cap_parse_value(cap_fields[i].key, v, cap_field(&caps, i), err, errlen))
 			return -1;
 	}
 	v = cmdline_get(cl, "gup_walk");
