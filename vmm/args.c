@@ -17,7 +17,7 @@ const char vmm_usage_text[] =
 	"                           KVM runs guests of the host's arch; host: the guest's\n"
 	"                           mm commands (bench, ptdump, ...) run natively on this\n"
 	"                           CPU against a simulated MMU, timed in real time\n"
-	"  --arch x86_64|arm64      guest architecture (default x86_64); with --backend\n"
+	"  --arch x86_64|arm64      guest architecture (default: the host's); with --backend\n"
 	"                           host, the PTE format\n"
 	"  --accel tcg|kvm|icount   QEMU accelerator (default tcg, but icount for run=bench\n"
 	"                           when KVM is not used); icount is TCG with guest time\n"
@@ -240,6 +240,7 @@ static int apply_opt(const struct opt *o, const char *v, struct vmm_config *cfg,
 	case O_ARCH:
 		r = parse_choice(o->name, v, arch_names, err, errlen);
 		cfg->arch = (enum vmm_arch)r;
+		cfg->arch_set = true;
 		break;
 	case O_ACCEL:
 		r = parse_choice(o->name, v, accel_names, err, errlen);

@@ -153,6 +153,9 @@ static int parse_command_line(int argc, char **argv, struct vmm_config *cfg)
 		printf("ptelab %s\n", vmm_version);
 		return PTELAB_EXIT_OK;
 	}
+	/* Without --arch, the guest of the host's arch: KVM can run it. */
+	if (r == 0 && !cfg->arch_set)
+		cfg->arch = vmm_kvm_guest_arch;
 	if (r == 0)
 		r = vmm_guest_args_check(cfg, err, sizeof(err));
 	if (r < 0) {

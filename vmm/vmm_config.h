@@ -32,6 +32,7 @@ struct vmm_config {
 	enum vmm_arch arch;
 	enum vmm_accel accel;
 	bool accel_set; /* --accel given: auto then means QEMU */
+	bool arch_set;	/* --arch given; else the caller picks the host's arch */
 	uint64_t mem;
 	int nodes, cpus, timeout;
 	bool timeout_set;      /* --timeout given (else run=bench raises the default) */

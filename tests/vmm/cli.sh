@@ -12,7 +12,8 @@
 #     times fall as the cap grows, with clock, arch, backend, caps and
 #     version in every line; --csv writes the same rows;
 #  4. --backend host runs a small benchmark natively: RESULT lines with
-#     clock "host"; a command that needs a booted guest is refused.
+#     clock "host"; a command that needs a booted guest is refused;
+#  5. without --arch the guest is the host's arch.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 REAL_X86=$TOP/build/x86_64/guest.elf
@@ -241,4 +242,13 @@ help_cases
 sweep_cases
 make_sweep_case
 host_cases
+# Without --arch the guest is the host's arch (the one KVM can run).
+name="no --arch: the guest of the host's arch"
+case $(uname -m) in aarch64 | arm64) want=qemu-system-aarch64 ;; *) want=qemu-system-x86_64 ;; esac
+if have_cmd "$want"; then
+	expect_status "$name" 0 "$PTELAB" --backend qemu --verbose --timeout 60 run=exit:0 &&
+		out_has "$name" "^ptelab: $want " && pass "$name"
+else
+	skip "$name" "$want is not installed"
+fi
 summary
