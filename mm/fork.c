@@ -37,6 +37,7 @@
 
 #include "kernel.h"
 #include "mm_internal.h"
+#include "pte_batch.h"
 
 struct fork_ctx {
 	struct mm *dst, *src;

@@ -35,6 +35,7 @@
 #include "gup.h"
 #include "kernel.h"
 #include "mm_internal.h"
+#include "pte_batch.h"
 
 /* One get/pin call: what it asks for and where it stopped. */
 struct gup_ctx {

@@ -30,6 +30,7 @@
 #include "migrate.h"
 #include "page_internal.h"
 #include "swapops.h"
+#include "pte_batch.h"
 
 void (*migrate_unmapped_hook)(void);
 

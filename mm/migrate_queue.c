@@ -21,6 +21,7 @@
 
 #include "kernel.h"
 #include "migrate.h"
+#include "pte_batch.h"
 
 #define QUEUE_FULL 2 /* walk stopped: the batch is full (resume at q->resume) */
 #define QUEUE_STOP 3 /* walk stopped: STRICT without MOVE met a misplaced folio */

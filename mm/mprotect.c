@@ -12,6 +12,7 @@
  */
 #include "kernel.h"
 #include "mm_internal.h"
+#include "pte_batch.h"
 
 struct mprotect_walk {
 	struct vma *vma;

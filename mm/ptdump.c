@@ -17,6 +17,7 @@
 
 #include "kernel.h"
 #include "mm_internal.h"
+#include "pte_batch.h"
 
 #define DUMP_LINE_MAX 200
 

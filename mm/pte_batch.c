@@ -10,11 +10,12 @@
  * none entry, other permission or state bits) and never looks past the
  * folio's last page, the end of the PTE table or the caller's max_nr.
  *
- * The scan itself is inline in pgtable.h (constant flags fold away in
+ * The scan itself is inline in pte_batch.h (constant flags fold away in
  * each caller); this file has the once-per-run bound and its checks.
  */
 #include "kernel.h"
 #include "pgtable.h"
+#include "pte_batch.h"
 
 /* The slot of @ptep in its (page-aligned) table. */
 static unsigned pte_slot(const pte_t *ptep)

@@ -12,6 +12,7 @@
  */
 #include "kernel.h"
 #include "mm_internal.h"
+#include "pte_batch.h"
 
 /*
  * zap_present_ptes - clear the run of present PTEs starting at @ptep

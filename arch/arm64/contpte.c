@@ -240,7 +240,7 @@ static bool contpte_set_ad(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t
 
 /* Young and dirty apply to the whole block; a change of the write
  * permission is a change to part of it, so the block is split first.
- * Flushes what changed (mm/pgtable.h). */
+ * Flushes what changed (mm/pgtable_hooks.h). */
 bool ptep_set_access_flags(struct vma *vma, unsigned long addr, pte_t *ptep, pte_t entry)
 {
 	pte_t orig = __ptep_get(ptep);

@@ -9,6 +9,7 @@
  * must show no block, no fold or unfold, and per-entry behaviour.
  */
 #include "mm_cases.h"
+#include "pte_batch.h"
 
 #define CT_BASE 0x40000000ul /* PMD aligned: slot n is CT_BASE + n pages */
 

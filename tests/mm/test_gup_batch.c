@@ -8,6 +8,7 @@
  * pages and leaves the same counts as the unbatched code.
  */
 #include "test_gup_cases.h"
+#include "pte_batch.h"
 
 static struct page *pages[GUP_MAX_PAGES];
 static uint64_t free_before;

@@ -11,6 +11,7 @@
 #include "kernel.h"
 #include "mm_internal.h"
 #include "mm_test.h"
+#include "pte_batch.h"
 
 #define BT_BASE 0x40000000ul /* PMD aligned: slot n is BT_BASE + n pages */
 
