@@ -25,15 +25,24 @@ static void variant_default(struct bench_variant *v, const char *name)
 
 /* The bench's own cap as the command line gives it (its key, or batch=);
  * with gup_walk= for GUP, migrate_unmap= and migrate_flush= for migration.
- * Return: true when the user set one. */
-static bool own_knob_given(const struct bench *b)
+ * Return: the first such key the user set, or NULL. */
+static const char *own_knob_given(const struct bench *b)
 {
+	/* Knobs that set part of a bench's operation besides its cap_key. */
+	static const char *const also[][2] = { { "gup_grab", "gup_walk" },
+					       { "migrate", "migrate_unmap" },
+					       { "migrate", "migrate_flush" } };
+
 	if (!b->cap_key)
-		return false;
-	return cmdline_get(&cmdline, b->cap_key) || cmdline_get(&cmdline, "batch") ||
-	       (!strcmp(b->cap_key, "gup_grab") && cmdline_get(&cmdline, "gup_walk")) ||
-	       (!strcmp(b->cap_key, "migrate") &&
-		(cmdline_get(&cmdline, "migrate_unmap") || cmdline_get(&cmdline, "migrate_flush")));
+		return NULL;
+	if (cmdline_get(&cmdline, b->cap_key))
+		return b->cap_key;
+	if (cmdline_get(&cmdline, "batch"))
+		return "batch";
+	for (unsigned i = 0; i < sizeof(also) / sizeof(also[0]); i++)
+		if (!strcmp(b->cap_key, also[i][0]) && cmdline_get(&cmdline, also[i][1]))
+			return also[i][1];
+	return NULL;
 }
 
 int bench_variants(const struct bench *b, const struct bench_params *p, struct bench_variant *v,
@@ -52,7 +61,7 @@ int bench_variants(const struct bench *b, const struct bench_params *p, struct b
 	if (p->caps && own_knob_given(b))
 		return snprintf(err, errlen,
 				"bench %s: give caps= or the %s= knob, not both (caps= sweeps %s)",
-				b->name, b->cap_key, b->cap_key),
+				b->name, own_knob_given(b), b->cap_key),
 		       -1;
 	if (p->caps) {
 		n = cmdline_caps_list(p->caps, list, BENCH_MAX_VARIANTS, err, errlen);

@@ -100,11 +100,26 @@ static void print_phases(const struct folio_size *fs, const char *variant)
 	       (unsigned long long)m->thp_migration_success);
 }
 
+/* Count one more repetition of @variant (any name, caps= ones too).
+ * Return: the repetitions of it so far. */
+static int reps_done(const char *variant)
+{
+	static char names[BENCH_MAX_VARIANTS][24];
+	static int done[BENCH_MAX_VARIANTS];
+
+	for (int i = 0; i < BENCH_MAX_VARIANTS; i++) {
+		if (!names[i][0])
+			snprintf(names[i], sizeof(names[i]), "%s", variant);
+		if (strcmp(names[i], variant) == 0)
+			return ++done[i];
+	}
+	return 1;
+}
+
 /* One repetition: populate on node 0 (untimed), then the round trip. */
 static int rep_migrate(const struct folio_size *fs, const char *variant,
 		       const struct bench_params *p)
 {
-	static int done[16];
 	struct mm *mm = mm_create();
 	long failed = -1;
 
@@ -124,9 +139,8 @@ static int rep_migrate(const struct folio_size *fs, const char *variant,
 	}
 	if (mm)
 		mm_put(mm);
-	for (int v = 0; variants_migrate[v]; v++)
-		if (strcmp(variants_migrate[v], variant) == 0 && ++done[v] % p->reps == 0)
-			print_phases(fs, variant);
+	if (reps_done(variant) % p->reps == 0)
+		print_phases(fs, variant);
 	return failed == 0 ? 0 : -1;
 }
 

@@ -78,6 +78,10 @@ guest_cases() {
 	refused_by_guest "bench zap: give caps= or the zap= knob, not both" \
 		run=bench:zap zap=4 caps=1,2
 	refused_by_guest "bench fault: caps= does not apply" run=bench:fault caps=1,2
+	refused_by_guest "bench zap: give caps= or the batch= knob, not both" \
+		run=bench:zap batch=4 caps=1,2
+	refused_by_guest "bench migrate: give caps= or the migrate_flush= knob, not both" \
+		run=bench:migrate migrate_flush=1 caps=1,2
 	refused_by_guest "unknown command 'nope'" run=hello,nope
 	refused_by_guest "hello needs a booted guest" --backend host run=hello
 }
