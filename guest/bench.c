@@ -93,16 +93,13 @@ static struct batch_caps caps_cmdline;
 static void apply_variant(const struct bench *b, const struct bench_variant *v)
 {
 	caps = caps_cmdline;
-	if (!b->cap_key) {
-		/* A bench that names no cap but has unbatched/batched variants
-		 * sets every cap, as all benchmarks once did; give it a cap_key. */
-		if (b->variants[1])
-			caps_set_all(v->cap != 1);
-		return;
+	if (b->cap_key) {
+		*caps_find(b->cap_key) = v->cap;
+		if (v->walk >= 0)
+			caps.gup_walk = v->walk;
 	}
-	*caps_find(b->cap_key) = v->cap;
-	if (v->walk >= 0)
-		caps.gup_walk = v->walk;
+	if (b->apply)
+		b->apply(v->name);
 }
 
 static uint64_t t_start, t_elapsed;
@@ -167,9 +164,9 @@ static void print_result(const struct bench *b, const struct folio_size *fs,
 	       "\"reps\":%d,\"size_mb\":%lu,\"median_us\":%.1f,\"min_us\":%.1f,\"max_us\":%.1f,"
 	       "\"spread_pct\":%.1f,\"caps\":{%s},\"counters\":{%s}}\n",
 	       b->name, arch_name, p->backend, p->clock, p->version, fs->label, v->name,
-	       b->cap_key ? cap_str(v->cap, cap, sizeof(cap)) : "-", p->reps, p->size >> 20,
-	       r->median / 1000.0, r->t[0] / 1000.0, r->t[p->reps - 1] / 1000.0, r->spread, capjson,
-	       counters);
+	       b->cap_key ? cap_str(caps_value(&r->caps, b->cap_key), cap, sizeof(cap)) : "-",
+	       p->reps, p->size >> 20, r->median / 1000.0, r->t[0] / 1000.0,
+	       r->t[p->reps - 1] / 1000.0, r->spread, capjson, counters);
 }
 
 /* Is @label in the comma-separated @list? */

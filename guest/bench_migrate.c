@@ -123,7 +123,6 @@ static int rep_migrate(const struct folio_size *fs, const char *variant,
 	struct mm *mm = mm_create();
 	long failed = -1;
 
-	apply_step_variant(variant);
 	memset(&ph, 0, sizeof(ph));
 	if (mm && bench_map(mm, fs, p->size, true)) {
 		migrate_phase_hook = phase_switch;
@@ -150,5 +149,6 @@ const struct bench bench_migrate = {
 	.variants = variants_migrate,
 	.rep = rep_migrate,
 	.what = "migrate_pages node 0 -> 1 -> 0 of populated anon memory",
-	.cap_key = "migrate"
+	.cap_key = "migrate",
+	.apply = apply_step_variant
 };

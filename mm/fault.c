@@ -135,7 +135,6 @@ static void do_access_flags(struct vma *vma, pte_t *ptep, unsigned long addr, pt
 {
 	pte_t entry = pte_mkyoung(pte);
 
-	addr &= ~(PAGE_SIZE - 1);
 	if (write)
 		entry = pte_mkdirty(entry);
 	ptep_set_access_flags(vma, addr, ptep, entry);

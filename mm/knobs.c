@@ -74,6 +74,14 @@ unsigned *caps_find(const char *key)
 	return NULL;
 }
 
+unsigned caps_value(const struct batch_caps *c, const char *key)
+{
+	for (int i = 0; i < NR_CAP_FIELDS; i++)
+		if (!strcmp(key, cap_fields[i].key))
+			return cap_value(c, i);
+	return 0;
+}
+
 const char *cap_str(unsigned cap, char *buf, size_t size)
 {
 	if (cap == CAP_MAX)

@@ -39,6 +39,9 @@ void caps_set_all(bool batched);
  * migrate, migrate_unmap, migrate_flush); NULL for any other key. */
 unsigned *caps_find(const char *key);
 
+/* The value in @c of the cap that key @key sets; 0 for any other key. */
+unsigned caps_value(const struct batch_caps *c, const char *key);
+
 /*
  * cap_parse_value - a cap value: "max" (CAP_MAX) or a number 1..CAP_LIMIT.
  * Return: 0, or -1 with "KEY=VALUE: ..." in @err.

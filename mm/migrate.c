@@ -195,9 +195,10 @@ static void unmap_pmd(struct migrate_item *it, struct mm *m, pmd_t *pmdp, struct
 /*
  * unmap_run - the @nr entries from @ptep (for @addr; the first is @pte)
  * map consecutive pages of the folio with the same bits: clear them (one
- * clear_full_ptes, or ptep_get_and_clear for one), flush them unless the
- * flush is deferred (@fs: the caller adds the table's range), write their
- * migration entries, drop their mapcounts. The references stay with the
+ * clear_full_ptes), flush them unless the flush is deferred (@fs: the
+ * caller adds the table's range), write their migration entries (the
+ * first entry's bits once, then the next pfn and each page's
+ * AnonExclusive), drop their mapcounts. The references stay with the
  * entries.
  * Context: the PTE table lock is held.
  */
@@ -205,17 +206,14 @@ static void unmap_run(struct migrate_item *it, struct mm *m, unsigned long addr,
 		      pte_t pte, unsigned nr, struct flush_set *fs)
 {
 	struct page *page = pfn_to_page(pte_pfn(pte));
-	pte_t old;
+	pte_t old = clear_full_ptes(m, addr, ptep, nr, 0);
+	uint64_t base = pte_to_swp_val(make_migration_entry(pte_pfn(pte), old, false));
 
-	if (nr == 1)
-		old = ptep_get_and_clear(m, addr, ptep);
-	else
-		old = clear_full_ptes(m, addr, ptep, nr, 0);
 	if (!fs)
 		flush_tlb_range(m, addr, addr + nr * PAGE_SIZE);
 	for (unsigned i = 0; i < nr; i++)
-		set_pte(ptep + i,
-			make_migration_entry(pte_pfn(pte) + i, old, PageAnonExclusive(page + i)));
+		set_pte(ptep + i, swp_entry_to_pte((base + i) |
+						   (PageAnonExclusive(page + i) ? SWP_EXCL : 0)));
 	folio_remove_rmap_ptes(it->folio, page, (int)nr);
 	it->nr_entries += nr;
 }
@@ -309,36 +307,41 @@ static bool entry_follows(pte_t next, pte_t first, unsigned k)
 	return (pte_to_swp_val(next) & ~SWP_EXCL) == ((pte_to_swp_val(first) + k) & ~SWP_EXCL);
 }
 
-/* How many migration entries from @ptep (the first is @m) remap as one
- * run: consecutive pfns, same bits, one destination folio, inside @limit. */
-static unsigned remap_run_len(struct migrate_item *it, pte_t *ptep, pte_t m, unsigned long limit)
-{
-	unsigned nr = 1;
-
-	if (!it->dst || !folio_test_large(it->dst) || caps.migrate_unmap == 1)
-		return 1;
-	limit = cap_nr(caps.migrate_unmap, limit);
-	while (nr < limit && entry_follows(ptep_get(ptep + nr), m, nr))
-		nr++;
-	return nr;
-}
-
-/* Map the destination of the @nr entries from @ptep (the first is @m,
- * for source page @i) at @addr of @vma. Context: the PTE lock is held. */
-static void remap_run(struct migrate_item *it, struct folio **pieces, struct vma *vma,
-		      unsigned long addr, pte_t *ptep, pte_t m, unsigned long i, unsigned nr)
+/*
+ * remap_run - map the destination of the run of migration entries from
+ * @ptep (the first is @m, for source page @i) at @addr of @vma: consecutive
+ * pfns with the same bits, one destination folio, at most @limit entries
+ * (and the migrate_unmap cap). Each entry is read once, and its
+ * AnonExclusive goes to its new page as it is read.
+ * Context: the PTE lock is held.
+ * Return: the run's length.
+ */
+static unsigned remap_run(struct migrate_item *it, struct folio **pieces, struct vma *vma,
+			  unsigned long addr, pte_t *ptep, pte_t m, unsigned long i,
+			  unsigned long limit)
 {
 	struct folio *d = dst_folio(it, pieces, i);
 	struct page *page = dst_page(it, pieces, i);
-	pte_t pte = pte_restore_migration(vma_mk_pte(vma, page_to_pfn(page)), m);
+	pte_t pte = pte_restore_migration(vma_mk_pte(vma, page_to_pfn(page)), m), e = m;
+	unsigned nr = 0;
 
-	for (unsigned k = 0; k < nr; k++)
-		if (migration_entry_excl(ptep_get(ptep + k)))
-			SetPageAnonExclusive(page + k);
+	if (!it->dst || !folio_test_large(it->dst))
+		limit = 1;
+	limit = cap_nr(caps.migrate_unmap, limit);
+	for (;;) {
+		if (migration_entry_excl(e))
+			SetPageAnonExclusive(page + nr);
+		if (++nr == limit)
+			break;
+		e = ptep_get(ptep + nr);
+		if (!entry_follows(e, m, nr))
+			break;
+	}
 	set_ptes(vma->mm, addr, ptep, pte, nr);
 	folio_add_rmap_ptes(d, page, (int)nr);
 	if (!it->dst)
 		folio_get(d);
+	return nr;
 }
 
 /* remove_migration_ptes() for @m's table at @pmdp. */
@@ -360,9 +363,8 @@ static void remap_ptes(struct migrate_item *it, struct folio **pieces, struct mm
 			continue;
 		if (!vma || addr >= vma->end)
 			vma = find_vma(m, addr);
-		nr = remap_run_len(it, ptep, e,
-				   ((end < vma->end ? end : vma->end) - addr) >> PAGE_SHIFT);
-		remap_run(it, pieces, vma, addr, ptep, e, i, nr);
+		nr = remap_run(it, pieces, vma, addr, ptep, e, i,
+			       ((end < vma->end ? end : vma->end) - addr) >> PAGE_SHIFT);
 	}
 	pte_unmap_unlock(ptep, ptl);
 }
@@ -415,7 +417,7 @@ static void migrate_move(struct migrate_item *it)
 		}
 		remap_ptes(it, pieces, m, pmdp);
 	}
-	it->status = (it->dst ? it->dst : pieces[0])->page.node;
+	it->status = dst_folio(it, pieces, 0)->page.node;
 	if (!it->dst)
 		free_pieces(it); /* their allocation references: unmapped pieces go */
 	f->page.flags &= ~PG_locked;

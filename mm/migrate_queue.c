@@ -190,10 +190,8 @@ long queue_pages_range(struct mm *mm, unsigned long start, unsigned long end,
 
 		q.vma = v;
 		r = queue_vma(&q, v->start > start ? v->start : start, v->end < end ? v->end : end);
-		if (r < 0) {
-			migrate_batch(&migrate_batch_buf);
-			return r;
-		}
+		if (r < 0)
+			return r; /* -EIO: STRICT without MOVE queued nothing */
 		failed += r;
 	}
 	return failed + q.nr_failed;

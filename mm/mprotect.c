@@ -77,7 +77,7 @@ static unsigned change_present_ptes(struct mprotect_walk *w, unsigned long addr,
 	if (w->writable && nr > 1)
 		nr = same_exclusive_prefix(page, nr);
 	return change_run(w, addr, ptep, page, nr,
-			  nr > 1 && set_ptes_needs_break(addr, ptep, pte_modify(pte, w->prot), nr));
+			  set_ptes_needs_break(addr, ptep, pte_modify(pte, w->prot), nr));
 }
 
 /* The walker's pte_range. Context: the table's lock is held. */

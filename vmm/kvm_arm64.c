@@ -18,6 +18,7 @@
 #include "ptelab_abi.h"
 #include "vmm_fdt.h"
 #include "vmm_kvm.h"
+#include "vmm_tsc.h"
 #include "vmm_util.h"
 
 #define X(v) ((unsigned long long)(v))
@@ -81,11 +82,8 @@ int vmm_kvm_arch_init_vcpu(struct vmm_kvm *k)
  * count, not the rate); EL0 may read it. */
 uint64_t vmm_kvm_arch_timebase_hz(struct vmm_kvm *k)
 {
-	uint64_t hz;
-
 	(void)k;
-	__asm__ volatile("mrs %0, cntfrq_el0" : "=r"(hz));
-	return hz & 0xffffffffu;
+	return vmm_host_tsc_hz(); /* CNTFRQ_EL0 */
 }
 
 static int set_reg(struct vmm_kvm *k, uint64_t id, uint64_t v, const char *name)

@@ -420,7 +420,7 @@ static int qemu_status(const struct vmm_config *cfg, const struct qemu_child *c,
 	}
 	code = WEXITSTATUS(ws);
 	status = cfg->arch == VMM_ARCH_X86_64 ? vmm_qemu_status(code, last_byte(status_file)) : -1;
-	if (status >= 0 && !c->error_seen && !cfg->dtb_out)
+	if (status >= 0 && !c->error_seen)
 		return status;
 	/* 127 from the child means exec failed; it printed why, as QEMU
 	 * does when it exits 1 on bad options. */
@@ -428,7 +428,7 @@ static int qemu_status(const struct vmm_config *cfg, const struct qemu_child *c,
 		vmm_msg("%s failed (exit status %d; its message is above)", bin, code);
 		return PTELAB_EXIT_NOBACKEND;
 	}
-	if (cfg->arch == VMM_ARCH_ARM64 || cfg->dtb_out)
+	if (cfg->arch == VMM_ARCH_ARM64)
 		return code;
 	if (code == 0)
 		vmm_msg("guest crashed: it reset the machine (a triple fault?) without writing "

@@ -75,6 +75,9 @@ struct bench {
 	bench_rep_fn rep;
 	const char *what;    /* one line for the table header */
 	const char *cap_key; /* knob of the timed operation ("zap"); NULL: none */
+	/* Optional: set the caps of default variant @variant beyond cap_key
+	 * (called after cap_key is set, before the caps are recorded). */
+	void (*apply)(const char *variant);
 };
 
 /*

@@ -199,9 +199,9 @@ make_sweep_case() {
 	want="zap,4K,cap=1,1 zap,4K,cap=16,16 zap,4K,cap=max,max zap,64K,cap=1,1 zap,64K,cap=16,16 zap,64K,cap=max,max "
 	if [ "$rows" != "$want" ]; then
 		fail "$name" "rows: $rows"
-	elif ! for f in time-zap ratio counters-zap; do
+	elif ! (for f in time-zap ratio counters-zap; do
 		head -c 8 "$d/$f.png" | od -An -c | grep -q 'P   N   G' || exit 1
-	done; then
+	done); then
 		fail "$name" "missing or not PNG: $(ls "$d")"
 	else
 		pass "$name"
@@ -246,6 +246,19 @@ help_cases
 sweep_cases
 make_sweep_case
 host_cases
+# bench:migrate's default variants record the caps they ran with: the
+# step variants set all three migration caps, not only migrate=.
+name="bench:migrate RESULT caps are the caps each variant ran with"
+if expect_status "$name" 0 "$PTELAB" --accel icount --mem 2G --quiet --results "$TMPD/m.json" \
+	run=bench:migrate size=16 reps=1 folios=64K; then
+	u=$(grep '"variant":"unbatched"' "$TMPD/m.json")
+	q=$(grep '"variant":"unmap"' "$TMPD/m.json")
+	case "$u|$q" in
+	*'"cap":"1"'*'"migrate_unmap":"1","migrate_flush":"1"'*'|'*'"cap":"1"'*'"migrate":"1","migrate_unmap":"max","migrate_flush":"1"'*)
+		pass "$name" ;;
+	*) fail "$name" "unbatched: $u; unmap: $q" ;;
+	esac
+fi
 # Without --arch the guest is the host's arch (the one KVM can run).
 name="no --arch: the guest of the host's arch"
 case $(uname -m) in aarch64 | arm64) want=qemu-system-aarch64 ;; *) want=qemu-system-x86_64 ;; esac
