@@ -45,10 +45,11 @@ const char vmm_usage_text[] =
 	"\n"
 	"GUEST ARGS become the guest command line (default: run=hello):\n"
 	"  run=NAME[:ARG][,NAME...] commands: hello, exit:N, fault, hang, ptdump,\n"
-	"                           selftest[:FILTER], selftest:list, bench[:NAME], list, help\n"
+	"                           numa_maps, selftest[:FILTER], selftest:list,\n"
+	"                           bench[:NAME], list, help\n"
 	"                           (run=list and run=help print them from the guest)\n"
 	"  benchmarks (run=bench:NAME, NAME one of fault zap mprotect fork fork_exit gup\n"
-	"  gup_put; run=bench runs all) and knobs, as key=value:\n";
+	"  gup_put migrate; run=bench runs all) and knobs, as key=value:\n";
 
 const char vmm_usage_tail[] =
 	"  e.g. ptelab --mem 2G run=bench:zap size=64 folios=64K caps=1,4,16,max\n"

@@ -69,10 +69,17 @@ signal_case() {
 	mkdir -p "$tmp"
 	TMPDIR=$tmp "$PTELAB" --backend qemu --arch x86_64 --timeout 60 run=hang >"$TMPD/out" 2>&1 &
 	pid=$!
+	running=0
 	for _ in $(seq 100); do # wait until QEMU runs with the run's files
-		pgrep -f "$tmp/ptelab" >/dev/null && break
+		pgrep -f "$tmp/ptelab" >/dev/null && running=1 && break
 		sleep 0.1
 	done
+	if [ "$running" = 0 ]; then
+		kill -s KILL "$pid"
+		wait "$pid"
+		fail "$name" "QEMU never ran with the run's files: $(tail -n 3 "$TMPD/out" | tr '\n' '|')"
+		return
+	fi
 	sleep 0.3
 	kill -s "$sig" "$pid"
 	wait "$pid"

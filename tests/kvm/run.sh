@@ -98,7 +98,13 @@ boot() {
 collect() {
 	a=$1 log=$K/$1/console.log
 	nokvm=$(sed -n 's/^kvm-stage: no-kvm: //p' "$log")
-	if [ -n "$nokvm" ]; then
+	insmod=$(sed -n 's/^kvm-stage: insmod //p' "$log" | tr '\n' '|')
+	if [ -n "$nokvm" ] && [ -n "$insmod" ]; then
+		# The modules are the ones fetched with the kernel: not loading
+		# them is this stage's failure, not a missing feature.
+		fail "kvm-$a: nested stage" "insmod failed: $insmod $nokvm"
+		return
+	elif [ -n "$nokvm" ]; then
 		skip "kvm-$a: nested stage" "$nokvm"
 		return
 	fi
@@ -106,6 +112,7 @@ collect() {
 		fail "kvm-$a: nested VM" "no /init output in $NESTED_TIMEOUT s: $(tail -n 5 "$log" | tr '\n' '|')"
 		return
 	fi
+	p0=$PASSED
 	while IFS= read -r line; do
 		case $line in
 		"RESULT "* | "kvm-stage: timing "*) ;;
@@ -117,8 +124,14 @@ collect() {
 		esac
 		echo "$line"
 	done <"$log"
-	grep -q "^kvm-stage: end" "$log" ||
+	if ! grep -q "^kvm-stage: end" "$log"; then
 		fail "kvm-$a: nested VM" "stopped before the end ($NESTED_TIMEOUT s?): $(tail -n 5 "$log" | tr '\n' '|')"
+	elif [ "$STAGE" = cases ] && { [ "$PASSED" -eq "$p0" ] ||
+		! grep -qE '^[0-9]+ passed, [0-9]+ failed' "$log"; }; then
+		# cases.sh ends with its own summary; without it (or without
+		# one passing case) it did not run to the end.
+		fail "kvm-$a: nested cases" "no case passed or no summary: $(tail -n 5 "$log" | tr '\n' '|')"
+	fi
 }
 
 # Prepare each arch in turn, then run the nested VMs side by side (each

@@ -93,7 +93,8 @@ help_cases() {
 		ok=1
 		for w in "--backend auto|kvm|qemu|host" "--csv FILE" "--quiet" "--version" \
 			"selftest:list" "bench\[:NAME\]" "run=help" "caps " "folios " "gup_op " \
-			"contpte " "PTELAB_ALLOW_PVM" "124 timeout"; do
+			"contpte " "PTELAB_ALLOW_PVM" "124 timeout" "--keep" "numa_maps" "gup_put migrate" \
+			"migrate_unmap " "migrate_flush "; do
 			grep -q -- "$w" "$TMPD/out" || { fail "$name" "lacks '$w'"; ok=0; break; }
 		done
 		[ "$ok" = 1 ] && pass "$name"
