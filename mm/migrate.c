@@ -195,7 +195,7 @@ static void unmap_pmd(struct migrate_item *it, struct mm *m, pmd_t *pmdp, struct
 /*
  * unmap_run - the @nr entries from @ptep (for @addr; the first is @pte)
  * map consecutive pages of the folio with the same bits: clear them (one
- * clear_full_ptes), flush them unless the flush is deferred (@fs: the
+ * clear_full_ptes, or ptep_get_and_clear for one), flush them unless the flush is deferred (@fs: the
  * caller adds the table's range), write their migration entries (the
  * first entry's bits once, then the next pfn and each page's
  * AnonExclusive), drop their mapcounts. The references stay with the
@@ -206,14 +206,24 @@ static void unmap_run(struct migrate_item *it, struct mm *m, unsigned long addr,
 		      pte_t pte, unsigned nr, struct flush_set *fs)
 {
 	struct page *page = pfn_to_page(pte_pfn(pte));
-	pte_t old = clear_full_ptes(m, addr, ptep, nr, 0);
-	uint64_t base = pte_to_swp_val(make_migration_entry(pte_pfn(pte), old, false));
+	uint64_t base;
+	pte_t old;
 
-	if (!fs)
-		flush_tlb_range(m, addr, addr + nr * PAGE_SIZE);
-	for (unsigned i = 0; i < nr; i++)
-		set_pte(ptep + i, swp_entry_to_pte((base + i) |
-						   (PageAnonExclusive(page + i) ? SWP_EXCL : 0)));
+	if (nr == 1) { /* the per-PTE path, at its own cost */
+		old = ptep_get_and_clear(m, addr, ptep);
+		if (!fs)
+			flush_tlb_range(m, addr, addr + PAGE_SIZE);
+		set_pte(ptep, make_migration_entry(pte_pfn(pte), old, PageAnonExclusive(page)));
+	} else {
+		old = clear_full_ptes(m, addr, ptep, nr, 0);
+		if (!fs)
+			flush_tlb_range(m, addr, addr + nr * PAGE_SIZE);
+		base = pte_to_swp_val(make_migration_entry(pte_pfn(pte), old, false));
+		for (unsigned i = 0; i < nr; i++)
+			set_pte(ptep + i,
+				swp_entry_to_pte((base + i) |
+						 (PageAnonExclusive(page + i) ? SWP_EXCL : 0)));
+	}
 	folio_remove_rmap_ptes(it->folio, page, (int)nr);
 	it->nr_entries += nr;
 }
