@@ -11,7 +11,7 @@ HOSTRUN_FORMATS := x86_64 arm64
 # tests/runner.c is in because the strict TLB model (arch/host/tlb.c)
 # reports through it (the backend turns the model off).
 HOSTRUN_GUEST_SKIP := guest/main.c guest/heap.c guest/panic.c guest/syscalls.c guest/time.c \
-	guest/selftest.c guest/dt.c guest/machine.c
+	guest/selftest.c guest/dt.c guest/machine.c guest/smp.c
 HOSTRUN_SRCS := $(filter-out $(HOSTRUN_GUEST_SKIP),$(wildcard guest/*.c)) \
 	$(filter-out mm/kmap.c,$(wildcard mm/*.c)) \
 	$(filter-out arch/host/setup.c arch/host/test_%.c,$(wildcard arch/host/*.c)) \

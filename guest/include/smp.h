@@ -1,0 +1,27 @@
+/*
+ * smp.h - the CPUs the kernel runs on, as mm/, the commands and the tests
+ * see them. The guest defines these in guest/smp.c on top of its arch's
+ * bring-up; arch/host defines them for the host runners.
+ *
+ * A CPU number is dense, 0 .. smp_nr_cpus() - 1; CPU 0 is the boot CPU,
+ * which runs every command.
+ */
+#ifndef GUEST_SMP_H
+#define GUEST_SMP_H
+
+#define NR_CPUS 8
+
+/* The number of the CPU this runs on. */
+unsigned smp_processor_id(void);
+
+/* How many CPUs are online. */
+unsigned smp_nr_cpus(void);
+
+/*
+ * smp_run - run @fn(cpu, @arg) on CPUs 0 .. @ncpus - 1 at the same time
+ * (CPU 0 is the caller) and return once every call has returned. Panics
+ * when @ncpus is 0 or more than smp_nr_cpus().
+ */
+void smp_run(unsigned ncpus, void (*fn)(unsigned cpu, void *arg), void *arg);
+
+#endif
