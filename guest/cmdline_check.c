@@ -48,7 +48,7 @@ static const struct key_rule rules[] = {
 	{ "gup_grab", K_CAP, "cap of GUP's batched folio grab: N or max" },
 	{ "migrate", K_CAP, "cap of migration's queueing (seed 003's run skip): N or max" },
 	{ "migrate_unmap", K_CAP, "PTEs migration unmaps and remaps as one run: N or max" },
-	{ "migrate_flush", K_CAP, "folios one migration TLB flush covers: N or max" },
+	{ "migrate_flush", K_CAP, "folios whose migration shares one TLB flush (1: none deferred): N or max" },
 	{ "gup_walk", K_ONOFF, "GUP walks every PTE of a table in one call: on or off" },
 	{ "contpte", K_CONTPTE, "arm64 only: fold aligned 16-PTE runs into blocks: on or off" },
 	{ "gup_nr", K_GUP_NR, "bench gup: pages per call, 0..16777216 (0 = all; default 65536)" },

@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "folio_walk.h"
 #include "mm_internal.h"
 #include "pte_batch.h"
 
@@ -126,6 +127,18 @@ static int prepare_pinned_leaf(struct fork_ctx *c, struct vma *v, pmd_t *dpmd)
 	return prepare_pte_table(c, dpmd) ?: reserve_copies(c, PTRS_PER_TABLE, 0, v->nid);
 }
 
+/* The state of the source PMD at @addr: none, a table or a leaf. A
+ * migration entry panics: migration entries exist only inside one
+ * migrate_batch() call, which fork never runs within. */
+static enum pmd_state fork_pmd_state(pmd_t pmd, unsigned long addr)
+{
+	enum pmd_state st = pmd_state(pmd);
+
+	if (st == PMD_MIGRATION)
+		panic("fork: PMD migration entry %#llx at %#lx", (unsigned long long)pmd.val, addr);
+	return st;
+}
+
 /* Pass 1 for [addr, end) of @v inside one PMD region whose source entry
  * is @spmd (a table shared by two VMAs is allocated once). */
 static int prepare_pmd(struct fork_ctx *c, struct vma *v, unsigned long addr, unsigned long end,
@@ -157,7 +170,7 @@ static int fork_prepare(struct fork_ctx *c)
 			int err;
 
 			next = pmd_addr_end(a, v->end);
-			if (!spmd || pmd_none(*spmd))
+			if (!spmd || fork_pmd_state(*spmd, a) == PMD_NONE)
 				continue;
 			err = prepare_pmd(c, v, a, next, *spmd);
 			if (err)
@@ -319,10 +332,10 @@ static void copy_vma(struct fork_ctx *c, struct vma *sv, struct vma *dv)
 		pmd_t *spmd = mm_find_pmd(c->src, a, false), *dpmd;
 
 		next = pmd_addr_end(a, sv->end);
-		if (!spmd || pmd_none(*spmd))
+		if (!spmd || fork_pmd_state(*spmd, a) == PMD_NONE)
 			continue;
 		dpmd = mm_find_pmd(c->dst, a, false);
-		if (pmd_leaf(*spmd))
+		if (pmd_state(*spmd) == PMD_LEAF)
 			copy_huge_pmd(c, dv, spmd, dpmd, a);
 		else
 			copy_pte_range(c, dv, spmd, dpmd, a, next);

@@ -35,6 +35,7 @@
 #include "gup.h"
 #include "kernel.h"
 #include "mm_internal.h"
+#include "folio_walk.h"
 #include "pte_batch.h"
 
 /* One get/pin call: what it asks for and where it stopped. */
@@ -316,13 +317,19 @@ static long follow_page_mask(struct gup_ctx *g, unsigned long addr, unsigned lon
 			     struct page **pages)
 {
 	pmd_t *pmdp = mm_find_pmd(g->mm, addr, false);
+	pmd_t pmd = pmdp ? *pmdp : (pmd_t){ 0 };
 
 	end = pmd_addr_end(addr, end);
 	g->fault = g->flags & FOLL_WRITE ? FAULT_WRITE : 0;
-	if (!pmdp || pmd_none(*pmdp))
+	switch (pmd_state(pmd)) {
+	case PMD_NONE:
+	case PMD_MIGRATION: /* the fault waits for the migration */
 		return 0;
-	if (pmd_leaf(*pmdp))
-		return follow_huge_pmd(g, *pmdp, addr, end, pages);
+	case PMD_LEAF:
+		return follow_huge_pmd(g, pmd, addr, end, pages);
+	case PMD_TABLE:
+		break;
+	}
 	if (!caps.gup_walk)
 		end = addr + PAGE_SIZE;
 	return follow_page_pte(g, pmdp, addr, end, pages);
@@ -514,14 +521,20 @@ static unsigned long gup_fast_pmd_range(struct gup_ctx *g, unsigned long addr, u
 					struct page **pages)
 {
 	pmd_t *pmdp = mm_find_pmd(g->mm, addr, false);
+	pmd_t pmd = pmdp ? *pmdp : (pmd_t){ 0 };
 	unsigned long done = 0;
 	pte_t *ptep;
 
-	if (!pmdp || pmd_none(*pmdp))
+	switch (pmd_state(pmd)) {
+	case PMD_NONE:
+	case PMD_MIGRATION: /* the slow path's fault waits for it */
 		return 0;
-	if (pmd_leaf(*pmdp))
+	case PMD_LEAF:
 		return gup_fast_pmd(g, pmdp, addr, end, pages);
-	ptep = pte_offset_kernel(pmdp, addr);
+	case PMD_TABLE:
+		break;
+	}
+	ptep = pmd_table(pmd) + pte_index(addr);
 	while (addr < end) {
 		unsigned nr = gup_fast_run(g, addr, ptep, (end - addr) >> PAGE_SHIFT, pages + done);
 

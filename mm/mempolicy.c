@@ -6,6 +6,7 @@
 #include <errno.h>
 
 #include "kernel.h"
+#include "folio_walk.h"
 #include "migrate.h"
 
 void (*migrate_phase_hook)(bool queueing);
@@ -112,30 +113,21 @@ int mbind(struct mm *mm, unsigned long start, unsigned long len, unsigned mode, 
 	return failed && (flags & MPOL_MF_STRICT) ? -EIO : 0;
 }
 
-/* The node of the page mapped at @addr (fault it in for reading first). */
+/* The node of the page mapped at @addr (fault it in for reading first).
+ * A page under migration is still where its migration entry says. */
 static int page_node(struct mm *mm, unsigned long addr, int *nid)
 {
-	pmd_t *pmdp = mm_find_pmd(mm, addr, false);
-	uint64_t pfn;
-	pte_t pte;
+	struct folio_walk fw;
 
-	if (!pmdp || pmd_none(*pmdp) ||
-	    (!pmd_leaf(*pmdp) && pte_none(__ptep_get(pte_offset_kernel(pmdp, addr))))) {
+	if (!folio_walk(mm, addr, FW_MIGRATION, &fw)) {
 		int err = handle_mm_fault(mm, addr, 0);
 
 		if (err)
 			return err;
-		pmdp = mm_find_pmd(mm, addr, false);
-	}
-	if (pmd_leaf(*pmdp)) {
-		pfn = pmd_pfn(*pmdp);
-	} else {
-		pte = __ptep_get(pte_offset_kernel(pmdp, addr));
-		if (!pte_present(pte))
+		if (!folio_walk(mm, addr, FW_MIGRATION, &fw))
 			return -EFAULT;
-		pfn = pte_pfn(pte);
 	}
-	*nid = pfn_to_page(pfn)->node;
+	*nid = fw.page->node;
 	return 0;
 }
 
@@ -167,7 +159,6 @@ long mm_migrate_pages(struct mm *mm, unsigned long from, unsigned long to, unsig
 {
 	struct queue_want want = { .by_vma = false };
 	unsigned long i = 0;
-	long failed = 0;
 
 	if (!from || !to || ((from | to) & ~all_nodes()) ||
 	    (flags & ~(MPOL_MF_MOVE | MPOL_MF_MOVE_ALL)))
@@ -179,12 +170,7 @@ long mm_migrate_pages(struct mm *mm, unsigned long from, unsigned long to, unsig
 		if (want.map[src] == src)
 			want.map[src] = -1;
 	}
-	for (struct vma *v = mm->vmas; v; v = v->next) {
-		long r = queue_pages_range(mm, v->start, v->end, &want, flags | MPOL_MF_MOVE);
-
-		failed += r > 0 ? r : 0;
-	}
-	return failed;
+	return queue_pages_range(mm, 0, MM_USER_END, &want, flags | MPOL_MF_MOVE);
 }
 
 long migrate_pages(struct mm *mm, unsigned long from, unsigned long to)

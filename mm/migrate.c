@@ -13,15 +13,20 @@
  * free the old folio. Nothing can fail after the unmap, so a folio either
  * moves whole or stays exactly as it was.
  *
- * Batching, each with its own cap (1 = the code before it):
- *  - caps.migrate_unmap: a run of PTEs mapping consecutive pages of the
- *    folio with the same bits is cleared with one clear_full_ptes() (on
- *    arm64 whole contpte blocks are cleared without unfolding) and put
- *    back with one set_ptes() (which folds the blocks again); at 1 each
- *    PTE is cleared and flushed alone (ptep_clear_flush), and set alone.
- *  - caps.migrate_flush: the folios of one call are handled in groups of
- *    this many: unmap all, one TLB flush per mm, copy all, remap all. At
- *    1 each folio's unmap flushes by itself.
+ * Batching, each knob one thing (1 = the code before it):
+ *  - caps.migrate_unmap: how many PTEs one clear and one set cover. A run
+ *    of PTEs mapping consecutive pages of the folio with the same bits is
+ *    cleared with one clear_full_ptes() (on arm64 whole contpte blocks are
+ *    cleared without unfolding) and put back with one set_ptes() (which
+ *    folds the blocks again); at 1 each PTE is cleared with its own
+ *    get-and-clear and set alone.
+ *  - caps.migrate_flush: how many folios share one TLB flush. At 1 nothing
+ *    is deferred: each clear is flushed at once, per PTE or per run as
+ *    migrate_unmap says (ptep_clear_flush, Linux before migrate_pages_batch).
+ *    At N the folios are handled in groups of N: unmap all, one flush per
+ *    mm the group touched, copy all, remap all. max makes the group the
+ *    whole batch, at most MIGRATE_CHUNK (4096) folios (migrate.h), so a
+ *    call moving more folios flushes once per MIGRATE_CHUNK of them.
  */
 #include <errno.h>
 #include <string.h>
@@ -29,7 +34,7 @@
 #include "kernel.h"
 #include "migrate.h"
 #include "page_internal.h"
-#include "swapops.h"
+#include "folio_walk.h"
 #include "pte_batch.h"
 
 void (*migrate_unmapped_hook)(void);
@@ -63,47 +68,43 @@ bool migrate_batch_add(struct migrate_batch *b, struct folio *folio, struct mm *
 
 /* ---- deferred TLB flushes ------------------------------------------------- */
 
-#define FLUSH_MMS 8
-
-/* The ranges one group of folios unmapped, per mm, flushed at once. */
+/* The mms with a range cleared by one group's unmap and not yet flushed
+ * (each mm carries its range), so a group of any size over any number of
+ * mms ends in one flush per mm. */
 struct flush_set {
-	int nr;
-	struct {
-		struct mm *mm;
-		unsigned long start, end;
-	} e[FLUSH_MMS];
+	struct mm *first;
 };
 
 static void flush_set_flush(struct flush_set *fs)
 {
-	for (int i = 0; i < fs->nr; i++)
-		flush_tlb_range(fs->e[i].mm, fs->e[i].start, fs->e[i].end);
-	fs->nr = 0;
+	while (fs->first) {
+		struct mm *mm = fs->first;
+
+		fs->first = mm->flush_next;
+		flush_tlb_range(mm, mm->flush_start, mm->flush_end);
+		mm->flush_start = mm->flush_end = 0;
+		mm->flush_next = NULL;
+	}
 }
 
 /* [start, end) of @mm was cleared: flush it now (@fs NULL) or later. */
 static void flush_later(struct flush_set *fs, struct mm *mm, unsigned long start, unsigned long end)
 {
-	int i;
-
 	if (!fs) {
 		flush_tlb_range(mm, start, end);
 		return;
 	}
-	for (i = 0; i < fs->nr && fs->e[i].mm != mm; i++)
-		;
-	if (i == FLUSH_MMS) {
-		flush_set_flush(fs);
-		i = 0;
-	}
-	if (i == fs->nr) {
-		fs->e[fs->nr++] = (typeof(fs->e[0])){ mm, start, end };
+	if (mm->flush_start >= mm->flush_end) {
+		mm->flush_start = start;
+		mm->flush_end = end;
+		mm->flush_next = fs->first;
+		fs->first = mm;
 		return;
 	}
-	if (start < fs->e[i].start)
-		fs->e[i].start = start;
-	if (end > fs->e[i].end)
-		fs->e[i].end = end;
+	if (start < mm->flush_start)
+		mm->flush_start = start;
+	if (end > mm->flush_end)
+		mm->flush_end = end;
 }
 
 /* ---- step 1: refuse, or allocate the destination ---------------------------- */
@@ -124,12 +125,12 @@ static int split_pmd_mappings(struct migrate_item *it)
 {
 	for_each_family_mm(m, it)
 	{
-		pmd_t *pmdp = mm_find_pmd(m, it->addr, false);
+		struct pmd_walk pw;
 		int err;
 
-		if (!pmdp || !pmd_leaf(*pmdp) || pmd_pfn(*pmdp) != folio_pfn(it->folio))
+		if (pmd_walk(m, it->addr, &pw) != PMD_LEAF || pw.folio != it->folio)
 			continue;
-		err = split_huge_pmd(find_vma(m, it->addr), pmdp, it->addr);
+		err = split_huge_pmd(find_vma(m, it->addr), pw.pmdp, it->addr);
 		if (err)
 			return err;
 	}
@@ -258,21 +259,27 @@ static void unmap_ptes(struct migrate_item *it, struct mm *m, pmd_t *pmdp, struc
 		flush_later(fs, m, lo, hi);
 }
 
-/* try_to_migrate(): every mapping of @it's folio in its anon family. */
+/* try_to_migrate(): every mapping of @it's folio in its anon family. A
+ * PMD migration entry there belongs to another folio of the group (its
+ * own are made here, after this folio's walk of that mm). */
 static void migrate_unmap(struct migrate_item *it, struct flush_set *fs)
 {
 	for_each_family_mm(m, it)
 	{
-		pmd_t *pmdp = mm_find_pmd(m, it->addr, false);
+		struct pmd_walk pw;
 
-		if (!pmdp || pmd_none(*pmdp))
-			continue;
-		if (pmd_leaf(*pmdp)) {
-			if (pmd_pfn(*pmdp) == folio_pfn(it->folio))
-				unmap_pmd(it, m, pmdp, fs);
-			continue;
+		switch (pmd_walk(m, it->addr, &pw)) {
+		case PMD_TABLE:
+			unmap_ptes(it, m, pw.pmdp, fs);
+			break;
+		case PMD_LEAF:
+			if (pw.folio == it->folio)
+				unmap_pmd(it, m, pw.pmdp, fs);
+			break;
+		case PMD_NONE:
+		case PMD_MIGRATION:
+			break;
 		}
-		unmap_ptes(it, m, pmdp, fs);
 	}
 	if (folio_mapcount(it->folio))
 		folio_bug("migrate_unmap", it->folio, "still mapped after the unmap");
@@ -416,16 +423,20 @@ static void migrate_move(struct migrate_item *it)
 		folio_ref_add(it->dst, (int)it->nr_entries - 1);
 	for_each_family_mm(m, it)
 	{
-		pmd_t *pmdp = mm_find_pmd(m, it->addr, false);
+		struct pmd_walk pw;
 
-		if (!pmdp || pmd_none(*pmdp) || pmd_leaf(*pmdp))
-			continue;
-		if (is_pmd_migration_entry(*pmdp)) {
-			if (migration_entry_pfn(pmd_pte(*pmdp)) == folio_pfn(f))
-				remap_pmd(it, m, pmdp);
-			continue;
+		switch (pmd_walk(m, it->addr, &pw)) {
+		case PMD_TABLE:
+			remap_ptes(it, pieces, m, pw.pmdp);
+			break;
+		case PMD_MIGRATION:
+			if (pw.folio == f)
+				remap_pmd(it, m, pw.pmdp);
+			break;
+		case PMD_NONE:
+		case PMD_LEAF:
+			break;
 		}
-		remap_ptes(it, pieces, m, pmdp);
 	}
 	it->status = dst_folio(it, pieces, 0)->page.node;
 	if (!it->dst)
@@ -452,7 +463,7 @@ static long migrate_account(struct migrate_item *it, unsigned long pages, bool t
 /* @n items: prepare all, unmap all, (one flush), move all. */
 static long migrate_group(struct migrate_item *it, int n)
 {
-	struct flush_set fs = { .nr = 0 }, *defer = caps.migrate_flush > 1 ? &fs : NULL;
+	struct flush_set fs = { NULL }, *defer = caps.migrate_flush > 1 ? &fs : NULL;
 	long failed = 0;
 
 	for (int k = 0; k < n; k++) {

@@ -13,9 +13,10 @@
  * Failures count PTEs in both (Linux's unbatched loop counted a failed
  * large folio once, at its first PTE), so both return the same number.
  *
- * The batch holds MIGRATE_CHUNK folios; the walk stops after a page table
- * when the next might not fit, migrates the batch and resumes there (one
- * more descent), so every table is still read whole under one lock take.
+ * One batch serves the whole call. It holds MIGRATE_CHUNK folios; the walk
+ * stops at a PMD boundary when the next region might not fit, migrates
+ * the batch and resumes there (one more descent), so every table is still
+ * read whole under one lock take and no folio is seen by two batches.
  */
 #include <errno.h>
 
@@ -101,12 +102,23 @@ static int queue_one(struct queue_ctx *q, struct folio *folio, unsigned long idx
 	return strictly_unmovable(q->flags) ? QUEUE_STOP : 0;
 }
 
-/* After a table or PMD leaf that ends at @end: stop the walk there if
- * the next table's folios might not fit in the batch (checked after a
- * table, not before, so the walk never takes a lock it does not use). */
+/* May the batch take a whole PMD region more (at most 512 folios)? */
+static bool queue_has_room(void)
+{
+	return migrate_batch_buf.nr <= MIGRATE_CHUNK - PTRS_PER_TABLE;
+}
+
+/*
+ * After a table or PMD leaf that ends at @end: stop the walk there when
+ * the batch might not take the next PMD region. Only at a PMD boundary,
+ * which no folio spans, so a folio is never migrated with part of its
+ * PTEs still to be seen (a VMA that ends inside a region is handled in
+ * queue_pages_range()). Checked after a table, not before, so the walk
+ * never takes a lock it does not use.
+ */
 static int queue_check_full(struct queue_ctx *q, unsigned long end)
 {
-	if (migrate_batch_buf.nr <= MIGRATE_CHUNK - PTRS_PER_TABLE)
+	if (queue_has_room() || (end & ~PMD_MASK))
 		return 0;
 	q->resume = end;
 	return QUEUE_FULL;
@@ -159,40 +171,49 @@ static int queue_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsigned lo
 
 static const struct pt_walk_ops queue_ops = { .pmd_leaf = queue_pmd, .pte_range = queue_pte_range };
 
-/* Queue [addr, end) inside @vma, migrating each full batch. Return: as
- * queue_pages_range(). */
-static long queue_vma(struct queue_ctx *q, unsigned long addr, unsigned long end)
+/* Migrate what is queued and start a new batch. Return: pages not moved. */
+static long queue_flush(struct queue_ctx *q)
 {
-	long failed = 0;
-	int ret;
+	long failed;
 
-	do {
-		migrate_phase(true);
-		q->large = NULL;
-		ret = walk_page_range(q->vma->mm, addr, end, &queue_ops, q);
-		if (ret == QUEUE_STOP)
-			return -EIO;
-		migrate_phase(false);
-		failed += migrate_batch(&migrate_batch_buf);
-		addr = q->resume;
-	} while (ret == QUEUE_FULL && addr < end);
+	migrate_phase(false);
+	failed = migrate_batch(&migrate_batch_buf);
+	migrate_phase(true);
+	q->large = NULL;
 	return failed;
 }
 
+/*
+ * One batch for the whole call, whatever VMAs the range has: a folio that
+ * several VMAs map is queued at its first and found queued (PG_locked) at
+ * the others, so it is handled once. The batch is migrated when full,
+ * only where the walk enters a new PMD region (no folio spans two).
+ */
 long queue_pages_range(struct mm *mm, unsigned long start, unsigned long end,
 		       const struct queue_want *want, unsigned flags)
 {
 	struct queue_ctx q = { .want = want, .flags = flags };
+	unsigned long last = start; /* where the last walk ended */
 	long failed = 0;
+	int ret = 0;
 
-	for (struct vma *v = find_vma_from(mm, start); v && v->start < end; v = v->next) {
-		long r;
+	migrate_phase(true);
+	for (struct vma *v = find_vma_from(mm, start); v && v->start < end && ret != QUEUE_STOP;) {
+		unsigned long s = v->start > last ? v->start : last;
+		unsigned long e = v->end < end ? v->end : end;
 
+		if (!queue_has_room() && (s & PMD_MASK) != ((last - 1) & PMD_MASK))
+			failed += queue_flush(&q);
 		q.vma = v;
-		r = queue_vma(&q, v->start > start ? v->start : start, v->end < end ? v->end : end);
-		if (r < 0)
-			return r; /* -EIO: STRICT without MOVE queued nothing */
-		failed += r;
+		ret = walk_page_range(mm, s, e, &queue_ops, &q);
+		last = ret == QUEUE_FULL ? q.resume : e;
+		if (ret == QUEUE_FULL)
+			failed += queue_flush(&q);
+		if (last == e)
+			v = v->next;
 	}
-	return failed + q.nr_failed;
+	migrate_phase(false);
+	if (ret == QUEUE_STOP)
+		return -EIO; /* STRICT without MOVE queued nothing */
+	return failed + migrate_batch(&migrate_batch_buf) + q.nr_failed;
 }

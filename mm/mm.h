@@ -54,6 +54,10 @@ struct mm {
 	int anon_family;    /* id of the mm this one was forked from, all the way
 			       up: its anon folios are mapped only in its family */
 	struct mm *next_mm; /* all live mms, for the invariant checker */
+	/* Migration's deferred TLB flush (mm/migrate.c): a range of this mm
+	 * cleared and not yet flushed, and the next mm that has one. */
+	unsigned long flush_start, flush_end;
+	struct mm *flush_next;
 };
 
 extern struct mm *mm_list;

@@ -11,33 +11,24 @@
 #include <errno.h>
 
 #include "kernel.h"
+#include "folio_walk.h"
 #include "migrate.h"
 
 /* The folio mapping @addr of @mm and the page's index in it, or NULL
- * with *@err = -EFAULT (no VMA) or -ENOENT (nothing mapped). */
+ * with *@err = -EFAULT (no VMA) or -ENOENT (nothing present: a page under
+ * migration too, as in Linux's do_pages_stat()). */
 static struct folio *lookup_folio(struct mm *mm, unsigned long addr, unsigned long *idx, int *err)
 {
-	pmd_t *pmdp;
-	pte_t pte;
-	struct page *page;
+	struct folio_walk fw;
 
 	*err = -EFAULT;
 	if (!find_vma(mm, addr))
 		return NULL;
 	*err = -ENOENT;
-	pmdp = mm_find_pmd(mm, addr, false);
-	if (!pmdp || pmd_none(*pmdp))
+	if (!folio_walk(mm, addr, 0, &fw))
 		return NULL;
-	if (pmd_leaf(*pmdp)) {
-		page = pfn_to_page(pmd_pfn(*pmdp)) + ((addr & ~PMD_MASK) >> PAGE_SHIFT);
-	} else {
-		pte = ptep_get(pte_offset_kernel(pmdp, addr));
-		if (!pte_present(pte))
-			return NULL;
-		page = pfn_to_page(pte_pfn(pte));
-	}
-	*idx = (unsigned long)(page - &page_folio(page)->page);
-	return page_folio(page);
+	*idx = (unsigned long)(fw.page - &fw.folio->page);
+	return fw.folio;
 }
 
 /* The item of the batch that queued @folio. */

@@ -8,6 +8,7 @@
  * through ptep_get(), in the callers.
  */
 #include "kernel.h"
+#include "folio_walk.h"
 #include "mm_internal.h"
 
 #ifndef ptep_set_access_flags
@@ -254,11 +255,16 @@ static int walk_pte_table(struct walk *w, pmd_t *pmdp, unsigned long addr, unsig
 
 static int walk_pmd_entry(struct walk *w, pmd_t *pmdp, unsigned long addr, unsigned long end)
 {
-	if (pmd_none(*pmdp))
-		return 0;
-	if (!pmd_leaf(*pmdp))
+	switch (pmd_state(*pmdp)) {
+	case PMD_TABLE:
 		return walk_pte_table(w, pmdp, addr, end);
-	return w->ops->pmd_leaf ? w->ops->pmd_leaf(w->mm, pmdp, addr, end, w->priv) : 0;
+	case PMD_LEAF:
+		return w->ops->pmd_leaf ? w->ops->pmd_leaf(w->mm, pmdp, addr, end, w->priv) : 0;
+	case PMD_NONE:
+	case PMD_MIGRATION:
+		break;
+	}
+	return 0;
 }
 
 static int walk_pmd_range(struct walk *w, pud_t *pudp, unsigned long addr, unsigned long end)

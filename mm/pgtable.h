@@ -299,7 +299,8 @@ struct pt_walk_ops {
  * walk_page_range - visit the tables of @mm under [start, end) (page
  * aligned, start < end) in address order, nothing allocated. One
  * pt_descent for the whole walk: it goes down each level once instead of
- * restarting from the top per PMD. PUD leaves (kernel half only) are not
+ * restarting from the top per PMD. PMD migration entries (a folio being
+ * moved: see folio_walk.h) are passed over. PUD leaves (kernel half only) are not
  * visited. Return: 0, or the first callback value that stopped the walk.
  * Context: no PTE lock held on entry; pte_range runs under one.
  */

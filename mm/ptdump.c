@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "kernel.h"
+#include "folio_walk.h"
 #include "mm_internal.h"
 #include "pte_batch.h"
 
@@ -111,11 +112,19 @@ static void dump_vma(struct dump *d, struct vma *v)
 		struct page *head;
 
 		next = pmd_addr_end(addr, v->end);
-		if (!pmdp || pmd_none(*pmdp))
+		switch (pmd_state(pmdp ? *pmdp : (pmd_t){ 0 })) {
+		case PMD_NONE:
 			continue;
-		if (!pmd_leaf(*pmdp)) {
+		case PMD_TABLE:
 			dump_ptes(d, *pmdp, addr, next, &r);
 			continue;
+		case PMD_MIGRATION:
+			snprintf(d->line, sizeof(d->line), "  %#lx pmd migration entry pfn %#llx",
+				 addr, (unsigned long long)migration_entry_pfn(pmd_pte(*pmdp)));
+			d->out(d->ctx, d->line);
+			continue;
+		case PMD_LEAF:
+			break;
 		}
 		if (r.nr)
 			print_run(d, &r, false);

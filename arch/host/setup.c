@@ -6,7 +6,7 @@
 #include "page.h"
 #include "mm/mm_test.h"
 
-#define HOST_NODES 2
+#define HOST_NODES 3
 #define HOST_NODE_MB 64
 
 const char arch_name[] = "host-" HOST_PTE_FORMAT;
