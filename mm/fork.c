@@ -56,12 +56,25 @@ static bool needs_copy(struct fork_ctx *c, struct folio *f, struct page *p)
 
 /* ---- pass 1: tables and copies ------------------------------------------ */
 
-/* Count the pages mapped in [addr, end) of one PTE table that need copies. */
-static unsigned long count_copies(struct fork_ctx *c, pte_t *ptes, unsigned long addr,
-				  unsigned long end)
+/* Reserve one copy of 2^@order pages for @addr of @v, allocated by the
+ * VMA's policy as the child's own fault there would be. Return: 0 or
+ * -ENOMEM. */
+static int reserve_copy(struct fork_ctx *c, struct vma *v, unsigned long addr, unsigned order)
 {
-	unsigned long n = 0;
+	struct folio *f = vma_alloc_folio(v, addr, order, 0);
 
+	if (!f)
+		return -ENOMEM;
+	list_add_tail(&f->page.lru, &c->copies[order ? 1 : 0]);
+	return 0;
+}
+
+/* Reserve a copy for each page mapped in [addr, end) of one PTE table
+ * that needs one, in address order (the order pass 2 takes them in).
+ * Return: 0 or -ENOMEM (what was reserved stays listed). */
+static int reserve_pte_copies(struct fork_ctx *c, struct vma *v, pte_t *ptes, unsigned long addr,
+			      unsigned long end)
+{
 	for (unsigned i = pte_index(addr); addr < end; i++, addr += PAGE_SIZE) {
 		pte_t pte = __ptep_get(&ptes[i]);
 		struct page *p;
@@ -69,21 +82,8 @@ static unsigned long count_copies(struct fork_ctx *c, pte_t *ptes, unsigned long
 		if (!pte_present(pte))
 			continue;
 		p = pfn_to_page(pte_pfn(pte));
-		n += needs_copy(c, page_folio(p), p);
-	}
-	return n;
-}
-
-/* Reserve @n folios of @order on node index @nid (or the nearest with a
- * free block). Return: 0 or -ENOMEM (what was reserved stays listed). */
-static int reserve_copies(struct fork_ctx *c, unsigned long n, unsigned order, int nid)
-{
-	while (n--) {
-		struct folio *f = folio_alloc(nid, order, ALLOC_ANY_NODE);
-
-		if (!f)
+		if (needs_copy(c, page_folio(p), p) && reserve_copy(c, v, addr, 0))
 			return -ENOMEM;
-		list_add_tail(&f->page.lru, &c->copies[order ? 1 : 0]);
 	}
 	return 0;
 }
@@ -119,12 +119,18 @@ static int prepare_pte_table(struct fork_ctx *c, pmd_t *dpmd)
 	return 0;
 }
 
-/* A pinned PMD leaf: one 2 MiB copy, else 512 small ones in a PTE table. */
-static int prepare_pinned_leaf(struct fork_ctx *c, struct vma *v, pmd_t *dpmd)
+/* A pinned PMD leaf at @addr: one 2 MiB copy, else 512 small ones in a
+ * PTE table. */
+static int prepare_pinned_leaf(struct fork_ctx *c, struct vma *v, pmd_t *dpmd, unsigned long addr)
 {
-	if (reserve_copies(c, 1, PMD_ORDER, v->nid) == 0)
+	int err;
+
+	if (reserve_copy(c, v, addr, PMD_ORDER) == 0)
 		return 0;
-	return prepare_pte_table(c, dpmd) ?: reserve_copies(c, PTRS_PER_TABLE, 0, v->nid);
+	err = prepare_pte_table(c, dpmd);
+	for (unsigned i = 0; i < PTRS_PER_TABLE && !err; i++)
+		err = reserve_copy(c, v, addr + i * PAGE_SIZE, 0);
+	return err;
 }
 
 /* The state of the source PMD at @addr: none, a table or a leaf. A
@@ -152,12 +158,12 @@ static int prepare_pmd(struct fork_ctx *c, struct vma *v, unsigned long addr, un
 	if (pmd_leaf(spmd)) {
 		struct page *h = pfn_to_page(pmd_pfn(spmd));
 
-		return needs_copy(c, page_folio(h), h) ? prepare_pinned_leaf(c, v, dpmd) : 0;
+		return needs_copy(c, page_folio(h), h) ? prepare_pinned_leaf(c, v, dpmd, addr) : 0;
 	}
 	err = prepare_pte_table(c, dpmd);
 	if (err || !c->pinned)
 		return err;
-	return reserve_copies(c, count_copies(c, pmd_table(spmd), addr, end), 0, v->nid);
+	return reserve_pte_copies(c, v, pmd_table(spmd), addr, end);
 }
 
 static int fork_prepare(struct fork_ctx *c)

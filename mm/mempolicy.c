@@ -32,7 +32,7 @@ static int nth_node(unsigned long nodes, unsigned long n)
 
 bool mpol_allows(const struct mempolicy *pol, int home, int nid)
 {
-	if (pol->mode == MPOL_DEFAULT)
+	if (pol->mode == MPOL_DEFAULT || pol->mode == MPOL_LOCAL)
 		return nid == home;
 	return pol->nodes & node_bit(nid);
 }
@@ -57,6 +57,8 @@ struct folio *mpol_alloc(const struct mempolicy *pol, int home, unsigned long ad
 			 unsigned flags)
 {
 	switch (pol->mode) {
+	case MPOL_LOCAL:
+		return alloc_in_mask(home, all_nodes(), order, flags);
 	case MPOL_BIND:
 		return alloc_in_mask(home, pol->nodes, order, flags);
 	case MPOL_PREFERRED:
@@ -79,11 +81,21 @@ static bool mpol_valid(unsigned mode, unsigned long nodes)
 {
 	if (mode >= MPOL_MAX || (nodes & ~all_nodes()))
 		return false;
-	if (mode == MPOL_DEFAULT)
+	if (mode == MPOL_DEFAULT || mode == MPOL_LOCAL)
 		return nodes == 0;
+	return nodes != 0 || mode == MPOL_PREFERRED;
+}
+
+/* The policy mbind stores for a valid (@mode, @nodes), as Linux's
+ * mpol_new(): PREFERRED keeps the first node of its mask, and with an
+ * empty mask becomes LOCAL. */
+static struct mempolicy mpol_new(unsigned mode, unsigned long nodes)
+{
+	if (mode == MPOL_PREFERRED && !nodes)
+		return (struct mempolicy){ MPOL_LOCAL, 0 };
 	if (mode == MPOL_PREFERRED)
-		return __builtin_popcountl(nodes) == 1;
-	return nodes != 0;
+		nodes &= -nodes;
+	return (struct mempolicy){ mode, nodes };
 }
 
 #define MPOL_MF_VALID (MPOL_MF_STRICT | MPOL_MF_MOVE | MPOL_MF_MOVE_ALL)
@@ -98,13 +110,15 @@ int mbind(struct mm *mm, unsigned long start, unsigned long len, unsigned mode, 
 
 	if (!range_ok(start, len) || !mpol_valid(mode, nodes) || (flags & ~MPOL_MF_VALID))
 		return -EINVAL;
-	if (!range_mapped(mm, start, end))
-		return -EFAULT;
+	if (mode == MPOL_DEFAULT)
+		flags &= ~MPOL_MF_STRICT; /* Linux: nothing to be strict about */
+	else if (!range_mapped(mm, start, end))
+		return -EFAULT; /* only DEFAULT may span holes */
 	err = split_range(mm, start, end);
 	if (err)
 		return err;
-	for (struct vma *v = find_vma(mm, start); v && v->start < end; v = v->next)
-		v->pol = (struct mempolicy){ mode, nodes };
+	for (struct vma *v = find_vma_from(mm, start); v && v->start < end; v = v->next)
+		v->pol = mpol_new(mode, nodes);
 	if (!(flags & MPOL_MF_VALID))
 		return 0;
 	failed = queue_pages_range(mm, start, end, &want, flags);
@@ -158,6 +172,9 @@ int get_mempolicy(struct mm *mm, int *mode, unsigned long *nodes, unsigned long 
 long mm_migrate_pages(struct mm *mm, unsigned long from, unsigned long to, unsigned flags)
 {
 	struct queue_want want = { .by_vma = false };
+	/* Linux: masks of different weights cannot keep the nodes' relative
+	 * layout, so a source node that is also a target keeps its pages. */
+	bool uneven = __builtin_popcountl(from) != __builtin_popcountl(to);
 	unsigned long i = 0;
 
 	if (!from || !to || ((from | to) & ~all_nodes()) ||
@@ -167,7 +184,7 @@ long mm_migrate_pages(struct mm *mm, unsigned long from, unsigned long to, unsig
 		want.map[src] = -1;
 		if (from & node_bit(src))
 			want.map[src] = nth_node(to, i++);
-		if (want.map[src] == src)
+		if (want.map[src] == src || (uneven && (to & node_bit(src))))
 			want.map[src] = -1;
 	}
 	return queue_pages_range(mm, 0, MM_USER_END, &want, flags | MPOL_MF_MOVE);

@@ -10,7 +10,11 @@
  *                   distance from it;
  *  MPOL_BIND        only the nodes of the mask, nearest to the home node
  *                   first; no fallback outside it;
- *  MPOL_PREFERRED   the mask's one node, then the others by distance from it;
+ *  MPOL_PREFERRED   the mask's first node, then the others by distance from
+ *                   it; with an empty mask mbind stores MPOL_LOCAL instead;
+ *  MPOL_LOCAL       the local node, then the others by distance: ptelab's
+ *                   local node for a VMA is its home (as for DEFAULT), so
+ *                   LOCAL differs from DEFAULT only in what it reports;
  *  MPOL_INTERLEAVE  per folio, round robin over the mask by the folio's
  *                   address (index = addr >> (PAGE_SHIFT + order)), then
  *                   by distance from the chosen node when it is full.
@@ -25,7 +29,8 @@
 #define MPOL_PREFERRED 1
 #define MPOL_BIND 2
 #define MPOL_INTERLEAVE 3
-#define MPOL_MAX 4
+#define MPOL_LOCAL 4
+#define MPOL_MAX 5
 
 /* mbind / migrate flags. */
 #define MPOL_MF_STRICT (1u << 0)   /* fail (-EIO) if a folio is not where the policy says */
@@ -41,9 +46,11 @@
  * byte inside a VMA), splitting VMAs at both ends. With MPOL_MF_MOVE(_ALL)
  * the folios mapped there that are not on a node the policy allows move
  * to where the policy allocates (the shared ones only with MOVE_ALL).
- * Return: 0; -EINVAL (bad mode, flags, range or mask: DEFAULT takes an
- * empty mask, the others a non-empty mask of existing nodes, PREFERRED
- * exactly one node); -EFAULT (a hole in the range); -ENOMEM (a VMA split
+ * As in Linux, MPOL_DEFAULT ignores MPOL_MF_STRICT and may span holes
+ * (the other modes fail on one).
+ * Return: 0; -EINVAL (bad mode, flags, range or mask: DEFAULT and LOCAL
+ * take an empty mask, PREFERRED any mask of existing nodes, the others a
+ * non-empty one); -EFAULT (a hole in the range); -ENOMEM (a VMA split
  * failed: nothing changed); -EIO with MPOL_MF_STRICT when a folio was
  * left on a node the policy does not allow (the policy is set anyway).
  */
@@ -63,8 +70,11 @@ int get_mempolicy(struct mm *mm, int *mode, unsigned long *nodes, unsigned long 
 /*
  * migrate_pages - move every folio of @mm on a node of @from to the node
  * of @to in the same position (the n-th node of @from goes to the n-th of
- * @to, wrapping), as Linux's do_migrate_pages() with MPOL_MF_MOVE: folios
- * that another mm maps too stay (counted as not moved).
+ * @to, wrapping; when the masks differ in weight, a node of @from that is
+ * also in @to keeps its pages), as Linux's do_migrate_pages() with
+ * MPOL_MF_MOVE: folios that another mm maps too stay (counted as not
+ * moved). One walk applies the whole map, so each folio moves at most
+ * once ({0,1} -> {1,2} moves node 0's pages to 1 and node 1's to 2).
  * mm_migrate_pages - the same with MPOL_MF_MOVE_ALL possible in @flags.
  * Return: the number of pages that could not be moved (busy, shared, no
  * memory on the target), or -EINVAL for an empty or unknown mask.
@@ -80,9 +90,9 @@ long mm_migrate_pages(struct mm *mm, unsigned long from, unsigned long to, unsig
  * shared with another mm and @flags has no MPOL_MF_MOVE_ALL), -EBUSY (the
  * folio is pinned or has references besides its mappings), -ENOMEM (no
  * free memory on the target node).
- * Return: the number of pages with -EACCES, -EBUSY or -ENOMEM, or
- * -EINVAL (a node that does not exist, bad flags): then the statuses of
- * the pages before it are set and nothing after it was looked at.
+ * Return: the number of pages with -EACCES, -EBUSY or -ENOMEM; -ENODEV
+ * (a node that does not exist: the statuses of the pages before it are
+ * set and nothing after it was looked at, as Linux); -EINVAL (bad flags).
  */
 long move_pages(struct mm *mm, unsigned long n, const unsigned long *addrs, const int *nodes,
 		int *status, unsigned flags);
@@ -94,6 +104,20 @@ long move_pages(struct mm *mm, unsigned long n, const unsigned long *addrs, cons
  * 2M-pmd=.. for PMD-mapped ones). Each line goes to @out.
  */
 void mm_numa_maps_to(struct mm *mm, void (*out)(void *ctx, const char *line), void *ctx);
+
+/* ---- for the rest of mm/: allocating by policy ------------------------- */
+
+/* A folio of 2^@order pages for @addr of @vma, where the VMA's policy says
+ * (ALLOC_ZERO allowed in @flags). Return: it or NULL. */
+struct folio *vma_alloc_folio(struct vma *vma, unsigned long addr, unsigned order, unsigned flags);
+
+/* A folio of 2^@order pages allocated as @pol says (@home: the node
+ * DEFAULT, LOCAL and BIND start from, @addr: the interleave index). */
+struct folio *mpol_alloc(const struct mempolicy *pol, int home, unsigned long addr, unsigned order,
+			 unsigned flags);
+
+/* Does @pol allow node index @nid? (DEFAULT and LOCAL: only @home.) */
+bool mpol_allows(const struct mempolicy *pol, int home, int nid);
 
 /*
  * Benchmarks and tests: called with true when a migrate call starts

@@ -66,6 +66,44 @@ bool migrate_batch_add(struct migrate_batch *b, struct folio *folio, struct mm *
 	for (struct mm *m = mm_list; m; m = m->next_mm)                                            \
 		if (m->anon_family == (it)->mm->anon_family)
 
+/* Does @m map a page of @folio (page 0 at @addr, in one PMD region)? */
+static bool mm_maps_folio(struct mm *m, struct folio *folio, unsigned long addr)
+{
+	unsigned long n = folio_nr_pages(folio);
+	struct pmd_walk pw;
+	pte_t *ptes;
+
+	switch (pmd_walk(m, addr, &pw)) {
+	case PMD_NONE:
+		return false;
+	case PMD_LEAF:
+	case PMD_MIGRATION:
+		return pw.folio == folio;
+	case PMD_TABLE:
+		break;
+	}
+	ptes = pte_offset_kernel(pw.pmdp, addr);
+	for (unsigned long i = 0; i < n; i++) {
+		pte_t pte = __ptep_get(ptes + i);
+
+		if (pte_present(pte) && pte_pfn(pte) - folio_pfn(folio) < n)
+			return true;
+	}
+	return false;
+}
+
+bool folio_shared_with_other_mm(struct folio *folio, struct mm *mm, unsigned long addr)
+{
+	if (folio_maybe_mapped_shared(folio))
+		return true;
+	if (!folio_test_large(folio))
+		return false;
+	for (struct mm *m = mm_list; m; m = m->next_mm)
+		if (m != mm && m->anon_family == mm->anon_family && mm_maps_folio(m, folio, addr))
+			return true;
+	return false;
+}
+
 /* ---- deferred TLB flushes ------------------------------------------------- */
 
 /* The mms with a range cleared by one group's unmap and not yet flushed

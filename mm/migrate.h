@@ -46,6 +46,16 @@ bool migrate_batch_add(struct migrate_batch *b, struct folio *folio, struct mm *
 		       unsigned long addr, const struct mempolicy *target, int home);
 
 /*
+ * folio_shared_with_other_mm - is @folio, found in @mm with page 0 at
+ * @addr, mapped by another mm too? A page mapped twice says so at once; a
+ * large folio whose pages each have one mapping may still be split
+ * between mms (part mapped by a parent, part by its child), so the other
+ * mms of the anon family are asked (Linux knows it from the folio's mm
+ * ids). MPOL_MF_MOVE leaves such a folio where it is.
+ */
+bool folio_shared_with_other_mm(struct folio *folio, struct mm *mm, unsigned long addr);
+
+/*
  * migrate_batch - move every queued folio of @b: allocate its new folio,
  * unmap it everywhere with migration entries, flush, copy, remap, free
  * the old one. Sets each item's status, unlocks every folio, empties @b.
@@ -55,14 +65,6 @@ bool migrate_batch_add(struct migrate_batch *b, struct folio *folio, struct mm *
  * Context: no PTE lock held.
  */
 long migrate_batch(struct migrate_batch *b);
-
-/* mempolicy.c: a folio of 2^@order pages allocated as @pol says (@home:
- * the node DEFAULT and BIND start from, @addr: the interleave index). */
-struct folio *mpol_alloc(const struct mempolicy *pol, int home, unsigned long addr, unsigned order,
-			 unsigned flags);
-
-/* mempolicy.c: does @pol allow node index @nid? (DEFAULT: only @home.) */
-bool mpol_allows(const struct mempolicy *pol, int home, int nid);
 
 /* What a queue walk looks for, and where it sends what it finds. */
 struct queue_want {

@@ -69,7 +69,8 @@ static bool queue_folio(struct queue_ctx *q, struct folio *folio, unsigned long 
 
 	if (!(q->flags & (MPOL_MF_MOVE | MPOL_MF_MOVE_ALL)))
 		return false;
-	if (!(q->flags & MPOL_MF_MOVE_ALL) && folio_maybe_mapped_shared(folio))
+	if (!(q->flags & MPOL_MF_MOVE_ALL) &&
+	    folio_shared_with_other_mm(folio, q->vma->mm, addr - idx * PAGE_SIZE))
 		return false;
 	if (!q->want->by_vma) {
 		home = q->want->map[folio->page.node];

@@ -8,6 +8,7 @@
 #include <asm/mmu.h>
 
 #include "knobs.h"
+#include "mempolicy.h"
 #include "mm.h"
 
 struct vma *find_vma_from(struct mm *mm, unsigned long addr);
@@ -21,10 +22,6 @@ bool range_mapped(struct mm *mm, unsigned long start, unsigned long end);
  * split first). Return: 0 or -ENOMEM (some splits may be done, which
  * changes no mapping). */
 int split_range(struct mm *mm, unsigned long start, unsigned long end);
-
-/* mempolicy.c: a folio of 2^@order pages for @addr of @vma, where the
- * VMA's policy says (ALLOC_ZERO allowed in @flags). Return: it or NULL. */
-struct folio *vma_alloc_folio(struct vma *vma, unsigned long addr, unsigned order, unsigned flags);
 
 /*
  * mmu_gather (mm/tlb.c) - what an unmap must not give back before the TLB

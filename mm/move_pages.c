@@ -60,9 +60,10 @@ static int move_one(struct mm *mm, unsigned long addr, int node, unsigned flags)
 		return MOVE_PENDING + queued_item(b, f);
 	if (f->page.node == node)
 		return node;
-	if (!(flags & MPOL_MF_MOVE_ALL) && folio_maybe_mapped_shared(f))
+	addr = (addr & ~(PAGE_SIZE - 1)) - idx * PAGE_SIZE;
+	if (!(flags & MPOL_MF_MOVE_ALL) && folio_shared_with_other_mm(f, mm, addr))
 		return -EACCES;
-	migrate_batch_add(b, f, mm, (addr & ~(PAGE_SIZE - 1)) - idx * PAGE_SIZE, &target, node);
+	migrate_batch_add(b, f, mm, addr, &target, node);
 	return MOVE_PENDING + b->nr - 1;
 }
 
@@ -111,7 +112,7 @@ long move_pages(struct mm *mm, unsigned long n, const unsigned long *addrs, cons
 	for (unsigned long i = 0; i < n; i++) {
 		if (nodes[i] < 0 || nodes[i] >= nr_pglists) {
 			move_chunk(status + start, i - start);
-			return -EINVAL;
+			return -ENODEV;
 		}
 		if (migrate_batch_buf.nr == MIGRATE_CHUNK) {
 			failed += move_chunk(status + start, i - start);

@@ -58,10 +58,11 @@ static int numa_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsigned lon
 
 static const struct pt_walk_ops numa_ops = { .pmd_leaf = numa_pmd, .pte_range = numa_pte_range };
 
-/* "default", "bind:0,1", "prefer:1", "interleave:0,1" into @buf. */
+/* "default", "bind:0,1", "prefer:1", "interleave:0,1", "local" into @buf. */
 static int policy_name(const struct mempolicy *pol, char *buf, int size)
 {
-	static const char *const names[] = { "default", "prefer", "bind", "interleave" };
+	static const char *const names[MPOL_MAX] = { "default", "prefer", "bind", "interleave",
+						     "local" };
 	int len = snprintf(buf, (size_t)size, "%s", names[pol->mode < MPOL_MAX ? pol->mode : 0]);
 
 	for (int nid = 0, first = 1; nid < nr_pglists && len < size; nid++) {

@@ -32,7 +32,6 @@
 #define SWP_DIRTY (1ull << 37)
 #define SWP_YOUNG (1ull << 38)
 #define SWP_EXCL (1ull << 39)		/* the page was AnonExclusive */
-#define SWP_TYPE_SHIFT 40		/* 2 bits */
 #define SWP_TYPE_MIGRATION (1ull << 40) /* the only type so far */
 #define SWP_TYPE_MASK (3ull << 40)
 

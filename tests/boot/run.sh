@@ -48,11 +48,13 @@ status_case() {
 	expect_status "$name" "$want" "$PTELAB" $(backend_args "$be") --timeout 60 "$@" && pass "$name"
 }
 
+# Three nodes: the migration cases that map {0,1} -> {1,2} need them.
 selftest_case() {
 	be=$1
-	name="$be: selftest"
+	name="$be: selftest (3 nodes)"
 	# shellcheck disable=SC2046
-	expect_status "$name" 0 "$PTELAB" $(backend_args "$be") --timeout 300 run=selftest || return
+	expect_status "$name" 0 "$PTELAB" $(backend_args "$be") --timeout 300 --nodes 3 --mem 1536M \
+		run=selftest || return
 	out_has "$name" "^[1-9][0-9]* passed, 0 failed\$" && pass "$name"
 }
 

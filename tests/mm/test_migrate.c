@@ -194,7 +194,7 @@ TEST(mbind_move_splits_and_moves_the_range)
 		CHECK_EQ(off_node(mm, a + 3 * q, q >> PAGE_SHIFT, 0), 0);
 		CHECK_EQ(bad_bytes(mm, a, pages, 3), 0);
 		CHECK_EQ(mbind(mm, a, len, MPOL_BIND, N1, MPOL_MF_STRICT), -EIO);
-		CHECK_EQ(mbind(mm, a, len, MPOL_PREFERRED, N0 | N1, 0), -EINVAL);
+		CHECK_EQ(mbind(mm, a, len, MPOL_LOCAL, N1, 0), -EINVAL);
 		CHECK_EQ(mbind(mm, a, len, MPOL_DEFAULT, N1, 0), -EINVAL);
 		CHECK_EQ(mbind(mm, a, len, MPOL_BIND, 1ul << 7, 0), -EINVAL);
 		CHECK_EQ(mbind(mm, a + len, len, MPOL_BIND, N1, 0), -EFAULT);
@@ -272,7 +272,7 @@ TEST(move_pages_reports_per_page)
 		CHECK_EQ(status[2], 1);
 		CHECK_EQ(status[3], -ENOENT);
 		CHECK_EQ(node_of(child, a + 0x10000), 0);
-		CHECK_EQ(move_pages(mm, 1, addrs, bad, status, 0), -EINVAL);
+		CHECK_EQ(move_pages(mm, 1, addrs, bad, status, 0), -ENODEV);
 		CHECK_MM_OK();
 		mm_put(child);
 		mm_case_end(mm, free_before);
