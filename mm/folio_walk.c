@@ -6,41 +6,10 @@
 #include "folio_walk.h"
 #include "mm_internal.h"
 
-enum pmd_state pmd_state(pmd_t pmd)
+void pmd_state_bad(pmd_t pmd)
 {
-	if (pmd_none(pmd))
-		return PMD_NONE;
-	if (is_pmd_migration_entry(pmd))
-		return PMD_MIGRATION;
-	if (pmd_leaf(pmd))
-		return PMD_LEAF;
-	if (pmd_present(pmd))
-		return PMD_TABLE;
 	panic("pmd_state: entry %#llx is neither present nor a migration entry",
 	      (unsigned long long)pmd.val);
-}
-
-/* The folio behind pfn @pfn, which a leaf or migration entry maps. */
-static struct folio *pfn_folio(uint64_t pfn)
-{
-	struct page *page = pfn_to_page(pfn);
-
-	if (!page)
-		panic("pfn_folio: pfn %#llx is not RAM", (unsigned long long)pfn);
-	return page_folio(page);
-}
-
-enum pmd_state pmd_walk(struct mm *mm, unsigned long addr, struct pmd_walk *pw)
-{
-	pw->pmdp = mm_find_pmd(mm, addr, false);
-	pw->pmd = pw->pmdp ? *pw->pmdp : (pmd_t){ 0 };
-	pw->state = pmd_state(pw->pmd);
-	pw->folio = NULL;
-	if (pw->state == PMD_LEAF)
-		pw->folio = pfn_folio(pmd_pfn(pw->pmd));
-	else if (pw->state == PMD_MIGRATION)
-		pw->folio = pfn_folio(migration_entry_pfn(pmd_pte(pw->pmd)));
-	return pw->state;
 }
 
 /* Fill @fw for page @pfn mapped by @pte; NULL unless present or allowed. */

@@ -19,11 +19,26 @@ enum pmd_state {
 	PMD_MIGRATION, /* a migration entry for a 2 MiB leaf */
 };
 
+/* A PMD value that is none of the states (not present, yet no migration
+ * entry): a broken table. Panics. */
+void pmd_state_bad(pmd_t pmd) __attribute__((noreturn));
+
 /*
- * pmd_state - the state of the PMD value @pmd. A value that is none of
- * these (not present, yet no migration entry) is a broken table: panic.
+ * pmd_state - the state of the PMD value @pmd (inline: every walk asks it
+ * once per PMD).
  */
-enum pmd_state pmd_state(pmd_t pmd);
+static inline enum pmd_state pmd_state(pmd_t pmd)
+{
+	if (pmd_none(pmd))
+		return PMD_NONE;
+	if (pmd_leaf(pmd))
+		return PMD_LEAF;
+	if (pmd_present(pmd))
+		return PMD_TABLE;
+	if (!is_pmd_migration_entry(pmd))
+		pmd_state_bad(pmd);
+	return PMD_MIGRATION;
+}
 
 /* What the PMD entry for an address holds, read once. */
 struct pmd_walk {
@@ -39,7 +54,18 @@ struct pmd_walk {
  * Context: no lock needed for the descent (upper tables are never freed
  * while the mm is in use); a PTE table found may be locked by the caller.
  */
-enum pmd_state pmd_walk(struct mm *mm, unsigned long addr, struct pmd_walk *pw);
+static inline enum pmd_state pmd_walk(struct mm *mm, unsigned long addr, struct pmd_walk *pw)
+{
+	pw->pmdp = mm_find_pmd(mm, addr, false);
+	pw->pmd = pw->pmdp ? *pw->pmdp : (pmd_t){ 0 };
+	pw->state = pmd_state(pw->pmd);
+	pw->folio = NULL;
+	if (pw->state == PMD_LEAF)
+		pw->folio = page_folio(pfn_to_page(pmd_pfn(pw->pmd)));
+	else if (pw->state == PMD_MIGRATION)
+		pw->folio = page_folio(pfn_to_page(migration_entry_pfn(pmd_pte(pw->pmd))));
+	return pw->state;
+}
 
 /* Is the leaf or migration entry of @pw one of @folio's? */
 static inline bool pmd_walk_maps(const struct pmd_walk *pw, const struct folio *folio)

@@ -317,16 +317,17 @@ static long follow_page_mask(struct gup_ctx *g, unsigned long addr, unsigned lon
 			     struct page **pages)
 {
 	pmd_t *pmdp = mm_find_pmd(g->mm, addr, false);
-	pmd_t pmd = pmdp ? *pmdp : (pmd_t){ 0 };
 
 	end = pmd_addr_end(addr, end);
 	g->fault = g->flags & FOLL_WRITE ? FAULT_WRITE : 0;
-	switch (pmd_state(pmd)) {
+	if (!pmdp)
+		return 0;
+	switch (pmd_state(*pmdp)) {
 	case PMD_NONE:
 	case PMD_MIGRATION: /* the fault waits for the migration */
 		return 0;
 	case PMD_LEAF:
-		return follow_huge_pmd(g, pmd, addr, end, pages);
+		return follow_huge_pmd(g, *pmdp, addr, end, pages);
 	case PMD_TABLE:
 		break;
 	}
@@ -521,11 +522,12 @@ static unsigned long gup_fast_pmd_range(struct gup_ctx *g, unsigned long addr, u
 					struct page **pages)
 {
 	pmd_t *pmdp = mm_find_pmd(g->mm, addr, false);
-	pmd_t pmd = pmdp ? *pmdp : (pmd_t){ 0 };
 	unsigned long done = 0;
 	pte_t *ptep;
 
-	switch (pmd_state(pmd)) {
+	if (!pmdp)
+		return 0;
+	switch (pmd_state(*pmdp)) {
 	case PMD_NONE:
 	case PMD_MIGRATION: /* the slow path's fault waits for it */
 		return 0;
@@ -534,7 +536,7 @@ static unsigned long gup_fast_pmd_range(struct gup_ctx *g, unsigned long addr, u
 	case PMD_TABLE:
 		break;
 	}
-	ptep = pmd_table(pmd) + pte_index(addr);
+	ptep = pte_offset_kernel(pmdp, addr);
 	while (addr < end) {
 		unsigned nr = gup_fast_run(g, addr, ptep, (end - addr) >> PAGE_SHIFT, pages + done);
 

@@ -92,12 +92,8 @@ static bool mm_maps_folio(struct mm *m, struct folio *folio, unsigned long addr)
 	return false;
 }
 
-bool folio_shared_with_other_mm(struct folio *folio, struct mm *mm, unsigned long addr)
+bool folio_mapped_in_family(struct folio *folio, struct mm *mm, unsigned long addr)
 {
-	if (folio_maybe_mapped_shared(folio))
-		return true;
-	if (!folio_test_large(folio))
-		return false;
 	for (struct mm *m = mm_list; m; m = m->next_mm)
 		if (m != mm && m->anon_family == mm->anon_family && mm_maps_folio(m, folio, addr))
 			return true;
@@ -399,8 +395,11 @@ static unsigned remap_run(struct migrate_item *it, struct folio **pieces, struct
 	return nr;
 }
 
-/* remove_migration_ptes() for @m's table at @pmdp. */
-static void remap_ptes(struct migrate_item *it, struct folio **pieces, struct mm *m, pmd_t *pmdp)
+/* remove_migration_ptes() for @m's table at @pmdp. Out of line: inlined
+ * into migrate_move() its per-PTE loop spilled a register (6 more
+ * instructions a PTE under icount at migrate_unmap=1). */
+static __attribute__((noinline)) void remap_ptes(struct migrate_item *it, struct folio **pieces,
+						 struct mm *m, pmd_t *pmdp)
 {
 	unsigned long n = folio_nr_pages(it->folio), addr = it->addr, end = addr + n * PAGE_SIZE;
 	uint64_t first = folio_pfn(it->folio);

@@ -52,8 +52,20 @@ bool migrate_batch_add(struct migrate_batch *b, struct folio *folio, struct mm *
  * between mms (part mapped by a parent, part by its child), so the other
  * mms of the anon family are asked (Linux knows it from the folio's mm
  * ids). MPOL_MF_MOVE leaves such a folio where it is.
+ * folio_mapped_in_family - the family walk: does an mm of @mm's anon
+ * family other than @mm map a page of @folio?
  */
-bool folio_shared_with_other_mm(struct folio *folio, struct mm *mm, unsigned long addr);
+bool folio_mapped_in_family(struct folio *folio, struct mm *mm, unsigned long addr);
+
+static inline bool folio_shared_with_other_mm(struct folio *folio, struct mm *mm,
+					      unsigned long addr)
+{
+	if (folio_maybe_mapped_shared(folio))
+		return true;
+	if (!folio_test_large(folio) || (mm_list == mm && !mm->next_mm))
+		return false; /* a small folio says it all; or @mm is the only mm */
+	return folio_mapped_in_family(folio, mm, addr);
+}
 
 /*
  * migrate_batch - move every queued folio of @b: allocate its new folio,
