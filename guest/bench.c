@@ -149,7 +149,7 @@ static void print_result(const struct bench *b, const struct folio_size *fs,
 			 const struct bench_variant *v, const struct bench_params *p,
 			 struct variant_result *r)
 {
-	char counters[768], capjson[256], cap[12];
+	char counters[768], capjson[256], cap[12] = "null";
 
 	qsort(r->t, (size_t)p->reps, sizeof(r->t[0]), cmp_u64);
 	r->median =
@@ -158,13 +158,14 @@ static void print_result(const struct bench *b, const struct folio_size *fs,
 		r->median ? 100.0 * (double)(r->t[p->reps - 1] - r->t[0]) / (double)r->median : 0;
 	mm_counters_json(&r->counters, counters, sizeof(counters));
 	caps_json(&r->caps, capjson, sizeof(capjson));
+	if (b->cap_key)
+		snprintf(cap, sizeof(cap), "%u", cap_json(caps_value(&r->caps, b->cap_key)));
 	printf("RESULT "
 	       "{\"bench\":\"%s\",\"arch\":\"%s\",\"backend\":\"%s\",\"clock\":\"%s\","
-	       "\"version\":\"%s\",\"folio\":\"%s\",\"variant\":\"%s\",\"cap\":\"%s\","
+	       "\"version\":\"%s\",\"folio\":\"%s\",\"variant\":\"%s\",\"cap\":%s,"
 	       "\"reps\":%d,\"size_mb\":%lu,\"median_us\":%.1f,\"min_us\":%.1f,\"max_us\":%.1f,"
 	       "\"spread_pct\":%.1f,\"caps\":{%s},\"counters\":{%s}}\n",
-	       b->name, arch_name, p->backend, p->clock, p->version, fs->label, v->name,
-	       b->cap_key ? cap_str(caps_value(&r->caps, b->cap_key), cap, sizeof(cap)) : "-",
+	       b->name, arch_name, p->backend, p->clock, p->version, fs->label, v->name, cap,
 	       p->reps, p->size >> 20, r->median / 1000.0, r->t[0] / 1000.0,
 	       r->t[p->reps - 1] / 1000.0, r->spread, capjson, counters);
 }

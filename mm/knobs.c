@@ -94,12 +94,10 @@ const char *cap_str(unsigned cap, char *buf, size_t size)
 int caps_json(const struct batch_caps *c, char *buf, size_t size)
 {
 	size_t n = 0;
-	char v[12];
 
 	for (int i = 0; i < NR_CAP_FIELDS; i++)
 		n += (size_t)snprintf(buf + (n < size ? n : size), n < size ? size - n : 0,
-				      "\"%s\":\"%s\",", cap_fields[i].key,
-				      cap_str(cap_value(c, i), v, sizeof(v)));
+				      "\"%s\":%u,", cap_fields[i].key, cap_json(cap_value(c, i)));
 	n += (size_t)snprintf(buf + (n < size ? n : size), n < size ? size - n : 0,
 			      "\"gup_walk\":\"%s\",\"contpte\":\"%s\"", c->gup_walk ? "on" : "off",
 			      c->contpte ? "on" : "off");

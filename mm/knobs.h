@@ -52,7 +52,15 @@ int cap_parse_value(const char *key, const char *v, unsigned *out, char *err, si
 /* "N" or "max" for @cap in @buf. Return: @buf. */
 const char *cap_str(unsigned cap, char *buf, size_t size);
 
-/* The caps in effect as a JSON object body ("zap":1,"fork":"max",...). */
+/* A cap as RESULT lines carry it: a JSON number, 0 standing for max
+ * (no legal cap is 0, so the value stays a number and max stays distinct). */
+static inline unsigned cap_json(unsigned cap)
+{
+	return cap == CAP_MAX ? 0 : cap;
+}
+
+/* The caps in effect as a JSON object body ("zap":1,"fork":0,...,
+ * "gup_walk":"on"): caps as cap_json() numbers, switches as "on"/"off". */
 int caps_json(const struct batch_caps *c, char *buf, size_t size);
 
 /* The batch bound for @nr remaining PTEs under @cap. */

@@ -84,7 +84,7 @@ static int parse_digits(const char *s, size_t n, uint64_t *out)
 	return 0;
 }
 
-int vmm_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
+enum vmm_size_error vmm_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
 {
 	size_t n = strlen(s);
 	uint64_t v = 0, mult = 1;
@@ -99,14 +99,14 @@ int vmm_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
 	r = parse_digits(s, n, &v);
 	if (r == -1) {
 		snprintf(err, errlen, "'%s' is not a size", s);
-		return -1;
+		return VMM_SIZE_SYNTAX;
 	}
 	if (r == -2 || v > UINT64_MAX / mult) {
 		snprintf(err, errlen, "'%s' does not fit in 64 bits", s);
-		return -1;
+		return VMM_SIZE_OVERFLOW;
 	}
 	*out = v * mult;
-	return 0;
+	return VMM_SIZE_OK;
 }
 
 /* Parse @s as an integer in [lo, hi] for option @opt. */
@@ -148,18 +148,20 @@ static int parse_mem(const char *s, struct vmm_config *cfg, char *err, size_t er
 {
 	char why[96];
 
-	if (vmm_parse_size(s, &cfg->mem, why, sizeof(why))) {
-		if (strstr(why, "64 bits"))
-			snprintf(err, errlen, "--mem: '%s' is too large (limit 64G)", s);
-		else
-			snprintf(
-				err, errlen,
-				"--mem: '%s' is not a size (limit: digits with an optional K, M or "
-				"G suffix, at most 64G)",
-				s);
+	switch (vmm_parse_size(s, &cfg->mem, why, sizeof(why))) {
+	case VMM_SIZE_OK:
+		return 0;
+	case VMM_SIZE_OVERFLOW:
+		snprintf(err, errlen, "--mem: '%s' is too large (limit 64G)", s);
 		return -1;
+	case VMM_SIZE_SYNTAX:
+		break;
 	}
-	return 0;
+	snprintf(err, errlen,
+		 "--mem: '%s' is not a size (limit: digits with an optional K, M or G suffix, at "
+		 "most 64G)",
+		 s);
+	return -1;
 }
 
 /*

@@ -142,7 +142,6 @@ static void print_timing(const struct vmm_timing *t)
 static int parse_command_line(int argc, char **argv, struct vmm_config *cfg)
 {
 	char err[256], self[PATH_MAX];
-	ssize_t n;
 	int r = vmm_args_parse(argc, argv, cfg, err, sizeof(err));
 
 	if (r == 1) {
@@ -163,9 +162,7 @@ static int parse_command_line(int argc, char **argv, struct vmm_config *cfg)
 		vmm_msg("%s%s", err, r == -2 ? " (try 'ptelab --help')" : "");
 		return PTELAB_EXIT_USAGE;
 	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	self[n > 0 ? n : 0] = 0;
-	if (vmm_config_default_kernel(cfg, n > 0 ? self : argv[0])) {
+	if (vmm_config_default_kernel(cfg, vmm_self_exe(self, sizeof(self)) ? argv[0] : self)) {
 		vmm_msg("the default kernel path is too long; give --kernel");
 		return PTELAB_EXIT_USAGE;
 	}

@@ -48,13 +48,20 @@ struct vmm_config {
 /* Name of @arch as the command line spells it ("x86_64", "arm64"). */
 const char *vmm_arch_name(enum vmm_arch arch);
 
+/* Why vmm_parse_size() refused a word, for callers that word it their own way. */
+enum vmm_size_error {
+	VMM_SIZE_OK = 0,
+	VMM_SIZE_SYNTAX = -1,	/* not digits with an optional K, M or G */
+	VMM_SIZE_OVERFLOW = -2, /* a size, but more than 64 bits hold */
+};
+
 /*
  * vmm_parse_size - parse "<digits>[K|M|G]" (either case; no suffix means
  * bytes) into *@out.
- * Return: 0, or -1 with a reason in @err when @s is not such a number or
- * the value does not fit in 64 bits. Limits are the caller's business.
+ * Return: VMM_SIZE_OK, or VMM_SIZE_SYNTAX / VMM_SIZE_OVERFLOW with a
+ * reason in @err. Limits are the caller's business.
  */
-int vmm_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
+enum vmm_size_error vmm_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
 
 /*
  * vmm_args_parse - fill @cfg from argv[1..argc-1] (argv[0] is skipped).

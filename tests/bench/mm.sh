@@ -7,8 +7,8 @@
 # every run), but blind to cache and TLB effects. Where ptelab's KVM
 # backend works, the guest of the host's arch also runs there on the real
 # clock.
-# BENCHES (default "zap mprotect fault", plus fork and gup once built),
-# SIZE in MiB (default 1024), REPS (default 5), ARCHES (x86_64 arm64).
+# BENCHES (default: every benchmark the guest has, as bench:none lists
+# them), SIZE in MiB (default 1024), REPS (default 5), ARCHES (x86_64 arm64).
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 P=$TOP/build/ptelab
 SIZE=${SIZE:-1024}

@@ -132,9 +132,9 @@ TEST(csv_row)
 {
 	static const char json[] =
 		"{\"bench\":\"zap\",\"arch\":\"x86_64\",\"backend\":\"qemu\",\"clock\":\"icount\","
-		"\"version\":\"v1\",\"folio\":\"64K\",\"variant\":\"cap=4\",\"cap\":\"4\","
+		"\"version\":\"v1\",\"folio\":\"64K\",\"variant\":\"cap=4\",\"cap\":4,"
 		"\"reps\":1,\"size_mb\":64,\"median_us\":2281.4,\"min_us\":2281.4,"
-		"\"max_us\":2281.4,\"spread_pct\":0.0,\"caps\":{\"zap\":\"4\"},"
+		"\"max_us\":2281.4,\"spread_pct\":0.0,\"caps\":{\"zap\":4},"
 		"\"counters\":{\"ptl_takes\":32,\"ref_updates\":4130}}";
 	char *buf = NULL;
 	size_t len = 0;
