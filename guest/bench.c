@@ -145,18 +145,32 @@ struct variant_result {
 	double spread; /* (max - min) / median, in % */
 };
 
+/* Every counter of @c, zeros too, as a JSON object body: the RESULT lines
+ * of a run then have the same members, so the CSV columns ptelab takes
+ * from the first line (vmm/vmm_csv.h) fit every row. */
+static void counters_json_all(const struct mm_counters *c, char *buf, size_t size)
+{
+	size_t n = 0;
+
+#define BENCH_COUNTER_JSON(name, what)                                                             \
+	n += (size_t)snprintf(buf + (n < size ? n : size), n < size ? size - n : 0,                \
+			      "%s\"%s\":%llu", n ? "," : "", #name, (unsigned long long)c->name);
+	MM_COUNTER_LIST(BENCH_COUNTER_JSON)
+#undef BENCH_COUNTER_JSON
+}
+
 static void print_result(const struct bench *b, const struct folio_size *fs,
 			 const struct bench_variant *v, const struct bench_params *p,
 			 struct variant_result *r)
 {
-	char counters[768], capjson[256], cap[12] = "null";
+	char counters[2048], capjson[256], cap[12] = "null";
 
 	qsort(r->t, (size_t)p->reps, sizeof(r->t[0]), cmp_u64);
 	r->median =
 		p->reps % 2 ? r->t[p->reps / 2] : (r->t[p->reps / 2 - 1] + r->t[p->reps / 2]) / 2;
 	r->spread =
 		r->median ? 100.0 * (double)(r->t[p->reps - 1] - r->t[0]) / (double)r->median : 0;
-	mm_counters_json(&r->counters, counters, sizeof(counters));
+	counters_json_all(&r->counters, counters, sizeof(counters));
 	caps_json(&r->caps, capjson, sizeof(capjson));
 	if (b->cap_key)
 		snprintf(cap, sizeof(cap), "%u", cap_json(caps_value(&r->caps, b->cap_key)));

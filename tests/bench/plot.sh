@@ -43,7 +43,7 @@ xtics() {
 			if (m) s = s (s ? ", " : "") "\"max\" " 2 * (big ? big : 1); print "(" s ")" }' "$CSV"
 }
 XT=$(xtics)
-CLK=$(awk -F, 'NR == 2 { print $1 }' "$CSV")
+CLK=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "clock") c = i } NR == 2 { print $c }' "$CSV")
 case $CLK in
 icount) YL="median us (icount: thousands of guest instructions)" ;;
 host) YL="median us (host: real time, simulated MMU)" ;;
@@ -92,7 +92,7 @@ for b in $BENCHES; do
 		set output '$DIR/counters-$b.png'; set multiplot layout $n,1;
 		set logscale x 2; set logscale y 10; set xtics $XT; set ylabel 'per repetition'"
 	for f in $FOLIOS; do
-		csv_pick "$b" "$f" "$CNT" >"$D/$b-$f.cnt"
+		csv_pick "$b" "$f" "$(for c in $CNT; do printf 'counters.%s ' "$c"; done)" >"$D/$b-$f.cnt"
 		plot="" k=2
 		for c in $CNT; do
 			# Only counters that change with the cap, and are not zero.
