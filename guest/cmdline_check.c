@@ -42,13 +42,11 @@ static const struct key_rule rules[] = {
 	  "2M-pte 2M-pmd" },
 	{ "caps", K_CAPS, "benchmarks: a variant per cap of the timed operation, e.g. 1,4,max" },
 	{ "batch", K_CAP, "every cap below at once (N or max; 1 = unbatched)" },
-	{ "zap", K_CAP, "cap of the batched zap (munmap, exit): N or max" },
-	{ "mprotect", K_CAP, "cap of the batched mprotect: N or max" },
-	{ "fork", K_CAP, "cap of fork's batched PTE copy: N or max" },
-	{ "gup_grab", K_CAP, "cap of GUP's batched folio grab: N or max" },
-	{ "migrate", K_CAP, "cap of migration's queueing (seed 003's run skip): N or max" },
-	{ "migrate_unmap", K_CAP, "PTEs migration unmaps and remaps as one run: N or max" },
-	{ "migrate_flush", K_CAP, "folios one migration TLB flush covers: N or max" },
+/* clang-format off: the list expands to entries with their commas */
+#define CAP_RULE(key, help) { #key, K_CAP, help },
+	CMDLINE_CAP_KEYS(CAP_RULE)
+#undef CAP_RULE
+	/* clang-format on */
 	{ "gup_walk", K_ONOFF, "GUP walks every PTE of a table in one call: on or off" },
 	{ "contpte", K_CONTPTE, "arm64 only: fold aligned 16-PTE runs into blocks: on or off" },
 	{ "gup_nr", K_GUP_NR, "bench gup: pages per call, 0..16777216 (0 = all; default 65536)" },

@@ -18,18 +18,15 @@ struct batch_caps caps = { .zap = CAP_MAX,
 			   .gup_walk = true,
 			   .contpte = true };
 
-/* Every cap: its command-line key and its place in struct batch_caps. */
+/* Every cap: its command-line key (cmdline.h's list) and its place in
+ * struct batch_caps, whose field has the key's name. */
 static const struct {
 	const char *key;
 	size_t off;
 } cap_fields[] = {
-	{ "zap", offsetof(struct batch_caps, zap) },
-	{ "mprotect", offsetof(struct batch_caps, mprotect) },
-	{ "fork", offsetof(struct batch_caps, fork) },
-	{ "gup_grab", offsetof(struct batch_caps, gup_grab) },
-	{ "migrate", offsetof(struct batch_caps, migrate) },
-	{ "migrate_unmap", offsetof(struct batch_caps, migrate_unmap) },
-	{ "migrate_flush", offsetof(struct batch_caps, migrate_flush) },
+#define CAP_FIELD(key, help) { #key, offsetof(struct batch_caps, key) },
+	CMDLINE_CAP_KEYS(CAP_FIELD)
+#undef CAP_FIELD
 };
 #define NR_CAP_FIELDS (int)(sizeof(cap_fields) / sizeof(cap_fields[0]))
 

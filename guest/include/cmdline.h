@@ -66,6 +66,21 @@ int cmdline_check(const struct cmdline *cl, const char *arch, char *err, size_t 
  */
 int cmdline_caps_list(const char *list, unsigned *out, int max, char *err, size_t errlen);
 
+/*
+ * The batching caps, one X(key, help) each: the command-line key, which is
+ * also the field of struct batch_caps (mm/knobs.h), and its line of help.
+ * The one list of them: the checker and the help text (cmdline_check.c),
+ * the knob parser and the RESULT "caps" object (knobs.c) expand it.
+ */
+#define CMDLINE_CAP_KEYS(X)                                                                        \
+	X(zap, "cap of the batched zap (munmap, exit): N or max")                                  \
+	X(mprotect, "cap of the batched mprotect: N or max")                                       \
+	X(fork, "cap of fork's batched PTE copy: N or max")                                        \
+	X(gup_grab, "cap of GUP's batched folio grab: N or max")                                   \
+	X(migrate, "cap of migration's queueing (seed 003's run skip): N or max")                  \
+	X(migrate_unmap, "PTEs migration unmaps and remaps as one run: N or max")                  \
+	X(migrate_flush, "folios one migration TLB flush covers: N or max")
+
 /* The gup_op= choices, comma-separated (bench_gup.c's order). */
 #define CMDLINE_GUP_OPS "get,pin,longterm,get-fast,pin-fast"
 
