@@ -23,25 +23,20 @@ static void variant_default(struct bench_variant *v, const char *name)
 	v->walk = strcmp(name, "unbatched") != 0;
 }
 
-/* The bench's own cap as the command line gives it (its key, or batch=);
- * with gup_walk= for GUP, migrate_unmap= and migrate_flush= for migration.
+/* The bench's own knobs as the command line gives them: its cap_key,
+ * batch= or one of its companion_keys.
  * Return: the first such key the user set, or NULL. */
 static const char *own_knob_given(const struct bench *b)
 {
-	/* Knobs that set part of a bench's operation besides its cap_key. */
-	static const char *const also[][2] = { { "gup_grab", "gup_walk" },
-					       { "migrate", "migrate_unmap" },
-					       { "migrate", "migrate_flush" } };
-
 	if (!b->cap_key)
 		return NULL;
 	if (cmdline_get(&cmdline, b->cap_key))
 		return b->cap_key;
 	if (cmdline_get(&cmdline, "batch"))
 		return "batch";
-	for (unsigned i = 0; i < sizeof(also) / sizeof(also[0]); i++)
-		if (!strcmp(b->cap_key, also[i][0]) && cmdline_get(&cmdline, also[i][1]))
-			return also[i][1];
+	for (const char *const *k = b->companion_keys; k && *k; k++)
+		if (cmdline_get(&cmdline, *k))
+			return *k;
 	return NULL;
 }
 
@@ -214,9 +209,11 @@ static int bench_one_size(const struct bench *b, const struct folio_size *fs,
 	fflush(stdout);
 	for (int rep = 0; rep < p->reps; rep++) {
 		for (int v = 0; v < nv; v++) {
+			struct bench_rep r = { vs[v].name, rep };
+
 			apply_variant(b, &vs[v]);
 			res[v].caps = caps;
-			if (b->rep(fs, vs[v].name, p)) {
+			if (b->rep(fs, &r, p)) {
 				printf("\nbench %s: %s %s failed (out of memory? try a larger "
 				       "--mem or a smaller size=)\n",
 				       b->name, fs->label, vs[v].name);

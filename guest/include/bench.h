@@ -60,9 +60,15 @@ struct bench_params {
 	const char *backend, *version;
 };
 
+/* Which repetition the harness asks a bench_rep_fn for. */
+struct bench_rep {
+	const char *variant; /* the variant's name */
+	int nr;		     /* 0 .. reps - 1; every variant runs repetition nr before nr + 1 */
+};
+
 /* One repetition: set up untimed, then call bench_start()/bench_stop()
  * around the measured part. Return 0, or -1 when it failed. */
-typedef int (*bench_rep_fn)(const struct folio_size *fs, const char *variant,
+typedef int (*bench_rep_fn)(const struct folio_size *fs, const struct bench_rep *r,
 			    const struct bench_params *p);
 
 void bench_start(void);
@@ -75,6 +81,11 @@ struct bench {
 	bench_rep_fn rep;
 	const char *what;    /* one line for the table header */
 	const char *cap_key; /* knob of the timed operation ("zap"); NULL: none */
+	/* Other knobs that set part of the timed operation (GUP's gup_walk,
+	 * migration's migrate_unmap and migrate_flush), NULL-terminated or
+	 * NULL: giving one of them, like cap_key, runs one variant with the
+	 * knobs as given, and cannot be combined with caps=. */
+	const char *const *companion_keys;
 	/* Optional: set the caps of default variant @variant beyond cap_key
 	 * (called after cap_key is set, before the caps are recorded). */
 	void (*apply)(const char *variant);
