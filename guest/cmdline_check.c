@@ -171,6 +171,28 @@ int cmdline_check(const struct cmdline *cl, const char *arch, char *err, size_t 
 	return 0;
 }
 
+uint64_t cmdline_bench_mem(unsigned size_mb, unsigned nodes, bool every_node)
+{
+	uint64_t one = (((uint64_t)size_mb + size_mb / 8) << 20) + (64ull << 20);
+	uint64_t need = every_node ? one * nodes : one, unit = (2ull << 20) * nodes;
+
+	return (need + unit - 1) / unit * unit;
+}
+
+bool cmdline_bench_every_node(const char *name)
+{
+	return !strcmp(name, "migrate");
+}
+
+bool cmdline_run_every_node(const struct cmdline *cl)
+{
+	for (int i = 0; i < cl->nr_run; i++)
+		if (!strcmp(cl->run[i].name, "bench") &&
+		    (!cl->run[i].has_arg || cmdline_bench_every_node(cl->run[i].arg)))
+			return true;
+	return false;
+}
+
 void cmdline_print_keys(FILE *out)
 {
 	for (int i = 0; i < NR_RULES; i++) {

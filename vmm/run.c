@@ -138,6 +138,20 @@ static void print_timing(const struct vmm_timing *t)
 			X(total));
 }
 
+/* --mem-needed: print the --mem the guest words need. Return: the exit status. */
+static int print_mem_needed(const struct vmm_config *cfg)
+{
+	char err[256], size[24];
+	uint64_t need;
+
+	if (vmm_guest_mem_needed(cfg, &need, err, sizeof(err))) {
+		vmm_msg("%s", err);
+		return PTELAB_EXIT_USAGE;
+	}
+	printf("%s\n", vmm_fmt_size(need, size, sizeof(size)));
+	return PTELAB_EXIT_OK;
+}
+
 /* Parse argv into @cfg. Return: -1 to go on, else the exit status. */
 static int parse_command_line(int argc, char **argv, struct vmm_config *cfg)
 {
@@ -155,6 +169,8 @@ static int parse_command_line(int argc, char **argv, struct vmm_config *cfg)
 	/* Without --arch, the guest of the host's arch: KVM can run it. */
 	if (r == 0 && !cfg->arch_set)
 		cfg->arch = vmm_kvm_guest_arch;
+	if (r == 0 && cfg->mem_needed)
+		return print_mem_needed(cfg);
 	if (r == 0)
 		r = vmm_guest_args_check(cfg, err, sizeof(err));
 	if (r < 0) {

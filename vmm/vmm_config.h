@@ -41,7 +41,8 @@ struct vmm_config {
 	const char *dtb_out;   /* NULL: boot the guest */
 	const char *csv;       /* NULL: none */
 	bool verbose, timing, help, version, quiet;
-	bool keep; /* keep the QEMU run's temporary files (see --verbose) */
+	bool keep;	 /* keep the QEMU run's temporary files (see --verbose) */
+	bool mem_needed; /* --mem-needed: print what size= needs and exit */
 	char bootargs[VMM_BOOTARGS_MAX];
 };
 
@@ -95,6 +96,14 @@ extern const char vmm_version[];
  * Return: 0, or -1 with a one-line reason in @err.
  */
 int vmm_guest_args_check(const struct vmm_config *cfg, char *err, size_t errlen);
+
+/*
+ * vmm_guest_mem_needed - the least --mem in bytes for the benchmarks and
+ * size= of @cfg's guest words on cfg->nodes (cmdline_bench_mem()).
+ * Return: 0, or -1 with a one-line reason in @err (a bad word, no
+ * benchmark or no size=).
+ */
+int vmm_guest_mem_needed(const struct vmm_config *cfg, uint64_t *need, char *err, size_t errlen);
 
 /* Does the guest command line run a benchmark? */
 bool vmm_guest_runs_bench(const struct vmm_config *cfg);

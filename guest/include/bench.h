@@ -50,7 +50,7 @@ struct bench_variant {
 };
 
 struct bench_params {
-	unsigned long size; /* bytes of memory each repetition works on */
+	unsigned long size; /* bytes each repetition works on (0 in bench_params: the default) */
 	int reps;
 	const char *folios; /* comma-separated labels to run, NULL = the bench's own */
 	const char *caps;   /* caps=LIST, NULL = the default variants */

@@ -8,7 +8,9 @@
 #ifndef GUEST_CMDLINE_H
 #define GUEST_CMDLINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define CMDLINE_MAX_WORDS 32
@@ -80,6 +82,25 @@ int cmdline_caps_list(const char *list, unsigned *out, int max, char *err, size_
 	X(migrate, "cap of migration's queueing (seed 003's run skip): N or max")                  \
 	X(migrate_unmap, "PTEs migration unmaps and remaps as one run: N or max")                  \
 	X(migrate_flush, "folios one migration TLB flush covers: N or max")
+
+/*
+ * cmdline_bench_mem - the least guest RAM, in bytes, a benchmark of
+ * @size_mb MiB (size=) needs on @nodes nodes: the memory, an eighth more
+ * (page tables, a fork's second set of them, the harness's page array) and
+ * 64 MiB for the kernel, its heap and the memmap; when @every_node, every
+ * node holds all of that, since --mem splits evenly and bench:migrate moves
+ * the whole set from node 0 to node 1. Rounded up to what --mem accepts (a
+ * multiple of 2 MiB per node). The one rule: ptelab checks size= with it
+ * (and prints it for --mem-needed), the guest picks its default size by it.
+ */
+uint64_t cmdline_bench_mem(unsigned size_mb, unsigned nodes, bool every_node);
+
+/* Does benchmark @name ("migrate") need room for size= on every node? */
+bool cmdline_bench_every_node(const char *name);
+
+/* Do the benchmarks that @cl's run= list runs need room on every node
+ * (run=bench runs them all)? */
+bool cmdline_run_every_node(const struct cmdline *cl);
 
 /* The gup_op= choices, comma-separated (bench_gup.c's order). */
 #define CMDLINE_GUP_OPS "get,pin,longterm,get-fast,pin-fast"

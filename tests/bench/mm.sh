@@ -18,7 +18,7 @@ have=$("$P" --accel icount run=bench:none 2>&1 | sed -n 's/.*(have: *\(.*\))$/\1
 BENCHES=${BENCHES:-$have}
 runs=""
 for b in $BENCHES; do runs="$runs${runs:+,}bench:$b"; done
-mem=$((SIZE * 3 / 1024 + 2))G
+mem=$("$P" --mem-needed run="$runs" size="$SIZE") || exit 2
 
 # run LABEL ARGS...: one boot (its RESULT lines say their clock themselves).
 run() {

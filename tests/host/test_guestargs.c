@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "host/args_line.h"
+#include "cmdline.h"
 #include "test.h"
 #include "vmm_config.h"
 #include "vmm_csv.h"
@@ -75,7 +76,12 @@ TEST(bad_words_refused)
 TEST(bench_size_against_mem)
 {
 	refused("run=bench:zap size=1024", "size=1024 needs --mem 1216M or more (have 1G)");
-	refused("--nodes 3 --mem 768M run=bench size=1024", "needs --mem 1218M or more");
+	refused("--nodes 3 --mem 768M run=bench:zap size=1024", "needs --mem 1218M or more");
+	/* bench:migrate (and run=bench, which runs it) needs it on every node. */
+	refused("--nodes 3 --mem 768M run=bench size=1024",
+		"needs --mem 3648M or more (have 768M): bench:migrate needs it on every node");
+	refused("run=bench:zap,bench:migrate size=64 --mem 256M", "needs --mem 272M or more");
+	CHECK_EQ(check("--mem 272M run=bench:migrate size=64"), 0);
 	CHECK_EQ(check("--mem 1216M run=bench:zap size=1024"), 0);
 	CHECK_EQ(check("run=bench:zap size=512"), 0);
 	CHECK_EQ(check("run=hello size=1024"), 0); /* no benchmark runs */
@@ -196,6 +202,40 @@ TEST(csv_refuses_non_objects)
 	free(buf);
 }
 
+/* The rule itself: the memory, an eighth, 64M; on every node for
+ * migration; rounded to 2M per node. */
+TEST(bench_mem_rule)
+{
+	CHECK_EQ(cmdline_bench_mem(1024, 2, false), 1216ull << 20);
+	CHECK_EQ(cmdline_bench_mem(1024, 3, false), 1218ull << 20);
+	CHECK_EQ(cmdline_bench_mem(1024, 2, true), 2432ull << 20);
+	CHECK_EQ(cmdline_bench_mem(2, 1, false), 66ull << 20);
+	CHECK_EQ(cmdline_bench_mem(2, 8, true), 8 * (66ull << 20));
+	CHECK(cmdline_bench_every_node("migrate"));
+	CHECK(!cmdline_bench_every_node("zap"));
+}
+
+/* --mem-needed prints the rule's answer for the words and --nodes, whatever
+ * --mem says; it needs a benchmark and size=. */
+TEST(mem_needed)
+{
+	uint64_t need = 0;
+
+	CHECK_EQ(args_parse_line("--mem-needed --mem 2M --nodes 3 run=bench:migrate size=64", &cfg,
+				 err, sizeof(err)),
+		 0);
+	CHECK(cfg.mem_needed);
+	CHECK_EQ(vmm_guest_mem_needed(&cfg, &need, err, sizeof(err)), 0);
+	CHECK_EQ(need, 408ull << 20);
+	CHECK_EQ(args_parse_line("--mem-needed run=hello", &cfg, err, sizeof(err)), 0);
+	CHECK_EQ(vmm_guest_mem_needed(&cfg, &need, err, sizeof(err)), -1);
+	CHECK_HAS(err, "give a benchmark (run=bench...) and its size=");
+	CHECK_EQ(args_parse_line("--mem-needed run=bench folios=3K size=2", &cfg, err, sizeof(err)),
+		 0);
+	CHECK_EQ(vmm_guest_mem_needed(&cfg, &need, err, sizeof(err)), -1);
+	CHECK_HAS(err, "'3K' is not a folio size");
+}
+
 TEST_SUITE(guestargs, good_words_pass, bad_words_refused, bench_size_against_mem,
-	   settle_clock_and_defaults, new_options, csv_columns_from_json, csv_later_rows_by_name,
-	   csv_refuses_non_objects)
+	   settle_clock_and_defaults, new_options, bench_mem_rule, mem_needed,
+	   csv_columns_from_json, csv_later_rows_by_name, csv_refuses_non_objects)
