@@ -77,7 +77,7 @@ static int write_dtb(const struct vmm_config *cfg, struct vmm_machine *m, int ba
 	int size;
 
 	m->timebase_hz =
-		backend == VMM_BACKEND_KVM ? vmm_kvm_probe_timebase_hz() : vmm_host_tsc_hz();
+		backend == VMM_BACKEND_KVM ? vmm_kvm_probe_timebase_hz() : vmm_host_counter_hz();
 	size = vmm_fdt_build(m, blob, sizeof(blob));
 	if (size < 0) {
 		vmm_msg("the device tree does not fit in %zu bytes", sizeof(blob));
