@@ -7,9 +7,9 @@
 
 #include "bench.h"
 #include "kernel.h"
-#include "knobs.h"
+#include "knob_parse.h"
 #include "mm.h"
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 
 const char *const variants_batching[] = { "unbatched", "batched", NULL };
 

@@ -4,11 +4,11 @@
 #include <string.h>
 
 #include "bench.h"
-#include "cmdline.h"
+#include "ptelab/cmdline.h"
 #include "kernel.h"
 #include "mm.h"
 #include "page.h"
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 
 extern const struct bench bench_zap, bench_mprotect, bench_fault;
 extern const struct bench bench_fork, bench_fork_exit;

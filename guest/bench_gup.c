@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "bench.h"
-#include "cmdline.h"
+#include "ptelab/cmdline.h"
 #include "gup.h"
 #include "kernel.h"
 #include "knobs.h"

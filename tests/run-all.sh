@@ -37,6 +37,7 @@ run_one() {
 log=$(mktemp /tmp/ptelab-run.XXXXXX)
 trap 'rm -f "$log"' EXIT
 run_one build tests/build/run.sh
+run_one includes tests/build/includes.sh
 run_one host build/host-tests
 run_one mm tests/mm/run.sh
 run_one format tests/format.sh

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmdline.h"
+#include "ptelab/cmdline.h"
 #include "vmm_config.h"
 #include "vmm_util.h"
 

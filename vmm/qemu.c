@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 #include "vmm_fdt.h"
 #include "vmm_kvm.h" /* --accel kvm: is /dev/kvm usable? */
 #include "vmm_qemu.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 #include "vmm_config.h"
 #include "vmm_console.h"
 #include "vmm_elf.h"

@@ -21,26 +21,9 @@
 #include <stdint.h>
 
 #include "counters.h"
+#include "ptelab/cmdline.h"
 
-struct folio_size {
-	const char *label; /* "4K" ... "2M-pte", "2M-pmd" */
-	unsigned order;
-	bool pmd; /* mapped by a PMD leaf */
-};
-
-extern const struct folio_size folio_sizes[];
-extern const int nr_folio_sizes;
-
-/* The folio size labelled @label (exact, case-sensitive); NULL if none. */
-const struct folio_size *folio_size_find(const char *label, size_t len);
-
-/*
- * folios_check - every label of the comma-separated @list is a folio size.
- * Return: 0, or -1 with a one-line reason naming the first bad label.
- */
-int folios_check(const char *list, char *err, size_t errlen);
-
-#define BENCH_MAX_VARIANTS 16
+#define BENCH_MAX_VARIANTS CMDLINE_CAPS_MAX
 
 /* One variant: its name and the settings it gives the benchmark's own cap. */
 struct bench_variant {

@@ -1,6 +1,6 @@
 /*
  * test_guestargs.c - ptelab's check of the guest command line before it
- * boots (vmm/guestargs.c with guest/cmdline_check.c), the words it adds
+ * boots (vmm/guestargs.c with guest/cmdline/cmdline_check.c), the words it adds
  * for the guest (clock, backend, version), the new options (-h,
  * --version, --csv, --quiet, --backend host) and the CSV of a RESULT line
  * (vmm/csv.c).
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "host/args_line.h"
-#include "cmdline.h"
+#include "ptelab/cmdline.h"
 #include "test.h"
 #include "vmm_config.h"
 #include "vmm_csv.h"

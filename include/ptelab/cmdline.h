@@ -1,12 +1,15 @@
 /*
- * cmdline.h - the guest command line (/chosen/bootargs).
+ * ptelab/cmdline.h - the guest command line (/chosen/bootargs): its
+ * grammar, published by the guest (guest/cmdline/ implements it) so that
+ * ptelab checks every word with the guest's own rules before it boots.
+ * With ptelab/abi.h the only guest header the VMM may include.
  *
  * Words are separated by spaces; each is key=value (or a bare key, whose
  * value is ""). The run= value is a comma-separated list of commands, each
- * NAME or NAME:ARG. Parsing is plain C so the host runner tests it.
+ * NAME or NAME:ARG. Plain C, no guest or mm types: the host runner tests it.
  */
-#ifndef GUEST_CMDLINE_H
-#define GUEST_CMDLINE_H
+#ifndef PTELAB_CMDLINE_H
+#define PTELAB_CMDLINE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -62,11 +65,42 @@ int cmdline_uint(const char *s);
 int cmdline_check(const struct cmdline *cl, const char *arch, char *err, size_t errlen);
 
 /*
+ * A cap value: "max" (CMDLINE_CAP_MAX, which is mm's CAP_MAX) or a number
+ * 1..CMDLINE_CAP_LIMIT. cmdline_cap_value() parses one into *@out.
+ * Return: 0, or -1 with "KEY=VALUE: ..." in @err.
+ */
+#define CMDLINE_CAP_MAX 0xffffffffu
+#define CMDLINE_CAP_LIMIT 1048576u
+int cmdline_cap_value(const char *key, const char *v, unsigned *out, char *err, size_t errlen);
+
+/* At most this many values in caps= (a benchmark's variants). */
+#define CMDLINE_CAPS_MAX 16
+
+/*
  * cmdline_caps_list - parse caps=LIST into @out (at most @max distinct
- * values, CAP_MAX for "max").
+ * values, CMDLINE_CAP_MAX for "max").
  * Return: the number of values, or -1 with a one-line reason in @err.
  */
 int cmdline_caps_list(const char *list, unsigned *out, int max, char *err, size_t errlen);
+
+/* A folio size a benchmark runs (folios=), by its label. */
+struct folio_size {
+	const char *label; /* "4K" ... "2M-pte", "2M-pmd" */
+	unsigned order;
+	bool pmd; /* mapped by a PMD leaf */
+};
+
+extern const struct folio_size folio_sizes[];
+extern const int nr_folio_sizes;
+
+/* The folio size labelled @label (exact, case-sensitive); NULL if none. */
+const struct folio_size *folio_size_find(const char *label, size_t len);
+
+/*
+ * folios_check - every label of the comma-separated @list is a folio size.
+ * Return: 0, or -1 with a one-line reason naming the first bad label.
+ */
+int folios_check(const char *list, char *err, size_t errlen);
 
 /*
  * The batching caps, one X(key, help) each: the command-line key, which is

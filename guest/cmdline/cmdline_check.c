@@ -9,9 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench.h"
-#include "cmdline.h"
-#include "knobs.h"
+#include "ptelab/cmdline.h"
 
 enum key_kind {
 	K_RUN,
@@ -75,6 +73,22 @@ static int choice_ok(const char *choices, const char *s, size_t len)
 	}
 }
 
+int cmdline_cap_value(const char *key, const char *v, unsigned *out, char *err, size_t errlen)
+{
+	int n = cmdline_uint(v);
+
+	if (strcmp(v, "max") == 0) {
+		*out = CMDLINE_CAP_MAX;
+		return 0;
+	}
+	if (n < 1 || (unsigned)n > CMDLINE_CAP_LIMIT)
+		return snprintf(err, errlen, "%s=%s: a cap is a number 1..%u or 'max'", key, v,
+				CMDLINE_CAP_LIMIT),
+		       -1;
+	*out = (unsigned)n;
+	return 0;
+}
+
 int cmdline_caps_list(const char *list, unsigned *out, int max, char *err, size_t errlen)
 {
 	char one[16];
@@ -90,7 +104,7 @@ int cmdline_caps_list(const char *list, unsigned *out, int max, char *err, size_
 		}
 		memcpy(one, s, len);
 		one[len] = 0;
-		if (cap_parse_value("caps", one, &out[n], err, errlen))
+		if (cmdline_cap_value("caps", one, &out[n], err, errlen))
 			return -1;
 		for (int i = 0; i < n; i++)
 			if (out[i] == out[n]) {
@@ -108,7 +122,7 @@ int cmdline_caps_list(const char *list, unsigned *out, int max, char *err, size_
 static int check_value(const struct key_rule *r, const char *v, const char *arch, char *err,
 		       size_t errlen)
 {
-	unsigned scratch[BENCH_MAX_VARIANTS], cap;
+	unsigned scratch[CMDLINE_CAPS_MAX], cap;
 	int n = cmdline_uint(v);
 
 	switch (r->kind) {
@@ -128,9 +142,9 @@ static int check_value(const struct key_rule *r, const char *v, const char *arch
 	case K_FOLIOS:
 		return folios_check(v, err, errlen);
 	case K_CAPS:
-		return cmdline_caps_list(v, scratch, BENCH_MAX_VARIANTS, err, errlen) < 0 ? -1 : 0;
+		return cmdline_caps_list(v, scratch, CMDLINE_CAPS_MAX, err, errlen) < 0 ? -1 : 0;
 	case K_CAP:
-		return cap_parse_value(r->key, v, &cap, err, errlen);
+		return cmdline_cap_value(r->key, v, &cap, err, errlen);
 	case K_CONTPTE:
 		if (strcmp(arch, "arm64") && strcmp(arch, "host-arm64"))
 			return snprintf(err, errlen,
