@@ -43,6 +43,7 @@ run_one mm tests/mm/run.sh
 run_one format tests/format.sh
 run_one vmm tests/vmm/run.sh
 run_one cli tests/vmm/cli.sh
+run_one docs tests/docs/run.sh
 run_one boot tests/boot/run.sh
 run_one kvm tests/kvm/run.sh
 echo
