@@ -62,6 +62,9 @@ early_cases() {
 	refused_early "caps=1,2,2: '2' is given twice" run=bench:zap caps=1,2,2
 	refused_early "zap=none: a cap is a number" run=bench:zap zap=none
 	refused_early "size=1024 needs --mem 1216M or more (have 1G)" run=bench:zap size=1024
+	refused_early "size=512 needs --mem 1280M or more (have 1G): bench:migrate needs it on every node" \
+		run=bench:migrate size=512
+	refused_early "--mem-needed: give a benchmark (run=bench...) and its size=" --mem-needed run=hello
 	refused_early "ptelab.clock= is ptelab's to set" run=hello ptelab.clock=x
 	refused_early "unknown option '--bogus' (try 'ptelab --help')" -h --bogus
 }
@@ -241,7 +244,23 @@ host_cases() {
 	fi
 }
 
+# --mem-needed prints the one rule's figure, and that much memory runs the
+# benchmark: bench:migrate, which needs the room on every node, included.
+mem_needed_cases() {
+	name="--mem-needed: the figure, and bench:migrate runs in it"
+	mem=$("$PTELAB" --mem-needed run=bench:zap,bench:migrate size=16 2>&1)
+	if [ "$mem" != 164M ]; then
+		fail "$name" "printed '$mem', wanted 164M"
+	elif [ ! -f "$REAL_X86" ]; then
+		skip "$name" "no build/x86_64/guest.elf"
+	elif expect_status "$name" 0 "$PTELAB" --accel icount --mem "$mem" --quiet \
+		run=bench:zap,bench:migrate size=16 reps=1 folios=4K,2M-pmd; then
+		pass "$name"
+	fi
+}
+
 early_cases
+mem_needed_cases
 guest_cases
 help_cases
 sweep_cases
