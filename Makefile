@@ -29,7 +29,16 @@ endif
 
 WARN := -Wall -Wextra -Werror
 HOSTCC ?= gcc
-HOST_CFLAGS := -O2 -g -std=gnu11 $(WARN) -Ivmm -Iguest/include -Imm -Itests -I$(B)/gen -MMD -MP
+HOST_CFLAGS := -O2 -g -std=gnu11 $(WARN) -MMD -MP
+# Who may include what, enforced by the include paths (a backward include
+# does not compile; tests/build/includes.sh checks it): the VMM sees its
+# own headers and the guest's published interface, include/ptelab/ (the
+# ABI and the command-line grammar, whose sources guest/cmdline/ it
+# compiles), nothing else of the guest; the guest, mm/ and arch/ see
+# include/ but never vmm/. Only tests see every side.
+VMM_INC := -Ivmm -Iinclude -I$(B)/gen
+TEST_HOST_INC := $(VMM_INC) -Iguest/include -Imm -Itests
+HOST_INC = $(VMM_INC)
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 .PHONY: all run test bench clean format deps
@@ -72,7 +81,7 @@ endif
 # (plain C), so a bad word is refused before anything boots.
 VMM_HOST_ARCH ?= $(if $(filter aarch64 arm64,$(shell uname -m)),arm64,x86)
 vmm_srcs_for = $(filter-out %_x86.c %_arm64.c,$(wildcard vmm/*.c)) $(wildcard vmm/*_$(1).c)
-VMM_GUEST_SRCS := guest/cmdline.c guest/cmdline_check.c guest/bench_folios.c mm/knobs.c
+VMM_GUEST_SRCS := $(wildcard guest/cmdline/*.c)
 VMM_SRCS := $(call vmm_srcs_for,$(VMM_HOST_ARCH))
 VMM_OBJS := $(patsubst %.c,$(B)/host/%.o,$(VMM_SRCS) $(VMM_GUEST_SRCS))
 
@@ -90,7 +99,7 @@ FORCE:
 $(B)/host/%.o: %.c | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)
-	$(Q)$(HOSTCC) $(HOST_CFLAGS) -c $< -o $@
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(HOST_INC) -c $< -o $@
 
 $(B)/ptelab: $(VMM_OBJS)
 	@mkdir -p $(dir $@)
@@ -109,7 +118,10 @@ HT_OBJS := $(patsubst %.c,$(B)/host-san/%.o,$(HT_SRCS))
 $(B)/host-san/%.o: %.c | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)
-	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(SAN) -c $< -o $@
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(HOST_INC) $(SAN) -c $< -o $@
+# The tests, and the guest's FDT reader they test on the host, see more.
+$(B)/host/tests/%.o $(B)/host-san/tests/%.o: HOST_INC = $(TEST_HOST_INC)
+$(B)/host-san/guest/dt.o $(B)/host-san/guest/machine.o: HOST_INC = -Iguest/include -Iinclude
 
 $(B)/host-tests: $(HT_OBJS)
 	@mkdir -p $(dir $@)
@@ -135,8 +147,8 @@ GFLAGS_x86_64 := -mno-red-zone -mcmodel=kernel
 GFLAGS_arm64 := -mcmodel=small
 # The guest: its core, all of mm/, the mm test cases (run=selftest runs
 # them on the real MMU) and the arch's own files.
-GUEST_COMMON = $(wildcard guest/*.c) $(wildcard tests/guest/*.c) tests/runner.c $(wildcard mm/*.c) \
-	$(wildcard tests/mm/*.c)
+GUEST_COMMON = $(wildcard guest/*.c guest/cmdline/*.c) $(wildcard tests/guest/*.c) tests/runner.c \
+	$(wildcard mm/*.c) $(wildcard tests/mm/*.c)
 
 # $(1) = arch
 define guest_rules
@@ -144,7 +156,7 @@ $(1)_NL := $(B)/newlib/install/$(TRIPLE_$(1))
 $(1)_CFLAGS := -O2 -g -std=gnu11 $(WARN) -ffreestanding -fno-pie -fno-stack-protector \
 	-fno-builtin -fno-omit-frame-pointer $(GFLAGS_$(1)) -nostdinc \
 	-isystem $$($(1)_NL)/include -isystem $$(GCC_INC_$(1)) \
-	-Iguest/include -Iarch/$(1)/include -Imm -Ivmm -Itests -MMD -MP
+	-Iguest/include -Iarch/$(1)/include -Imm -Iinclude -Itests -MMD -MP
 $(1)_SRCS := $(GUEST_COMMON) $(wildcard arch/$(1)/*.c) $(wildcard arch/$(1)/*.S)
 $(1)_OBJS := $$(patsubst %,$(B)/$(1)/obj/%.o,$$($(1)_SRCS))
 $(1)_LIBS := $$($(1)_NL)/lib/libc.a $$($(1)_NL)/lib/libm.a $$(LIBGCC_$(1))
@@ -182,6 +194,11 @@ test: all
 
 bench: all
 	@tests/bench/run.sh
+
+# make print-VAR: VAR's value (tests/build/includes.sh reads the include
+# paths the build uses, so it tests these and no copy of them).
+print-%:
+	@echo '$($*)'
 
 FORMAT_SRCS = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 format:

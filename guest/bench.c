@@ -7,9 +7,9 @@
 
 #include "bench.h"
 #include "kernel.h"
-#include "knobs.h"
+#include "knob_parse.h"
 #include "mm.h"
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 
 const char *const variants_batching[] = { "unbatched", "batched", NULL };
 
@@ -23,25 +23,20 @@ static void variant_default(struct bench_variant *v, const char *name)
 	v->walk = strcmp(name, "unbatched") != 0;
 }
 
-/* The bench's own cap as the command line gives it (its key, or batch=);
- * with gup_walk= for GUP, migrate_unmap= and migrate_flush= for migration.
+/* The bench's own knobs as the command line gives them: its cap_key,
+ * batch= or one of its companion_keys.
  * Return: the first such key the user set, or NULL. */
 static const char *own_knob_given(const struct bench *b)
 {
-	/* Knobs that set part of a bench's operation besides its cap_key. */
-	static const char *const also[][2] = { { "gup_grab", "gup_walk" },
-					       { "migrate", "migrate_unmap" },
-					       { "migrate", "migrate_flush" } };
-
 	if (!b->cap_key)
 		return NULL;
 	if (cmdline_get(&cmdline, b->cap_key))
 		return b->cap_key;
 	if (cmdline_get(&cmdline, "batch"))
 		return "batch";
-	for (unsigned i = 0; i < sizeof(also) / sizeof(also[0]); i++)
-		if (!strcmp(b->cap_key, also[i][0]) && cmdline_get(&cmdline, also[i][1]))
-			return also[i][1];
+	for (const char *const *k = b->companion_keys; k && *k; k++)
+		if (cmdline_get(&cmdline, *k))
+			return *k;
 	return NULL;
 }
 
@@ -145,26 +140,41 @@ struct variant_result {
 	double spread; /* (max - min) / median, in % */
 };
 
+/* Every counter of @c, zeros too, as a JSON object body: the RESULT lines
+ * of a run then have the same members, so the CSV columns ptelab takes
+ * from the first line (vmm/vmm_csv.h) fit every row. */
+static void counters_json_all(const struct mm_counters *c, char *buf, size_t size)
+{
+	size_t n = 0;
+
+#define BENCH_COUNTER_JSON(name, what)                                                             \
+	n += (size_t)snprintf(buf + (n < size ? n : size), n < size ? size - n : 0,                \
+			      "%s\"%s\":%llu", n ? "," : "", #name, (unsigned long long)c->name);
+	MM_COUNTER_LIST(BENCH_COUNTER_JSON)
+#undef BENCH_COUNTER_JSON
+}
+
 static void print_result(const struct bench *b, const struct folio_size *fs,
 			 const struct bench_variant *v, const struct bench_params *p,
 			 struct variant_result *r)
 {
-	char counters[768], capjson[256], cap[12];
+	char counters[2048], capjson[256], cap[12] = "null";
 
 	qsort(r->t, (size_t)p->reps, sizeof(r->t[0]), cmp_u64);
 	r->median =
 		p->reps % 2 ? r->t[p->reps / 2] : (r->t[p->reps / 2 - 1] + r->t[p->reps / 2]) / 2;
 	r->spread =
 		r->median ? 100.0 * (double)(r->t[p->reps - 1] - r->t[0]) / (double)r->median : 0;
-	mm_counters_json(&r->counters, counters, sizeof(counters));
+	counters_json_all(&r->counters, counters, sizeof(counters));
 	caps_json(&r->caps, capjson, sizeof(capjson));
+	if (b->cap_key)
+		snprintf(cap, sizeof(cap), "%u", cap_json(caps_value(&r->caps, b->cap_key)));
 	printf("RESULT "
 	       "{\"bench\":\"%s\",\"arch\":\"%s\",\"backend\":\"%s\",\"clock\":\"%s\","
-	       "\"version\":\"%s\",\"folio\":\"%s\",\"variant\":\"%s\",\"cap\":\"%s\","
+	       "\"version\":\"%s\",\"folio\":\"%s\",\"variant\":\"%s\",\"cap\":%s,"
 	       "\"reps\":%d,\"size_mb\":%lu,\"median_us\":%.1f,\"min_us\":%.1f,\"max_us\":%.1f,"
 	       "\"spread_pct\":%.1f,\"caps\":{%s},\"counters\":{%s}}\n",
-	       b->name, arch_name, p->backend, p->clock, p->version, fs->label, v->name,
-	       b->cap_key ? cap_str(caps_value(&r->caps, b->cap_key), cap, sizeof(cap)) : "-",
+	       b->name, arch_name, p->backend, p->clock, p->version, fs->label, v->name, cap,
 	       p->reps, p->size >> 20, r->median / 1000.0, r->t[0] / 1000.0,
 	       r->t[p->reps - 1] / 1000.0, r->spread, capjson, counters);
 }
@@ -199,9 +209,11 @@ static int bench_one_size(const struct bench *b, const struct folio_size *fs,
 	fflush(stdout);
 	for (int rep = 0; rep < p->reps; rep++) {
 		for (int v = 0; v < nv; v++) {
+			struct bench_rep r = { vs[v].name, rep };
+
 			apply_variant(b, &vs[v]);
 			res[v].caps = caps;
-			if (b->rep(fs, vs[v].name, p)) {
+			if (b->rep(fs, &r, p)) {
 				printf("\nbench %s: %s %s failed (out of memory? try a larger "
 				       "--mem or a smaller size=)\n",
 				       b->name, fs->label, vs[v].name);

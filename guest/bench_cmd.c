@@ -4,10 +4,11 @@
 #include <string.h>
 
 #include "bench.h"
+#include "ptelab/cmdline.h"
 #include "kernel.h"
 #include "mm.h"
 #include "page.h"
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 
 extern const struct bench bench_zap, bench_mprotect, bench_fault;
 extern const struct bench bench_fork, bench_fork_exit;
@@ -29,17 +30,20 @@ static const struct bench *bench_find(const char *name)
 	return NULL;
 }
 
-/* The default size: DEFAULT_SIZE_MB, halved until it fits in the free
- * memory with room for page tables, a fork's second set of them and the
- * harness (an eighth more, at least 16 MiB). */
-static unsigned long default_size(void)
+/* The default size of @b: DEFAULT_SIZE_MB, halved until the machine's RAM
+ * holds what cmdline_bench_mem() says it needs (the rule ptelab checks
+ * size= with). */
+static unsigned long default_size(const struct bench *b)
 {
-	uint64_t free = total_free_pages() << PAGE_SHIFT;
-	unsigned long mb = DEFAULT_SIZE_MB;
+	bool every_node = cmdline_bench_every_node(b->name);
+	uint64_t ram = 0;
+	unsigned mb = DEFAULT_SIZE_MB;
 
-	while (mb > 2 && ((uint64_t)mb << 20) + ((uint64_t)mb << 17) + (16ull << 20) > free)
+	for (int i = 0; i < nr_pglists; i++)
+		ram += pglists[i].present_pages << PAGE_SHIFT;
+	while (mb > 2 && cmdline_bench_mem(mb, (unsigned)nr_pglists, every_node) > ram)
 		mb /= 2;
-	return mb << 20;
+	return (unsigned long)mb << 20;
 }
 
 /* size=, reps=, folios=, caps= (cmdline_check() has checked their form),
@@ -50,7 +54,7 @@ static void bench_params(struct bench_params *p)
 	const char *q = cmdline_get(&cmdline, "ptelab.quiet");
 
 	memset(p, 0, sizeof(*p));
-	p->size = s ? (unsigned long)cmdline_uint(s) << 20 : default_size();
+	p->size = s ? (unsigned long)cmdline_uint(s) << 20 : 0; /* 0: the bench's default */
 	p->reps = r ? cmdline_uint(r) : 5;
 	p->folios = cmdline_get(&cmdline, "folios");
 	p->caps = cmdline_get(&cmdline, "caps");
@@ -109,6 +113,8 @@ int cmd_bench(const char *arg)
 
 		if (arg && strcmp(arg, benches[i]->name) != 0)
 			continue;
+		if (!one.size)
+			one.size = default_size(benches[i]);
 		if (p.caps && !benches[i]->cap_key) {
 			one.caps = NULL;
 			one.caps_na = true;

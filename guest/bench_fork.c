@@ -50,16 +50,17 @@ static int rep_fork_common(const struct folio_size *fs, const struct bench_param
 	return forked ? 0 : -1;
 }
 
-static int rep_fork(const struct folio_size *fs, const char *variant, const struct bench_params *p)
+static int rep_fork(const struct folio_size *fs, const struct bench_rep *r,
+		    const struct bench_params *p)
 {
-	(void)variant;
+	(void)r;
 	return rep_fork_common(fs, p, false);
 }
 
-static int rep_fork_exit(const struct folio_size *fs, const char *variant,
+static int rep_fork_exit(const struct folio_size *fs, const struct bench_rep *r,
 			 const struct bench_params *p)
 {
-	(void)variant;
+	(void)r;
 	return rep_fork_common(fs, p, true);
 }
 

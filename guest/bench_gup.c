@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "bench.h"
-#include "cmdline.h"
+#include "ptelab/cmdline.h"
 #include "gup.h"
 #include "kernel.h"
 #include "knobs.h"
@@ -175,32 +175,37 @@ static int rep_gup_common(const struct folio_size *fs, const struct bench_params
 	return err;
 }
 
-static int rep_gup(const struct folio_size *fs, const char *variant, const struct bench_params *p)
+static int rep_gup(const struct folio_size *fs, const struct bench_rep *r,
+		   const struct bench_params *p)
 {
-	(void)variant;
+	(void)r;
 	return rep_gup_common(fs, p, false);
 }
 
-static int rep_gup_put(const struct folio_size *fs, const char *variant,
+static int rep_gup_put(const struct folio_size *fs, const struct bench_rep *r,
 		       const struct bench_params *p)
 {
-	(void)variant;
+	(void)r;
 	return rep_gup_common(fs, p, true);
 }
 
 /* Both time a part of GUP whose gets the variant sets: gup_grab= is the
  * cap; unbatched also turns gup_walk off (walk and walk+grab keep it on). */
+static const char *const gup_companions[] = { "gup_walk", NULL };
+
 const struct bench bench_gup = {
 	.name = "gup",
 	.default_folios = "4K,64K,2M-pmd",
 	.variants = variants_gup,
 	.rep = rep_gup,
 	.what = "get/pin calls over populated memory (gup_test's get time)",
-	.cap_key = "gup_grab"
+	.cap_key = "gup_grab",
+	.companion_keys = gup_companions
 };
 const struct bench bench_gup_put = { .name = "gup_put",
 				     .default_folios = "4K,64K,2M-pmd",
 				     .variants = variants_gup,
 				     .rep = rep_gup_put,
 				     .what = "release of the pinned pages (gup_test's put time)",
-				     .cap_key = "gup_grab" };
+				     .cap_key = "gup_grab",
+				     .companion_keys = gup_companions };

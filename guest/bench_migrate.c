@@ -100,24 +100,8 @@ static void print_phases(const struct folio_size *fs, const char *variant)
 	       (unsigned long long)m->thp_migration_success);
 }
 
-/* Count one more repetition of @variant (any name, caps= ones too).
- * Return: the repetitions of it so far. */
-static int reps_done(const char *variant)
-{
-	static char names[BENCH_MAX_VARIANTS][24];
-	static int done[BENCH_MAX_VARIANTS];
-
-	for (int i = 0; i < BENCH_MAX_VARIANTS; i++) {
-		if (!names[i][0])
-			snprintf(names[i], sizeof(names[i]), "%s", variant);
-		if (strcmp(names[i], variant) == 0)
-			return ++done[i];
-	}
-	return 1;
-}
-
 /* One repetition: populate on node 0 (untimed), then the round trip. */
-static int rep_migrate(const struct folio_size *fs, const char *variant,
+static int rep_migrate(const struct folio_size *fs, const struct bench_rep *r,
 		       const struct bench_params *p)
 {
 	struct mm *mm = mm_create();
@@ -138,10 +122,12 @@ static int rep_migrate(const struct folio_size *fs, const char *variant,
 	}
 	if (mm)
 		mm_put(mm);
-	if (reps_done(variant) % p->reps == 0)
-		print_phases(fs, variant);
+	if (r->nr == p->reps - 1)
+		print_phases(fs, r->variant);
 	return failed == 0 ? 0 : -1;
 }
+
+static const char *const migrate_companions[] = { "migrate_unmap", "migrate_flush", NULL };
 
 const struct bench bench_migrate = {
 	.name = "migrate",
@@ -150,5 +136,6 @@ const struct bench bench_migrate = {
 	.rep = rep_migrate,
 	.what = "migrate_pages node 0 -> 1 -> 0 of populated anon memory",
 	.cap_key = "migrate",
+	.companion_keys = migrate_companions,
 	.apply = apply_step_variant
 };

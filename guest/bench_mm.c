@@ -51,22 +51,24 @@ static int op_fault(struct mm *mm, unsigned long addr, unsigned long size)
 	return mm_touch(mm, addr, size, true);
 }
 
-static int rep_zap(const struct folio_size *fs, const char *variant, const struct bench_params *p)
+static int rep_zap(const struct folio_size *fs, const struct bench_rep *r,
+		   const struct bench_params *p)
 {
-	(void)variant;
+	(void)r;
 	return rep_with_mm(fs, p, true, op_zap);
 }
 
-static int rep_mprotect(const struct folio_size *fs, const char *variant,
+static int rep_mprotect(const struct folio_size *fs, const struct bench_rep *r,
 			const struct bench_params *p)
 {
-	(void)variant;
+	(void)r;
 	return rep_with_mm(fs, p, true, op_mprotect);
 }
 
-static int rep_fault(const struct folio_size *fs, const char *variant, const struct bench_params *p)
+static int rep_fault(const struct folio_size *fs, const struct bench_rep *r,
+		     const struct bench_params *p)
 {
-	(void)variant;
+	(void)r;
 	return rep_with_mm(fs, p, false, op_fault);
 }
 

@@ -6,7 +6,7 @@
 
 #include "kernel.h"
 #include "page.h"
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 
 static void print_size(uint64_t bytes)
 {

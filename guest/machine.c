@@ -11,7 +11,7 @@
 
 #include "dt.h"
 #include "machine.h"
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 
 enum node_kind { NK_OTHER, NK_MEMORY, NK_CPUS, NK_CPU, NK_CHOSEN, NK_DISTANCE, NK_EXIT };
 

@@ -8,8 +8,8 @@
 
 #include "dt.h"
 #include "kernel.h"
-#include "knobs.h"
-#include "ptelab_abi.h"
+#include "knob_parse.h"
+#include "ptelab/abi.h"
 
 struct machine machine;
 struct cmdline cmdline;

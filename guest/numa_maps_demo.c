@@ -14,7 +14,7 @@
 #include "mempolicy.h"
 #include "mm.h"
 #include "page.h"
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 
 #define DEMO_BASE 0x200000000ul
 #define SMALL_LEN (256ul << 10)

@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "kernel.h"
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 
 void console_printf(const char *fmt, ...)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "kernel.h"
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 #include "test.h"
 
 int selftest_run(const char *filter)

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "kernel.h"
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 
 #define BOTH(ret, name, params, args)                                                              \
 	ret name params;                                                                           \

@@ -14,20 +14,35 @@ KVM_FDT_arm64 := -I$(B)/kvm/arm64/libfdt/usr/include \
 KVM_FETCHED_arm64 := $(B)/kvm/arm64/.fetched
 KVM_MKELF_SRCS := tests/vmm/mkelf.c tests/host/elf_build.c vmm/elf.c vmm/guestmem.c vmm/layout.c \
 	vmm/util.c vmm/args.c
-KVM_STATIC_CFLAGS := -O2 -std=gnu11 $(WARN) -Ivmm -Iguest/include -Imm -Itests -I$(B)/gen -static
+KVM_STATIC_CFLAGS := -O2 -std=gnu11 $(WARN) -Ivmm -Iinclude -I$(B)/gen -static
+
+# Each static binary is one compiler call over all its sources, where -MMD
+# would keep only the last file's dependencies; so after it links, every
+# source's headers are listed into <binary>.d (read back by the Makefile's
+# include of build/**/*.d), and a change to any header any of them
+# includes (the counter list, the knobs, the command-line grammar, ...)
+# rebuilds it. As -MP does for headers, each source gets an empty rule of
+# its own, so a source that moves away rebuilds the binary instead of
+# stopping make. $(1) = arch, $(2) = the target, $(3) = its sources.
+kvm_deps = for f in $(3); do \
+		$(KVM_CC_$(1)) $(filter-out -static,$(KVM_STATIC_CFLAGS)) \
+			$(filter -I%,$(KVM_FDT_$(1))) -Itests -MM -MP -MT $(2) $$f && echo "$$f:" || exit 1; \
+	done >$(2).d
 
 # $(1) = arch of the nested VM
 define kvm_static_rules
-$(B)/kvm/$(1)/ptelab: $(call vmm_srcs_for,$(KVM_VMMARCH_$(1))) $(VMM_GUEST_SRCS) $(wildcard vmm/*.h) \
-		$(B)/gen/version.h $(KVM_FETCHED_$(1)) | $(DEPS)
+KVM_PTELAB_SRCS_$(1) := $(call vmm_srcs_for,$(KVM_VMMARCH_$(1))) $(VMM_GUEST_SRCS)
+$(B)/kvm/$(1)/ptelab: $$(KVM_PTELAB_SRCS_$(1)) $(B)/gen/version.h $(KVM_FETCHED_$(1)) | $(DEPS)
 	@mkdir -p $$(dir $$@)
 	$$(call quiet,CCLD,$$@)
-	$(Q)$(KVM_CC_$(1)) $(KVM_STATIC_CFLAGS) -o $$@ $$(filter %.c,$$^) $(KVM_FDT_$(1))
+	$(Q)$(KVM_CC_$(1)) $(KVM_STATIC_CFLAGS) -o $$@ $$(KVM_PTELAB_SRCS_$(1)) $(KVM_FDT_$(1))
+	$(Q)$$(call kvm_deps,$(1),$$@,$$(KVM_PTELAB_SRCS_$(1)))
 
-$(B)/kvm/$(1)/mkelf: $(KVM_MKELF_SRCS) $(wildcard vmm/*.h tests/host/*.h) | $(DEPS)
+$(B)/kvm/$(1)/mkelf: $(KVM_MKELF_SRCS) | $(DEPS)
 	@mkdir -p $$(dir $$@)
 	$$(call quiet,CCLD,$$@)
-	$(Q)$(KVM_CC_$(1)) $(KVM_STATIC_CFLAGS) -o $$@ $$(filter %.c,$$^)
+	$(Q)$(KVM_CC_$(1)) $(KVM_STATIC_CFLAGS) -Itests -o $$@ $(KVM_MKELF_SRCS)
+	$(Q)$$(call kvm_deps,$(1),$$@,$(KVM_MKELF_SRCS))
 
 $(B)/kvm/$(1)/timeit: tests/bench/timeit.c | $(DEPS)
 	@mkdir -p $$(dir $$@)

@@ -1,142 +1,23 @@
 /*
- * knobs.c - parsing and defaults of the batching caps (see knobs.h).
+ * knobs.c - the batching caps' defaults (see knobs.h): every cap max, the
+ * GUP walk and contpte folding on. The command line's parser is the
+ * guest's (guest/knobs.c).
  */
-#include <stddef.h>
-#include <stdio.h>
-#include <string.h>
-
-#include "cmdline.h"
 #include "knobs.h"
+#include "ptelab/cmdline.h"
 
-struct batch_caps caps = { .zap = CAP_MAX,
-			   .mprotect = CAP_MAX,
-			   .fork = CAP_MAX,
-			   .gup_grab = CAP_MAX,
-			   .migrate = CAP_MAX,
-			   .migrate_unmap = CAP_MAX,
-			   .migrate_flush = CAP_MAX,
-			   .gup_walk = true,
-			   .contpte = true };
-
-/* Every cap: its command-line key and its place in struct batch_caps. */
-static const struct {
-	const char *key;
-	size_t off;
-} cap_fields[] = {
-	{ "zap", offsetof(struct batch_caps, zap) },
-	{ "mprotect", offsetof(struct batch_caps, mprotect) },
-	{ "fork", offsetof(struct batch_caps, fork) },
-	{ "gup_grab", offsetof(struct batch_caps, gup_grab) },
-	{ "migrate", offsetof(struct batch_caps, migrate) },
-	{ "migrate_unmap", offsetof(struct batch_caps, migrate_unmap) },
-	{ "migrate_flush", offsetof(struct batch_caps, migrate_flush) },
+struct batch_caps caps = {
+#define CAP_DEFAULT(key, help) .key = CAP_MAX,
+	CMDLINE_CAP_KEYS(CAP_DEFAULT)
+#undef CAP_DEFAULT
+		.gup_walk = true,
+	.contpte = true
 };
-#define NR_CAP_FIELDS (int)(sizeof(cap_fields) / sizeof(cap_fields[0]))
-
-static unsigned *cap_field(struct batch_caps *c, int i)
-{
-	return (unsigned *)((char *)c + cap_fields[i].off);
-}
-
-static unsigned cap_value(const struct batch_caps *c, int i)
-{
-	return *(const unsigned *)((const char *)c + cap_fields[i].off);
-}
 
 void caps_set_all(bool batched)
 {
-	for (int i = 0; i < NR_CAP_FIELDS; i++)
-		*cap_field(&caps, i) = batched ? CAP_MAX : 1;
+#define CAP_SET(key, help) caps.key = batched ? CAP_MAX : 1;
+	CMDLINE_CAP_KEYS(CAP_SET)
+#undef CAP_SET
 	caps.gup_walk = batched;
-}
-
-int cap_parse_value(const char *key, const char *v, unsigned *out, char *err, size_t errlen)
-{
-	int n = cmdline_uint(v);
-
-	if (strcmp(v, "max") == 0) {
-		*out = CAP_MAX;
-		return 0;
-	}
-	if (n < 1 || (unsigned)n > CAP_LIMIT)
-		return snprintf(err, errlen, "%s=%s: a cap is a number 1..%u or 'max'", key, v,
-				CAP_LIMIT),
-		       -1;
-	*out = (unsigned)n;
-	return 0;
-}
-
-unsigned *caps_find(const char *key)
-{
-	for (int i = 0; i < NR_CAP_FIELDS; i++)
-		if (!strcmp(key, cap_fields[i].key))
-			return cap_field(&caps, i);
-	return NULL;
-}
-
-unsigned caps_value(const struct batch_caps *c, const char *key)
-{
-	for (int i = 0; i < NR_CAP_FIELDS; i++)
-		if (!strcmp(key, cap_fields[i].key))
-			return cap_value(c, i);
-	return 0;
-}
-
-const char *cap_str(unsigned cap, char *buf, size_t size)
-{
-	if (cap == CAP_MAX)
-		snprintf(buf, size, "max");
-	else
-		snprintf(buf, size, "%u", cap);
-	return buf;
-}
-
-int caps_json(const struct batch_caps *c, char *buf, size_t size)
-{
-	size_t n = 0;
-	char v[12];
-
-	for (int i = 0; i < NR_CAP_FIELDS; i++)
-		n += (size_t)snprintf(buf + (n < size ? n : size), n < size ? size - n : 0,
-				      "\"%s\":\"%s\",", cap_fields[i].key,
-				      cap_str(cap_value(c, i), v, sizeof(v)));
-	n += (size_t)snprintf(buf + (n < size ? n : size), n < size ? size - n : 0,
-			      "\"gup_walk\":\"%s\",\"contpte\":\"%s\"", c->gup_walk ? "on" : "off",
-			      c->contpte ? "on" : "off");
-	return (int)n;
-}
-
-static int parse_onoff(const char *key, const char *v, bool *out, char *err, size_t errlen)
-{
-	if (strcmp(v, "on") == 0 || strcmp(v, "off") == 0) {
-		*out = v[1] == 'n';
-		return 0;
-	}
-	return snprintf(err, errlen, "%s=%s: want on or off", key, v), -1;
-}
-
-int caps_parse(const struct cmdline *cl, char *err, size_t errlen)
-{
-	const char *v = cmdline_get(cl, "batch");
-	unsigned all;
-
-	if (v) {
-		if (cap_parse_value("batch", v, &all, err, errlen))
-			return -1;
-		for (int i = 0; i < NR_CAP_FIELDS; i++)
-			*cap_field(&caps, i) = all;
-		caps.gup_walk = all > 1;
-	}
-	for (int i = 0; i < NR_CAP_FIELDS; i++) {
-		v = cmdline_get(cl, cap_fields[i].key);
-		if (v && cap_parse_value(cap_fields[i].key, v, cap_field(&caps, i), err, errlen))
-			return -1;
-	}
-	v = cmdline_get(cl, "gup_walk");
-	if (v && parse_onoff("gup_walk", v, &caps.gup_walk, err, errlen))
-		return -1;
-	v = cmdline_get(cl, "contpte");
-	if (v && parse_onoff("contpte", v, &caps.contpte, err, errlen))
-		return -1;
-	return 0;
 }

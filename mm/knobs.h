@@ -3,19 +3,20 @@
  *
  * One cap per operation: 1 is the unbatched behaviour from before the seed
  * patches, N batches at most N PTEs, CAP_MAX batches up to the natural
- * bound (folio, page table, VMA, range). Set from the guest command line
- * (zap=, mprotect=, fork=, gup_grab=, migrate=, migrate_unmap=,
- * migrate_flush=, batch= for all of them;
- * gup_walk=on|off, contpte=on|off) or by benchmarks between runs.
+ * bound (folio, page table, VMA, range). The guest sets them from its
+ * command line (guest/knobs.c: zap=, mprotect=, fork=, gup_grab=,
+ * migrate=, migrate_unmap=, migrate_flush=, batch= for all of them;
+ * gup_walk=on|off, contpte=on|off), benchmarks and tests between runs.
  */
 #ifndef MM_KNOBS_H
 #define MM_KNOBS_H
 
 #include <stdbool.h>
-#include <stddef.h>
 
 #define CAP_MAX 0xffffffffu
 
+/* Each cap's field has its command-line key's name (ptelab/cmdline.h's
+ * CMDLINE_CAP_KEYS lists them). */
 struct batch_caps {
 	unsigned zap, mprotect, fork, gup_grab;
 	unsigned migrate;	/* PTEs of one folio the migration queue skips in one step */
@@ -27,33 +28,8 @@ struct batch_caps {
 
 extern struct batch_caps caps;
 
-struct cmdline;
-/* caps_parse - read the knobs from @cl over the defaults (all max, walk on,
- * contpte on). Return: 0, or -1 with the reason in @err. */
-int caps_parse(const struct cmdline *cl, char *err, size_t errlen);
-
-/* Every cap to 1 (@batched false) or to CAP_MAX (true). */
+/* Every cap to 1 (@batched false) or to CAP_MAX (true); gup_walk with them. */
 void caps_set_all(bool batched);
-
-/* The cap that command-line key @key sets (zap, mprotect, fork, gup_grab,
- * migrate, migrate_unmap, migrate_flush); NULL for any other key. */
-unsigned *caps_find(const char *key);
-
-/* The value in @c of the cap that key @key sets; 0 for any other key. */
-unsigned caps_value(const struct batch_caps *c, const char *key);
-
-/*
- * cap_parse_value - a cap value: "max" (CAP_MAX) or a number 1..CAP_LIMIT.
- * Return: 0, or -1 with "KEY=VALUE: ..." in @err.
- */
-#define CAP_LIMIT 1048576u
-int cap_parse_value(const char *key, const char *v, unsigned *out, char *err, size_t errlen);
-
-/* "N" or "max" for @cap in @buf. Return: @buf. */
-const char *cap_str(unsigned cap, char *buf, size_t size);
-
-/* The caps in effect as a JSON object body ("zap":1,"fork":"max",...). */
-int caps_json(const struct batch_caps *c, char *buf, size_t size);
 
 /* The batch bound for @nr remaining PTEs under @cap. */
 static inline unsigned cap_nr(unsigned cap, unsigned long nr)

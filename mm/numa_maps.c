@@ -3,8 +3,10 @@
  * reduced to what ptelab has): per VMA its start, policy, pages per node
  * and the folios that map it by size.
  *
- *   200000000 bind:1 N0=0 N1=64 folios 4K=0 64K=4 2M-pte=0 2M-pmd=0
+ *   200000000 bind:1 N0=0 N1=64 folios 4K=0 mTHP=4 2M-pte=0 2M-pmd=0
  *
+ * (mTHP counts every size from 16K to 1M; 2M-pte and 2M-pmd are 2 MiB
+ * folios mapped by PTEs and by a PMD.)
  * A folio is counted once per VMA, at the first entry that maps it.
  */
 #include <stdio.h>

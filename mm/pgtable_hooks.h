@@ -87,7 +87,10 @@ static inline pte_t pte_advance_pfn(pte_t pte, unsigned long nr)
 /*
  * set_ptes - map @nr consecutive pages of one folio, starting with @pte,
  * at @ptep (the entry for @addr), all in one PTE table. The entries were
- * none, except for @nr == 1, which may replace a present entry.
+ * not present: none, or non-present entries the caller replaces (the
+ * migration remap writes over its own migration entries), so no TLB can
+ * hold them and no flush is owed; only @nr == 1 may replace a present
+ * entry (the caller then does what that change needs).
  * Context: the PTE table lock is held (or no mm uses the table yet).
  */
 static inline void set_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte, unsigned nr)

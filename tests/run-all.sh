@@ -37,11 +37,13 @@ run_one() {
 log=$(mktemp /tmp/ptelab-run.XXXXXX)
 trap 'rm -f "$log"' EXIT
 run_one build tests/build/run.sh
+run_one includes tests/build/includes.sh
 run_one host build/host-tests
 run_one mm tests/mm/run.sh
 run_one format tests/format.sh
 run_one vmm tests/vmm/run.sh
 run_one cli tests/vmm/cli.sh
+run_one docs tests/docs/run.sh
 run_one boot tests/boot/run.sh
 run_one kvm tests/kvm/run.sh
 echo

@@ -40,6 +40,8 @@ const char vmm_usage_text[] =
 	"  --verbose                print the QEMU command line or the KVM memory layout\n"
 	"  --keep                   keep the files the printed QEMU command reads (x86_64)\n"
 	"  --timing                 print where the time went at exit\n"
+	"  --mem-needed             print the least --mem the benchmark's size= needs\n"
+	"                           on --nodes (e.g. 1216M) and exit\n"
 	"  --version                print ptelab's version (git describe) and exit\n"
 	"  -h, --help               this text\n"
 	"\n"
@@ -84,7 +86,7 @@ static int parse_digits(const char *s, size_t n, uint64_t *out)
 	return 0;
 }
 
-int vmm_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
+enum vmm_size_error vmm_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
 {
 	size_t n = strlen(s);
 	uint64_t v = 0, mult = 1;
@@ -99,14 +101,14 @@ int vmm_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
 	r = parse_digits(s, n, &v);
 	if (r == -1) {
 		snprintf(err, errlen, "'%s' is not a size", s);
-		return -1;
+		return VMM_SIZE_SYNTAX;
 	}
 	if (r == -2 || v > UINT64_MAX / mult) {
 		snprintf(err, errlen, "'%s' does not fit in 64 bits", s);
-		return -1;
+		return VMM_SIZE_OVERFLOW;
 	}
 	*out = v * mult;
-	return 0;
+	return VMM_SIZE_OK;
 }
 
 /* Parse @s as an integer in [lo, hi] for option @opt. */
@@ -148,18 +150,20 @@ static int parse_mem(const char *s, struct vmm_config *cfg, char *err, size_t er
 {
 	char why[96];
 
-	if (vmm_parse_size(s, &cfg->mem, why, sizeof(why))) {
-		if (strstr(why, "64 bits"))
-			snprintf(err, errlen, "--mem: '%s' is too large (limit 64G)", s);
-		else
-			snprintf(
-				err, errlen,
-				"--mem: '%s' is not a size (limit: digits with an optional K, M or "
-				"G suffix, at most 64G)",
-				s);
+	switch (vmm_parse_size(s, &cfg->mem, why, sizeof(why))) {
+	case VMM_SIZE_OK:
+		return 0;
+	case VMM_SIZE_OVERFLOW:
+		snprintf(err, errlen, "--mem: '%s' is too large (limit 64G)", s);
 		return -1;
+	case VMM_SIZE_SYNTAX:
+		break;
 	}
-	return 0;
+	snprintf(err, errlen,
+		 "--mem: '%s' is not a size (limit: digits with an optional K, M or G suffix, at "
+		 "most 64G)",
+		 s);
+	return -1;
 }
 
 /*
@@ -208,6 +212,7 @@ enum opt_id {
 	O_CSV,
 	O_QUIET,
 	O_VERSION,
+	O_MEM_NEEDED,
 };
 
 static const struct opt {
@@ -215,12 +220,25 @@ static const struct opt {
 	int has_value;
 	enum opt_id id;
 } opts[] = {
-	{ "--backend", 1, O_BACKEND }, { "--arch", 1, O_ARCH },	      { "--accel", 1, O_ACCEL },
-	{ "--mem", 1, O_MEM },	       { "--nodes", 1, O_NODES },     { "--cpus", 1, O_CPUS },
-	{ "--timeout", 1, O_TIMEOUT }, { "--kernel", 1, O_KERNEL },   { "--results", 1, O_RESULTS },
-	{ "--dtb-out", 1, O_DTB_OUT }, { "--verbose", 0, O_VERBOSE }, { "--timing", 0, O_TIMING },
-	{ "--keep", 0, O_KEEP },       { "--help", 0, O_HELP },	      { "-h", 0, O_HELP },
-	{ "--csv", 1, O_CSV },	       { "--quiet", 0, O_QUIET },     { "--version", 0, O_VERSION },
+	{ "--backend", 1, O_BACKEND },
+	{ "--arch", 1, O_ARCH },
+	{ "--accel", 1, O_ACCEL },
+	{ "--mem", 1, O_MEM },
+	{ "--nodes", 1, O_NODES },
+	{ "--cpus", 1, O_CPUS },
+	{ "--timeout", 1, O_TIMEOUT },
+	{ "--kernel", 1, O_KERNEL },
+	{ "--results", 1, O_RESULTS },
+	{ "--dtb-out", 1, O_DTB_OUT },
+	{ "--verbose", 0, O_VERBOSE },
+	{ "--timing", 0, O_TIMING },
+	{ "--keep", 0, O_KEEP },
+	{ "--help", 0, O_HELP },
+	{ "-h", 0, O_HELP },
+	{ "--csv", 1, O_CSV },
+	{ "--quiet", 0, O_QUIET },
+	{ "--version", 0, O_VERSION },
+	{ "--mem-needed", 0, O_MEM_NEEDED },
 };
 
 static const char *const backend_names[] = { "auto", "kvm", "qemu", "host", NULL };
@@ -290,6 +308,9 @@ static int apply_opt(const struct opt *o, const char *v, struct vmm_config *cfg,
 		break;
 	case O_VERSION:
 		cfg->version = true;
+		break;
+	case O_MEM_NEEDED:
+		cfg->mem_needed = true;
 		break;
 	}
 	return r < 0 ? -1 : 0;
@@ -385,7 +406,9 @@ int vmm_args_parse(int argc, char *const argv[], struct vmm_config *cfg, char *e
 		return 1;
 	if (cfg->version)
 		return 2;
-	if (check_mem(cfg, err, errlen) || join_bootargs(words, nr_words, cfg, err, errlen))
+	/* --mem-needed asks what --mem to give: the --mem given does not matter. */
+	if ((!cfg->mem_needed && check_mem(cfg, err, errlen)) ||
+	    join_bootargs(words, nr_words, cfg, err, errlen))
 		return -1;
 	return 0;
 }

@@ -18,8 +18,8 @@ int vmm_console_init(struct vmm_console *c, int out_fd, const char *results_path
 	c->overlong = false;
 	c->nr_results = 0;
 	c->results = NULL;
-	c->csv = NULL;
-	c->csv_header = false;
+	c->csv.f = NULL;
+	c->csv.ncols = 0;
 	c->out_done = 0;
 	if (results_path) {
 		c->results = fopen(results_path, "w");
@@ -31,8 +31,8 @@ int vmm_console_init(struct vmm_console *c, int out_fd, const char *results_path
 
 int vmm_console_csv_open(struct vmm_console *c, const char *path)
 {
-	c->csv = fopen(path, "w");
-	return c->csv ? 0 : -1;
+	c->csv.f = fopen(path, "w");
+	return c->csv.f ? 0 : -1;
 }
 
 static void out_write(struct vmm_console *c, const char *p, size_t n)
@@ -67,8 +67,8 @@ static void end_line(struct vmm_console *c)
 			fputc('\n', c->results);
 			fflush(c->results);
 		}
-		if (c->csv)
-			vmm_csv_row(c->csv, c->line + tag, n - tag, &c->csv_header);
+		if (c->csv.f) /* a line that is not a JSON object gets no row */
+			vmm_csv_row(&c->csv, c->line + tag, n - tag);
 		c->nr_results++;
 	}
 	c->len = 0;
@@ -143,10 +143,10 @@ int vmm_console_close(struct vmm_console *c)
 			r = -1;
 		c->results = NULL;
 	}
-	if (c->csv) {
-		if (ferror(c->csv) || fclose(c->csv))
+	if (c->csv.f) {
+		if (ferror(c->csv.f) || fclose(c->csv.f))
 			r = -1;
-		c->csv = NULL;
+		c->csv.f = NULL;
 	}
 	return r;
 }

@@ -1,106 +1,171 @@
-#define _GNU_SOURCE /* memmem */
 /*
- * csv.c - RESULT lines as CSV rows (ptelab --csv), for spreadsheets and
- * gnuplot. The JSON is the guest harness's own (guest/bench.c): flat
- * "key":value pairs plus the "caps" and "counters" objects, no escapes.
+ * csv.c - RESULT lines as CSV rows (see vmm_csv.h): the JSON object is
+ * flattened into (column name, value) pairs, and the first line's pairs
+ * name the columns.
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "counters.h"
-#include "vmm_console.h"
+#include "vmm_csv.h"
 
-static const char *const top_keys[] = { "clock",     "arch",	"backend", "version",	"bench",
-					"folio",     "variant", "cap",	   "reps",	"size_mb",
-					"median_us", "min_us",	"max_us",  "spread_pct" };
-#define NR_TOP (sizeof(top_keys) / sizeof(top_keys[0]))
-
-static const char *const counter_keys[] = {
-#define CSV_COUNTER_NAME(name, what) #name,
-	MM_COUNTER_LIST(CSV_COUNTER_NAME)
-#undef CSV_COUNTER_NAME
+/* One flattened member: its column name and its raw value text. */
+struct csv_field {
+	char name[VMM_CSV_NAME_MAX];
+	const char *val; /* a string's inside (no quotes), or the literal */
+	size_t len;
 };
-#define NR_COUNTERS (sizeof(counter_keys) / sizeof(counter_keys[0]))
 
-/* The extent of the object value of "@key": in [s, s+len); NULL if none. */
-static const char *find_object(const char *s, size_t len, const char *key, size_t *olen)
-{
-	char pat[40];
+struct json_cursor {
 	const char *p, *end;
+	struct csv_field *out;
+	int n, max;
+};
 
-	snprintf(pat, sizeof(pat), "\"%s\":{", key);
-	p = memmem(s, len, pat, strlen(pat));
-	if (!p)
-		return NULL;
-	p += strlen(pat);
-	end = memchr(p, '}', len - (size_t)(p - s));
-	*olen = end ? (size_t)(end - p) : 0;
-	return p;
+static void skip_space(struct json_cursor *c)
+{
+	while (c->p < c->end && strchr(" \t\r\n", *c->p))
+		c->p++;
 }
 
-/* Write the value of "@key" in [s, s+len) (quotes dropped), @dflt if
- * none. A key counts only at the start of a member (after '{' or ','),
- * so "cap" never matches inside another key. */
-static void put_value(FILE *f, const char *s, size_t len, const char *key, const char *dflt)
+/* A string at c->p (its opening quote): its inside in @s, @len. */
+static int take_string(struct json_cursor *c, const char **s, size_t *len)
 {
-	char pat[40];
-	const char *p = s, *end = s + len;
-	size_t n;
+	const char *q = ++c->p;
 
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	while (q < c->end && *q != '"')
+		q += *q == '\\' && q + 1 < c->end ? 2 : 1;
+	if (q >= c->end)
+		return -1;
+	*s = c->p;
+	*len = (size_t)(q - c->p);
+	c->p = q + 1;
+	return 0;
+}
+
+/* A number, true, false or null: up to the next ',', '}' or space. */
+static int take_literal(struct json_cursor *c, const char **s, size_t *len)
+{
+	const char *q = c->p;
+
+	while (q < c->end && !strchr(",} \t\r\n", *q))
+		q++;
+	if (q == c->p || *c->p == '[')
+		return -1;
+	*s = c->p;
+	*len = q - c->p == 4 && !strncmp(c->p, "null", 4) ? 0 : (size_t)(q - c->p);
+	c->p = q;
+	return 0;
+}
+
+static int take_object(struct json_cursor *c, const char *prefix);
+
+/* One member "key":value of an object whose columns start with @prefix. */
+static int take_member(struct json_cursor *c, const char *prefix)
+{
+	char name[VMM_CSV_NAME_MAX];
+	struct csv_field *f;
+	const char *k;
+	size_t klen;
+
+	if (*c->p != '"' || take_string(c, &k, &klen))
+		return -1;
+	if ((size_t)snprintf(name, sizeof(name), "%s%s%.*s", prefix, *prefix ? "." : "", (int)klen,
+			     k) >= sizeof(name))
+		return -1;
+	skip_space(c);
+	if (c->p >= c->end || *c->p++ != ':')
+		return -1;
+	skip_space(c);
+	if (c->p < c->end && *c->p == '{')
+		return take_object(c, name);
+	if (c->n == c->max)
+		return -1;
+	f = &c->out[c->n++];
+	memcpy(f->name, name, sizeof(name));
+	if (c->p < c->end && *c->p == '"')
+		return take_string(c, &f->val, &f->len);
+	return take_literal(c, &f->val, &f->len);
+}
+
+/* An object at c->p (its '{'), members flattened under @prefix. */
+static int take_object(struct json_cursor *c, const char *prefix)
+{
+	c->p++;
+	skip_space(c);
+	if (c->p < c->end && *c->p == '}')
+		return c->p++, 0;
 	for (;;) {
-		p = memmem(p, (size_t)(end - p), pat, strlen(pat));
-		if (!p) {
-			fputs(dflt, f);
-			return;
-		}
-		if (p == s || p[-1] == '{' || p[-1] == ',')
-			break;
-		p++;
+		skip_space(c);
+		if (take_member(c, prefix))
+			return -1;
+		skip_space(c);
+		if (c->p >= c->end)
+			return -1;
+		if (*c->p == '}')
+			return c->p++, 0;
+		if (*c->p++ != ',')
+			return -1;
 	}
-	p += strlen(pat);
-	if (*p == '"') {
-		p++;
-		n = strcspn(p, "\"");
-	} else {
-		n = strcspn(p, ",}");
-	}
-	if (p + n > end)
-		n = (size_t)(end - p);
-	fwrite(p, 1, n, f);
 }
 
-/* [s, s+len) without the "caps" and "counters" objects' insides. */
-static size_t top_level_len(const char *s, size_t len)
+/* Flatten @json into @out. Return: the number of fields, or -1. */
+static int flatten(const char *json, size_t len, struct csv_field *out, int max)
 {
-	const char *p = memmem(s, len, "\"caps\":{", 8);
+	struct json_cursor c = { json, json + len, out, 0, max };
 
-	return p ? (size_t)(p - s) : len;
+	skip_space(&c);
+	if (c.p >= c.end || *c.p != '{' || take_object(&c, ""))
+		return -1;
+	skip_space(&c);
+	return c.p == c.end ? c.n : -1;
 }
 
-int vmm_csv_row(FILE *f, const char *json, size_t len, bool *header_done)
+/* One field, CSV-quoted when it holds a comma, a quote or a newline. */
+static void put_field(FILE *f, const char *s, size_t n)
 {
-	size_t top = top_level_len(json, len), clen = 0;
-	const char *counters = find_object(json, len, "counters", &clen);
-
-	if (!*header_done) {
-		for (size_t i = 0; i < NR_TOP; i++)
-			fprintf(f, "%s%s", i ? "," : "", top_keys[i]);
-		for (size_t i = 0; i < NR_COUNTERS; i++)
-			fprintf(f, ",%s", counter_keys[i]);
-		fputc('\n', f);
-		*header_done = true;
+	if (!memchr(s, ',', n) && !memchr(s, '"', n) && !memchr(s, '\n', n)) {
+		fwrite(s, 1, n, f);
+		return;
 	}
-	for (size_t i = 0; i < NR_TOP; i++) {
+	fputc('"', f);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '"')
+			fputc('"', f);
+		fputc(s[i], f);
+	}
+	fputc('"', f);
+}
+
+static void write_header(struct vmm_csv *csv, const struct csv_field *fields, int n)
+{
+	for (int i = 0; i < n; i++) {
+		memcpy(csv->col[i], fields[i].name, VMM_CSV_NAME_MAX);
+		fprintf(csv->f, "%s%s", i ? "," : "", fields[i].name);
+	}
+	fputc('\n', csv->f);
+	csv->ncols = n;
+}
+
+int vmm_csv_row(struct vmm_csv *csv, const char *json, size_t len)
+{
+	struct csv_field fields[VMM_CSV_MAX_COLS];
+	int n = flatten(json, len, fields, VMM_CSV_MAX_COLS);
+
+	if (n <= 0)
+		return -1;
+	if (!csv->ncols)
+		write_header(csv, fields, n);
+	for (int i = 0; i < csv->ncols; i++) {
+		int k = i < n && !strcmp(fields[i].name, csv->col[i]) ? i : 0;
+
+		while (k < n && strcmp(fields[k].name, csv->col[i]))
+			k++;
 		if (i)
-			fputc(',', f);
-		put_value(f, json + 1, top ? top - 1 : 0, top_keys[i], "");
+			fputc(',', csv->f);
+		if (k < n)
+			put_field(csv->f, fields[k].val, fields[k].len);
 	}
-	for (size_t i = 0; i < NR_COUNTERS; i++) {
-		fputc(',', f);
-		put_value(f, counters ? counters : "", clen, counter_keys[i], "0");
-	}
-	fputc('\n', f);
-	fflush(f);
-	return ferror(f) ? -1 : 0;
+	fputc('\n', csv->f);
+	fflush(csv->f);
+	return ferror(csv->f) ? -1 : 0;
 }

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 #include "vmm_elf.h"
 
 /* Headers are read with memcpy in host order; ELF here is little-endian. */

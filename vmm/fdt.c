@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 #include "vmm_fdt.h"
 
 #define FDT_TRY(call)                                                                              \

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmdline.h"
+#include "ptelab/cmdline.h"
 #include "vmm_config.h"
 #include "vmm_util.h"
 
@@ -25,36 +25,9 @@ bool vmm_guest_runs_bench(const struct vmm_config *cfg)
 	return false;
 }
 
-/*
- * The memory a benchmark of @size_mb MiB needs: its memory, a fork's
- * second set of page tables and the harness's page array (an eighth
- * more), and the guest kernel, its heap and the memmap (64 MiB).
- */
-static uint64_t bench_mem_needed(uint64_t size_mb)
-{
-	return ((size_mb + size_mb / 8 + 64) << 20);
-}
-
-/* size= against --mem, rounded up to what --mem accepts for --nodes. */
-static int check_bench_size(const struct vmm_config *cfg, char *err, size_t errlen)
-{
-	const char *s = cmdline_get(&words, "size");
-	uint64_t need, unit = VMM_NODE_ALIGN * (uint64_t)cfg->nodes;
-	char have[24], want[24];
-
-	if (!s)
-		return 0;
-	need = bench_mem_needed((uint64_t)cmdline_uint(s));
-	if (need <= cfg->mem)
-		return 0;
-	need = (need + unit - 1) / unit * unit;
-	vmm_fmt_size(cfg->mem, have, sizeof(have));
-	vmm_fmt_size(need, want, sizeof(want));
-	snprintf(err, errlen, "size=%s needs --mem %s or more (have %s)", s, want, have);
-	return -1;
-}
-
-int vmm_guest_args_check(const struct vmm_config *cfg, char *err, size_t errlen)
+/* The words of cfg->bootargs, parsed into words, with the guest's rules;
+ * without the size= check. Return: 0, or -1 with @err set. */
+static int check_words(const struct vmm_config *cfg, char *err, size_t errlen)
 {
 	char why[200];
 
@@ -69,6 +42,50 @@ int vmm_guest_args_check(const struct vmm_config *cfg, char *err, size_t errlen)
 				 words.word[i].key);
 			return -1;
 		}
+	return 0;
+}
+
+/* size= against --mem (cmdline_bench_mem()'s rule). */
+static int check_bench_size(const struct vmm_config *cfg, char *err, size_t errlen)
+{
+	const char *s = cmdline_get(&words, "size");
+	uint64_t need;
+	char have[24], want[24];
+
+	if (!s)
+		return 0;
+	need = cmdline_bench_mem((unsigned)cmdline_uint(s), (unsigned)cfg->nodes,
+				 cmdline_run_every_node(&words));
+	if (need <= cfg->mem)
+		return 0;
+	vmm_fmt_size(cfg->mem, have, sizeof(have));
+	vmm_fmt_size(need, want, sizeof(want));
+	snprintf(err, errlen, "size=%s needs --mem %s or more (have %s)%s", s, want, have,
+		 cmdline_run_every_node(&words) ? ": bench:migrate needs it on every node" : "");
+	return -1;
+}
+
+int vmm_guest_mem_needed(const struct vmm_config *cfg, uint64_t *need, char *err, size_t errlen)
+{
+	const char *s;
+
+	if (check_words(cfg, err, errlen))
+		return -1;
+	s = cmdline_get(&words, "size");
+	if (!vmm_guest_runs_bench(cfg) || !s) {
+		snprintf(err, errlen,
+			 "--mem-needed: give a benchmark (run=bench...) and its size=");
+		return -1;
+	}
+	*need = cmdline_bench_mem((unsigned)cmdline_uint(s), (unsigned)cfg->nodes,
+				  cmdline_run_every_node(&words));
+	return 0;
+}
+
+int vmm_guest_args_check(const struct vmm_config *cfg, char *err, size_t errlen)
+{
+	if (check_words(cfg, err, errlen))
+		return -1;
 	return vmm_guest_runs_bench(cfg) ? check_bench_size(cfg, err, errlen) : 0;
 }
 

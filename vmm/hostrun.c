@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 #include "vmm_hostrun.h"
 #include "vmm_util.h"
 
@@ -20,14 +20,11 @@
 static int host_binary(const struct vmm_config *cfg, char *buf, size_t size)
 {
 	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
+	int n;
 
-	if (n <= 0)
+	if (vmm_self_exe(self, sizeof(self)))
 		return -1;
-	self[n] = 0;
-	slash = strrchr(self, '/');
-	*slash = 0;
+	*strrchr(self, '/') = 0; /* an absolute path has one */
 	n = snprintf(buf, size, "%s/ptelab-host-%s", self, vmm_arch_name(cfg->arch));
 	return n > 0 && (size_t)n < size ? 0 : -1;
 }

@@ -14,7 +14,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 #include "vmm_kvm.h"
 #include "vmm_util.h"
 

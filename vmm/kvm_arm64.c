@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 #include "vmm_fdt.h"
 #include "vmm_kvm.h"
 #include "vmm_tsc.h"
@@ -83,7 +83,7 @@ int vmm_kvm_arch_init_vcpu(struct vmm_kvm *k)
 uint64_t vmm_kvm_arch_timebase_hz(struct vmm_kvm *k)
 {
 	(void)k;
-	return vmm_host_tsc_hz(); /* CNTFRQ_EL0 */
+	return vmm_host_counter_hz(); /* CNTFRQ_EL0 */
 }
 
 static int set_reg(struct vmm_kvm *k, uint64_t id, uint64_t v, const char *name)

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 #include "vmm_fdt.h"
 #include "vmm_kvm.h"
 #include "vmm_util.h"

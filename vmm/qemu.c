@@ -17,8 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 #include "vmm_fdt.h"
+#include "vmm_kvm.h" /* --accel kvm: is /dev/kvm usable? */
 #include "vmm_qemu.h"
 #include "vmm_tsc.h"
 #include "vmm_util.h"
@@ -494,7 +495,7 @@ static int qemu_write_fdt(struct vmm_machine *m, enum vmm_accel accel, struct qe
 	int size;
 
 	/* Under -icount QEMU's TSC is its virtual clock in nanoseconds. */
-	m->timebase_hz = accel == VMM_ACCEL_ICOUNT ? 1000000000ull : vmm_host_tsc_hz();
+	m->timebase_hz = accel == VMM_ACCEL_ICOUNT ? 1000000000ull : vmm_host_counter_hz();
 	size = vmm_fdt_build(m, blob, sizeof(blob));
 	if (size < 0) {
 		vmm_msg("the device tree does not fit in %zu bytes", sizeof(blob));

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 #include "vmm_config.h"
 #include "vmm_console.h"
 #include "vmm_elf.h"
@@ -77,7 +77,7 @@ static int write_dtb(const struct vmm_config *cfg, struct vmm_machine *m, int ba
 	int size;
 
 	m->timebase_hz =
-		backend == VMM_BACKEND_KVM ? vmm_kvm_probe_timebase_hz() : vmm_host_tsc_hz();
+		backend == VMM_BACKEND_KVM ? vmm_kvm_probe_timebase_hz() : vmm_host_counter_hz();
 	size = vmm_fdt_build(m, blob, sizeof(blob));
 	if (size < 0) {
 		vmm_msg("the device tree does not fit in %zu bytes", sizeof(blob));
@@ -138,11 +138,24 @@ static void print_timing(const struct vmm_timing *t)
 			X(total));
 }
 
+/* --mem-needed: print the --mem the guest words need. Return: the exit status. */
+static int print_mem_needed(const struct vmm_config *cfg)
+{
+	char err[256], size[24];
+	uint64_t need;
+
+	if (vmm_guest_mem_needed(cfg, &need, err, sizeof(err))) {
+		vmm_msg("%s", err);
+		return PTELAB_EXIT_USAGE;
+	}
+	printf("%s\n", vmm_fmt_size(need, size, sizeof(size)));
+	return PTELAB_EXIT_OK;
+}
+
 /* Parse argv into @cfg. Return: -1 to go on, else the exit status. */
 static int parse_command_line(int argc, char **argv, struct vmm_config *cfg)
 {
 	char err[256], self[PATH_MAX];
-	ssize_t n;
 	int r = vmm_args_parse(argc, argv, cfg, err, sizeof(err));
 
 	if (r == 1) {
@@ -156,6 +169,8 @@ static int parse_command_line(int argc, char **argv, struct vmm_config *cfg)
 	/* Without --arch, the guest of the host's arch: KVM can run it. */
 	if (r == 0 && !cfg->arch_set)
 		cfg->arch = vmm_kvm_guest_arch;
+	if (r == 0 && cfg->mem_needed)
+		return print_mem_needed(cfg);
 	if (r == 0)
 		r = vmm_guest_args_check(cfg, err, sizeof(err));
 	if (r < 0) {
@@ -163,9 +178,7 @@ static int parse_command_line(int argc, char **argv, struct vmm_config *cfg)
 		vmm_msg("%s%s", err, r == -2 ? " (try 'ptelab --help')" : "");
 		return PTELAB_EXIT_USAGE;
 	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	self[n > 0 ? n : 0] = 0;
-	if (vmm_config_default_kernel(cfg, n > 0 ? self : argv[0])) {
+	if (vmm_config_default_kernel(cfg, vmm_self_exe(self, sizeof(self)) ? argv[0] : self)) {
 		vmm_msg("the default kernel path is too long; give --kernel");
 		return PTELAB_EXIT_USAGE;
 	}

@@ -1,11 +1,11 @@
 /*
- * tsc_arm64.c - the "TSC" rate of x86_64 guests under QEMU TCG on an arm64
- * host: TCG's rdtsc reads the host's cycle source, which on arm64 is the
- * generic timer's virtual counter, so the rate is CNTFRQ_EL0.
+ * tsc_arm64.c - the host counter's rate on an arm64 host (vmm_tsc.h): the
+ * generic timer's virtual counter, CNTFRQ_EL0, which an x86_64 guest's
+ * rdtsc reads under QEMU TCG and an arm64 guest's CNTVCT_EL0 reads on KVM.
  */
 #include "vmm_tsc.h"
 
-uint64_t vmm_host_tsc_hz(void)
+uint64_t vmm_host_counter_hz(void)
 {
 	uint64_t hz;
 

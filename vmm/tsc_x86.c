@@ -31,7 +31,7 @@ uint64_t vmm_tsc_calibrate_hz(int ms)
 	return ((c1 - c0) * 1000000u + (t1 - t0) / 2) / (t1 - t0) * 1000;
 }
 
-uint64_t vmm_host_tsc_hz(void)
+uint64_t vmm_host_counter_hz(void)
 {
 	uint64_t hz = vmm_kvm_probe_timebase_hz();
 

@@ -23,6 +23,16 @@ void vmm_msg(const char *fmt, ...)
 	fprintf(stderr, "ptelab: %s\n", line);
 }
 
+int vmm_self_exe(char *buf, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, size);
+
+	if (n <= 0 || (size_t)n >= size)
+		return -1;
+	buf[n] = 0;
+	return 0;
+}
+
 uint64_t vmm_now_us(void)
 {
 	struct timespec ts;

@@ -41,20 +41,28 @@ struct vmm_config {
 	const char *dtb_out;   /* NULL: boot the guest */
 	const char *csv;       /* NULL: none */
 	bool verbose, timing, help, version, quiet;
-	bool keep; /* keep the QEMU run's temporary files (see --verbose) */
+	bool keep;	 /* keep the QEMU run's temporary files (see --verbose) */
+	bool mem_needed; /* --mem-needed: print what size= needs and exit */
 	char bootargs[VMM_BOOTARGS_MAX];
 };
 
 /* Name of @arch as the command line spells it ("x86_64", "arm64"). */
 const char *vmm_arch_name(enum vmm_arch arch);
 
+/* Why vmm_parse_size() refused a word, for callers that word it their own way. */
+enum vmm_size_error {
+	VMM_SIZE_OK = 0,
+	VMM_SIZE_SYNTAX = -1,	/* not digits with an optional K, M or G */
+	VMM_SIZE_OVERFLOW = -2, /* a size, but more than 64 bits hold */
+};
+
 /*
  * vmm_parse_size - parse "<digits>[K|M|G]" (either case; no suffix means
  * bytes) into *@out.
- * Return: 0, or -1 with a reason in @err when @s is not such a number or
- * the value does not fit in 64 bits. Limits are the caller's business.
+ * Return: VMM_SIZE_OK, or VMM_SIZE_SYNTAX / VMM_SIZE_OVERFLOW with a
+ * reason in @err. Limits are the caller's business.
  */
-int vmm_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
+enum vmm_size_error vmm_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
 
 /*
  * vmm_args_parse - fill @cfg from argv[1..argc-1] (argv[0] is skipped).
@@ -88,6 +96,14 @@ extern const char vmm_version[];
  * Return: 0, or -1 with a one-line reason in @err.
  */
 int vmm_guest_args_check(const struct vmm_config *cfg, char *err, size_t errlen);
+
+/*
+ * vmm_guest_mem_needed - the least --mem in bytes for the benchmarks and
+ * size= of @cfg's guest words on cfg->nodes (cmdline_bench_mem()).
+ * Return: 0, or -1 with a one-line reason in @err (a bad word, no
+ * benchmark or no size=).
+ */
+int vmm_guest_mem_needed(const struct vmm_config *cfg, uint64_t *need, char *err, size_t errlen);
 
 /* Does the guest command line run a benchmark? */
 bool vmm_guest_runs_bench(const struct vmm_config *cfg);

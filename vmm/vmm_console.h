@@ -9,17 +9,18 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "vmm_csv.h"
+
 #define VMM_CONSOLE_LINE_MAX 65536 /* longer lines pass through uncaptured */
 
 struct vmm_console {
-	int out_fd;	 /* where guest bytes go (stdout) */
-	bool out_broken; /* a write failed (reader gone): drop the rest */
-	FILE *results;	 /* NULL without --results */
-	FILE *csv;	 /* NULL without --csv */
-	bool csv_header; /* the CSV header line is written */
-	size_t out_done; /* bytes of line[] already written out (a progress line) */
-	size_t len;	 /* bytes of the current line in line[] */
-	bool overlong;	 /* the current line outgrew line[] and was flushed */
+	int out_fd;	    /* where guest bytes go (stdout) */
+	bool out_broken;    /* a write failed (reader gone): drop the rest */
+	FILE *results;	    /* NULL without --results */
+	struct vmm_csv csv; /* csv.f NULL without --csv */
+	size_t out_done;    /* bytes of line[] already written out (a progress line) */
+	size_t len;	    /* bytes of the current line in line[] */
+	bool overlong;	    /* the current line outgrew line[] and was flushed */
 	unsigned long nr_results;
 	char line[VMM_CONSOLE_LINE_MAX];
 };
@@ -46,13 +47,5 @@ void vmm_console_flush(struct vmm_console *c);
 /* Write out a partial last line and close the results and CSV files.
  * Return: 0, or -1 when writing either failed. */
 int vmm_console_close(struct vmm_console *c);
-
-/*
- * vmm_csv_row - the CSV of one RESULT line's JSON @json to @f, after the
- * header line when *@header_done is false (then set). Columns: the fixed
- * keys, then every counter of mm/counters.h (0 when absent).
- * Return: 0, or -1 on a write error.
- */
-int vmm_csv_row(FILE *f, const char *json, size_t len, bool *header_done);
 
 #endif

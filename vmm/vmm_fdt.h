@@ -26,7 +26,7 @@
  *   /cpus/cpu@N: compatible "arm,armv8"
  *   /timer: compatible "arm,armv8-timer", always-on (no interrupts)
  *   /pl011@9000000: compatible "arm,pl011", "arm,primecell", reg
- *   /ptelab-exit@90f0000: compatible "ptelab,exit", reg (ptelab_abi.h)
+ *   /ptelab-exit@90f0000: compatible "ptelab,exit", reg (ptelab/abi.h)
  *   /chosen/stdout-path: "/pl011@9000000"
  * Return: the blob's size (> 0), or a negative libfdt error (-FDT_ERR_NOSPACE
  * when @size is too small).

@@ -8,7 +8,7 @@
 
 #include "vmm_config.h"
 #include "vmm_console.h"
-#include "vmm_kvm.h"
+#include "vmm_timing.h"
 
 /*
  * vmm_host_boot - run ptelab-host-<arch> (next to ptelab) with cfg->mem,

@@ -18,15 +18,9 @@
 #include "vmm_elf.h"
 #include "vmm_guestmem.h"
 #include "vmm_layout.h"
+#include "vmm_timing.h"
 
 struct kvm_run;
-
-/* Microseconds spent in each phase, for --timing. */
-struct vmm_timing {
-	uint64_t start_us; /* process start (main) */
-	uint64_t vm_create_us, load_us, first_exit_us, run_us;
-	int have_kvm; /* the KVM fields are meaningful */
-};
 
 struct vmm_kvm {
 	int sys_fd, vm_fd, vcpu_fd;

@@ -8,8 +8,8 @@
 
 #include "vmm_config.h"
 #include "vmm_console.h"
-#include "vmm_kvm.h"
 #include "vmm_layout.h"
+#include "vmm_timing.h"
 
 #define VMM_QEMU_MAX_ARGS 192
 #define VMM_QEMU_ARGS_BYTES 8192

@@ -30,6 +30,13 @@ char *vmm_fmt_size(uint64_t bytes, char *buf, size_t size);
  */
 int vmm_shell_quote(char *buf, size_t size, const char *word);
 
+/*
+ * vmm_self_exe - the absolute path of the running ptelab (/proc/self/exe),
+ * which finds the files installed next to it (the guests, the host backend).
+ * Return: 0, or -1 when it cannot be read or does not fit in @size bytes.
+ */
+int vmm_self_exe(char *buf, size_t size);
+
 /* Find @name in $PATH; return 1 when an executable file of that name exists. */
 int vmm_in_path(const char *name);
 

@@ -1,6 +1,6 @@
 /*
  * exit.c (arm64) - stopping the machine: on ptelab's KVM backend a write
- * of the status to the exit device the tree names (ptelab_abi.h); on QEMU
+ * of the status to the exit device the tree names (ptelab/abi.h); on QEMU
  * (no such device) semihosting SYS_EXIT, which makes QEMU (run with
  * -semihosting-config enable=on) exit with the guest's status. And the
  * interrupts-off hang.
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "kernel.h"
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 
 #include <asm/traps.h>
 

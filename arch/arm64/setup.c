@@ -7,7 +7,7 @@
  * 0 and the DTB is at the start of RAM (VIRT_DTB_PBASE); a loader that
  * passes the DTB in x0 (the Linux protocol, ptelab's KVM backend) is
  * honoured too. The tree also says how to exit: ptelab's KVM machine has
- * an exit device (ptelab_abi.h), QEMU's has none (semihosting then).
+ * an exit device (ptelab/abi.h), QEMU's has none (semihosting then).
  */
 #include <stdio.h>
 

@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "kernel.h"
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 
 #include <asm/traps.h>
 

@@ -4,7 +4,9 @@
  */
 #include "kernel.h"
 #include "page.h"
+#include <host_tlb.h>
 #include "mm/mm_test.h"
+#include "test.h"
 
 #define HOST_NODES 3
 #define HOST_NODE_MB 64
@@ -38,8 +40,16 @@ int test_catch_panic(void (*fn)(void *), void *arg, char *msg, size_t size)
 	return host_catch_panic(fn, arg, msg, size);
 }
 
+/* The strict TLB model's reports fail the running case. */
+static void tlb_report_to_test(const char *msg)
+{
+	test_checks++;
+	test_check_failed(__FILE__, __LINE__, "strict TLB", msg);
+}
+
 __attribute__((constructor)) static void host_mm_setup(void)
 {
+	host_tlb_reporter = tlb_report_to_test;
 	host_machine_init(HOST_NODES, HOST_NODE_MB);
 	for (unsigned i = 0; i < sizeof(host_boot_ranges) / sizeof(host_boot_ranges[0]); i++)
 		boot_info->reserved[boot_info->nr_reserved++] = host_boot_ranges[i];

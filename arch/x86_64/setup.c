@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "kernel.h"
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 
 #include <asm/io.h>
 #include <asm/traps.h>

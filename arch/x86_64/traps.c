@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "kernel.h"
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 
 #include <asm/io.h>
 #include <asm/traps.h>

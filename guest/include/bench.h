@@ -21,26 +21,9 @@
 #include <stdint.h>
 
 #include "counters.h"
+#include "ptelab/cmdline.h"
 
-struct folio_size {
-	const char *label; /* "4K" ... "2M-pte", "2M-pmd" */
-	unsigned order;
-	bool pmd; /* mapped by a PMD leaf */
-};
-
-extern const struct folio_size folio_sizes[];
-extern const int nr_folio_sizes;
-
-/* The folio size labelled @label (exact, case-sensitive); NULL if none. */
-const struct folio_size *folio_size_find(const char *label, size_t len);
-
-/*
- * folios_check - every label of the comma-separated @list is a folio size.
- * Return: 0, or -1 with a one-line reason naming the first bad label.
- */
-int folios_check(const char *list, char *err, size_t errlen);
-
-#define BENCH_MAX_VARIANTS 16
+#define BENCH_MAX_VARIANTS CMDLINE_CAPS_MAX
 
 /* One variant: its name and the settings it gives the benchmark's own cap. */
 struct bench_variant {
@@ -50,7 +33,7 @@ struct bench_variant {
 };
 
 struct bench_params {
-	unsigned long size; /* bytes of memory each repetition works on */
+	unsigned long size; /* bytes each repetition works on (0 in bench_params: the default) */
 	int reps;
 	const char *folios; /* comma-separated labels to run, NULL = the bench's own */
 	const char *caps;   /* caps=LIST, NULL = the default variants */
@@ -60,9 +43,15 @@ struct bench_params {
 	const char *backend, *version;
 };
 
+/* Which repetition the harness asks a bench_rep_fn for. */
+struct bench_rep {
+	const char *variant; /* the variant's name */
+	int nr;		     /* 0 .. reps - 1; every variant runs repetition nr before nr + 1 */
+};
+
 /* One repetition: set up untimed, then call bench_start()/bench_stop()
  * around the measured part. Return 0, or -1 when it failed. */
-typedef int (*bench_rep_fn)(const struct folio_size *fs, const char *variant,
+typedef int (*bench_rep_fn)(const struct folio_size *fs, const struct bench_rep *r,
 			    const struct bench_params *p);
 
 void bench_start(void);
@@ -75,6 +64,11 @@ struct bench {
 	bench_rep_fn rep;
 	const char *what;    /* one line for the table header */
 	const char *cap_key; /* knob of the timed operation ("zap"); NULL: none */
+	/* Other knobs that set part of the timed operation (GUP's gup_walk,
+	 * migration's migrate_unmap and migrate_flush), NULL-terminated or
+	 * NULL: giving one of them, like cap_key, runs one variant with the
+	 * knobs as given, and cannot be combined with caps=. */
+	const char *const *companion_keys;
 	/* Optional: set the caps of default variant @variant beyond cap_key
 	 * (called after cap_key is set, before the caps are recorded). */
 	void (*apply)(const char *variant);

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "arch.h"
-#include "cmdline.h"
+#include "ptelab/cmdline.h"
 #include "machine.h"
 
 extern struct machine machine; /* from the FDT, set before any command runs */

@@ -47,7 +47,7 @@ struct machine {
  * #size-cells) grouped by numa-node-id (0 when absent), the cpus and their
  * numa-node-id, /distance-map (distance-matrix triples), /chosen/bootargs
  * and /cpus/timebase-frequency (32 or 64 bits), and the address of the exit
- * device /ptelab-exit@... (ptelab_abi.h).
+ * device /ptelab-exit@... (ptelab/abi.h).
  */
 int machine_from_fdt(const void *blob, size_t max, struct machine *m, char *err, size_t errlen);
 

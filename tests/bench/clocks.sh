@@ -16,7 +16,7 @@ HOST_REPS=${HOST_REPS:-11}
 ARCHES=${ARCHES:-x86_64 arm64}
 FOLIOS=4K,64K,2M-pte
 RUNS=bench:zap,bench:mprotect,bench:fork,bench:gup
-mem=$(((SIZE + SIZE / 8 + 64 + 3) / 4 * 4))M
+mem=$("$P" --mem-needed run="$RUNS" size="$SIZE") || exit 2
 T=$(mktemp -d /tmp/ptelab-clocks.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 

@@ -7,8 +7,8 @@
 # every run), but blind to cache and TLB effects. Where ptelab's KVM
 # backend works, the guest of the host's arch also runs there on the real
 # clock.
-# BENCHES (default "zap mprotect fault", plus fork and gup once built),
-# SIZE in MiB (default 1024), REPS (default 5), ARCHES (x86_64 arm64).
+# BENCHES (default: every benchmark the guest has, as bench:none lists
+# them), SIZE in MiB (default 1024), REPS (default 5), ARCHES (x86_64 arm64).
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 P=$TOP/build/ptelab
 SIZE=${SIZE:-1024}
@@ -18,7 +18,7 @@ have=$("$P" --accel icount run=bench:none 2>&1 | sed -n 's/.*(have: *\(.*\))$/\1
 BENCHES=${BENCHES:-$have}
 runs=""
 for b in $BENCHES; do runs="$runs${runs:+,}bench:$b"; done
-mem=$((SIZE * 3 / 1024 + 2))G
+mem=$("$P" --mem-needed run="$runs" size="$SIZE") || exit 2
 
 # run LABEL ARGS...: one boot (its RESULT lines say their clock themselves).
 run() {

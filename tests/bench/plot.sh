@@ -2,8 +2,8 @@
 # tests/bench/plot.sh DIR BENCHES FOLIOS TITLE - the plots of a sweep
 # (tests/bench/sweep.sh) from DIR/sweep.csv, with gnuplot, into DIR:
 #   time-<bench>.png      median time against cap, log2 x axis, a line per
-#                         folio size; "max" sits one step right of the
-#                         largest number
+#                         folio size; "max" (cap 0 in the CSV) sits one
+#                         step right of the largest number
 #   ratio.png             time at cap=1 over time at cap=max against folio
 #                         size, a line per benchmark (how many times faster
 #                         full batching is)
@@ -16,18 +16,18 @@ D=$DIR/plotdata
 mkdir -p "$D"
 
 # csv_pick BENCH FOLIO COLUMNS...: "capx value..." rows of one series,
-# capx the numeric cap (max = twice the largest number given).
+# capx the numeric cap (max, 0 in the CSV, = twice the largest number given).
 csv_pick() {
 	awk -F, -v b="$1" -v f="$2" -v cols="$3" '
 		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; n = split(cols, want, " "); next }
 		$col["bench"] == b && $col["folio"] == f {
 			rows[++nr] = $0
-			if ($col["cap"] != "max" && $col["cap"] + 0 > big) big = $col["cap"] + 0
+			if ($col["cap"] + 0 > big) big = $col["cap"] + 0
 		}
 		END {
 			for (r = 1; r <= nr; r++) {
 				split(rows[r], v, ",")
-				x = v[col["cap"]] == "max" ? 2 * (big ? big : 1) : v[col["cap"]]
+				x = v[col["cap"]] == 0 ? 2 * (big ? big : 1) : v[col["cap"]]
 				line = x
 				for (i = 1; i <= n; i++) line = line " " v[col[want[i]]]
 				print line
@@ -38,12 +38,12 @@ csv_pick() {
 # The x tics: every cap given, "max" at twice the largest.
 xtics() {
 	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "cap") c = i; next }
-		{ if ($c == "max") m = 1; else { caps[$c + 0] = 1; if ($c + 0 > big) big = $c + 0 } }
+		{ if ($c == 0) m = 1; else { caps[$c + 0] = 1; if ($c + 0 > big) big = $c + 0 } }
 		END { s = ""; for (k in caps) s = s (s ? ", " : "") "\"" k "\" " k
 			if (m) s = s (s ? ", " : "") "\"max\" " 2 * (big ? big : 1); print "(" s ")" }' "$CSV"
 }
 XT=$(xtics)
-CLK=$(awk -F, 'NR == 2 { print $1 }' "$CSV")
+CLK=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "clock") c = i } NR == 2 { print $c }' "$CSV")
 case $CLK in
 icount) YL="median us (icount: thousands of guest instructions)" ;;
 host) YL="median us (host: real time, simulated MMU)" ;;
@@ -74,7 +74,7 @@ for b in $BENCHES; do
 		awk -F, -v b="$b" -v f="$f" -v i="$i" '
 			NR == 1 { for (k = 1; k <= NF; k++) col[$k] = k; next }
 			$col["bench"] == b && $col["folio"] == f && $col["cap"] == "1" { one = $col["median_us"] }
-			$col["bench"] == b && $col["folio"] == f && $col["cap"] == "max" { mx = $col["median_us"] }
+			$col["bench"] == b && $col["folio"] == f && $col["cap"] == "0" { mx = $col["median_us"] }
 			END { if (one && mx) printf "%d %s %.3f\n", i, f, one / mx }' "$CSV"
 		i=$((i + 1))
 	done >"$D/$b.ratio"
@@ -92,7 +92,7 @@ for b in $BENCHES; do
 		set output '$DIR/counters-$b.png'; set multiplot layout $n,1;
 		set logscale x 2; set logscale y 10; set xtics $XT; set ylabel 'per repetition'"
 	for f in $FOLIOS; do
-		csv_pick "$b" "$f" "$CNT" >"$D/$b-$f.cnt"
+		csv_pick "$b" "$f" "$(for c in $CNT; do printf 'counters.%s ' "$c"; done)" >"$D/$b-$f.cnt"
 		plot="" k=2
 		for c in $CNT; do
 			# Only counters that change with the cap, and are not zero.

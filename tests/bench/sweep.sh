@@ -51,9 +51,9 @@ tcg) clk="--accel tcg" reps=5 jobs=$(nproc) ;;
 esac
 REPS=${REPS:-$reps}
 export ARCH CAPS SIZE REPS SWEEP_CLK="$clk"
-# --mem for SIZE: the benchmark's memory, an eighth more, 64M of kernel,
-# in whole 4M (2M per node) steps.
-mem=$(((SIZE + SIZE / 8 + 64 + 3) / 4 * 4))M
+# --mem for SIZE by ptelab's rule (--mem-needed), enough for every BENCH.
+mem=$("$P" --mem-needed run="$(echo "$BENCH" | sed 's/[^,][^,]*/bench:&/g')" size="$SIZE") ||
+	exit 2
 export SWEEP_MEM="$mem"
 # Check the whole command line once, before any run (exit 2 on a typo):
 # --dtb-out makes ptelab stop after its checks (x86_64 only).

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "elf_build.h"
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 
 _Static_assert(offsetof(struct elfb_image, ph) == sizeof(Elf64_Ehdr), "no padding");
 _Static_assert(offsetof(struct elfb_image, text) % 16 == 0, "text is aligned");

@@ -64,15 +64,15 @@ TEST(size_overflow)
 
 	CHECK_EQ(size_of("18446744073709551615", &v), 0);
 	CHECK_EQ(v, UINT64_MAX);
-	CHECK_EQ(size_of("18446744073709551616", &v), -1);
+	CHECK_EQ(size_of("18446744073709551616", &v), VMM_SIZE_OVERFLOW);
 	CHECK_HAS(err, "'18446744073709551616' does not fit in 64 bits");
-	CHECK_EQ(size_of("99999999999999999999999", &v), -1);
+	CHECK_EQ(size_of("99999999999999999999999", &v), VMM_SIZE_OVERFLOW);
 	CHECK_HAS(err, "does not fit in 64 bits");
 	CHECK_EQ(size_of("17179869183G", &v), 0); /* 2^34 - 1 GiB */
 	CHECK_EQ(v, 17179869183ULL << 30);
-	CHECK_EQ(size_of("17179869184G", &v), -1); /* 2^64 */
+	CHECK_EQ(size_of("17179869184G", &v), VMM_SIZE_OVERFLOW); /* 2^64 */
 	CHECK_HAS(err, "does not fit in 64 bits");
-	CHECK_EQ(size_of("18014398509481984K", &v), -1);
+	CHECK_EQ(size_of("18014398509481984K", &v), VMM_SIZE_OVERFLOW);
 	CHECK_HAS(err, "does not fit in 64 bits");
 }
 
@@ -88,7 +88,7 @@ TEST(size_junk)
 		char want[64];
 
 		snprintf(want, sizeof(want), "'%s' is not a size", junk[i]);
-		CHECK_EQ(size_of(junk[i], &v), -1);
+		CHECK_EQ(size_of(junk[i], &v), VMM_SIZE_SYNTAX);
 		CHECK_HAS(err, want);
 	}
 }

@@ -1,7 +1,7 @@
 /*
- * test_cmdline.c - the guest command-line parser (guest/cmdline.c).
+ * test_cmdline.c - the guest command-line parser (guest/cmdline/cmdline.c).
  */
-#include "cmdline.h"
+#include "ptelab/cmdline.h"
 #include "test.h"
 
 static struct cmdline cl;

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "elf_build.h"
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 #include "test.h"
 #include "vmm_elf.h"
 

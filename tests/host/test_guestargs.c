@@ -1,6 +1,6 @@
 /*
  * test_guestargs.c - ptelab's check of the guest command line before it
- * boots (vmm/guestargs.c with guest/cmdline_check.c), the words it adds
+ * boots (vmm/guestargs.c with guest/cmdline/cmdline_check.c), the words it adds
  * for the guest (clock, backend, version), the new options (-h,
  * --version, --csv, --quiet, --backend host) and the CSV of a RESULT line
  * (vmm/csv.c).
@@ -8,9 +8,10 @@
 #include <stdlib.h>
 
 #include "host/args_line.h"
+#include "ptelab/cmdline.h"
 #include "test.h"
 #include "vmm_config.h"
-#include "vmm_console.h"
+#include "vmm_csv.h"
 
 static struct vmm_config cfg;
 static char err[256];
@@ -75,7 +76,12 @@ TEST(bad_words_refused)
 TEST(bench_size_against_mem)
 {
 	refused("run=bench:zap size=1024", "size=1024 needs --mem 1216M or more (have 1G)");
-	refused("--nodes 3 --mem 768M run=bench size=1024", "needs --mem 1218M or more");
+	refused("--nodes 3 --mem 768M run=bench:zap size=1024", "needs --mem 1218M or more");
+	/* bench:migrate (and run=bench, which runs it) needs it on every node. */
+	refused("--nodes 3 --mem 768M run=bench size=1024",
+		"needs --mem 3648M or more (have 768M): bench:migrate needs it on every node");
+	refused("run=bench:zap,bench:migrate size=64 --mem 256M", "needs --mem 272M or more");
+	CHECK_EQ(check("--mem 272M run=bench:migrate size=64"), 0);
 	CHECK_EQ(check("--mem 1216M run=bench:zap size=1024"), 0);
 	CHECK_EQ(check("run=bench:zap size=512"), 0);
 	CHECK_EQ(check("run=hello size=1024"), 0); /* no benchmark runs */
@@ -126,32 +132,110 @@ TEST(new_options)
 	CHECK_HAS(vmm_usage_tail, "PTELAB_ALLOW_PVM");
 }
 
-/* A RESULT line's JSON becomes a header and one row; absent counters are
- * 0; the caps object does not leak into the top-level columns. */
-TEST(csv_row)
+/* Write @json through a fresh CSV writer twice, then @json2 (if any), into
+ * @buf (the caller frees it). Return: the third call's status. */
+static int csv_of(const char *json, const char *json2, char **buf)
+{
+	static struct vmm_csv csv;
+	size_t len = 0;
+	int r = 0;
+
+	memset(&csv, 0, sizeof(csv));
+	csv.f = open_memstream(buf, &len);
+	CHECK_EQ(vmm_csv_row(&csv, json, strlen(json)), 0);
+	CHECK_EQ(vmm_csv_row(&csv, json, strlen(json)), 0);
+	if (json2)
+		r = vmm_csv_row(&csv, json2, strlen(json2));
+	fclose(csv.f);
+	return r;
+}
+
+/* The columns are the first line's members in its order, nested ones as
+ * object.member, whatever comes last; one header; null is empty. */
+TEST(csv_columns_from_json)
 {
 	static const char json[] =
-		"{\"bench\":\"zap\",\"arch\":\"x86_64\",\"backend\":\"qemu\",\"clock\":\"icount\","
-		"\"version\":\"v1\",\"folio\":\"64K\",\"variant\":\"cap=4\",\"cap\":\"4\","
-		"\"reps\":1,\"size_mb\":64,\"median_us\":2281.4,\"min_us\":2281.4,"
-		"\"max_us\":2281.4,\"spread_pct\":0.0,\"caps\":{\"zap\":\"4\"},"
-		"\"counters\":{\"ptl_takes\":32,\"ref_updates\":4130}}";
+		"{\"bench\":\"zap\",\"arch\":\"x86_64\",\"clock\":\"icount\",\"folio\":\"64K\","
+		"\"variant\":\"cap=4\",\"cap\":4,\"caps\":{\"zap\":4,\"gup_walk\":\"on\"},"
+		"\"counters\":{\"ptl_takes\":32,\"ref_updates\":4130},\"median_us\":2281.4,"
+		"\"none\":null}";
 	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	bool header = false;
 
-	CHECK_EQ(vmm_csv_row(f, json, strlen(json), &header), 0);
-	CHECK_EQ(vmm_csv_row(f, json, strlen(json), &header), 0);
-	fclose(f);
-	CHECK(header);
-	CHECK_HAS(buf, "clock,arch,backend,version,bench,folio,variant,cap,reps,size_mb,"
-		       "median_us,min_us,max_us,spread_pct,pt_descents,ptl_takes,");
-	CHECK_HAS(buf, "\nicount,x86_64,qemu,v1,zap,64K,cap=4,4,1,64,2281.4,2281.4,2281.4,0.0,"
-		       "0,32,0,4130,");
-	CHECK(strstr(strchr(buf, '\n') + 1, "clock,") == NULL); /* one header */
+	CHECK_EQ(csv_of(json, NULL, &buf), 0);
+	CHECK_STR(buf, "bench,arch,clock,folio,variant,cap,caps.zap,caps.gup_walk,"
+		       "counters.ptl_takes,counters.ref_updates,median_us,none\n"
+		       "zap,x86_64,icount,64K,cap=4,4,4,on,32,4130,2281.4,\n"
+		       "zap,x86_64,icount,64K,cap=4,4,4,on,32,4130,2281.4,\n");
 	free(buf);
 }
 
+/* A later line fills the header's columns by name: reordered members
+ * land in their columns, a missing one is empty, an extra one dropped;
+ * a comma or quote in a string is CSV-quoted. */
+TEST(csv_later_rows_by_name)
+{
+	char *buf = NULL;
+
+	CHECK_EQ(csv_of("{\"a\":1,\"o\":{\"b\":2},\"c\":\"x\"}",
+			"{\"c\":\"y,\\\"z\",\"extra\":5,\"a\":3}", &buf),
+		 0);
+	CHECK_STR(buf, "a,o.b,c\n1,2,x\n1,2,x\n3,,\"y,\\\"\"z\"\n");
+	free(buf);
+}
+
+/* What is not one JSON object gets no row and no header. */
+TEST(csv_refuses_non_objects)
+{
+	static const char *const bad[] = { "",		"[1]",	      "{\"a\":[1]}", "{\"a\":1",
+					   "{\"a\" 1}", "{\"a\":1}x", "{a:1}",	     "{\"a\":}" };
+	struct vmm_csv csv;
+	char *buf = NULL;
+	size_t len = 0;
+
+	memset(&csv, 0, sizeof(csv));
+	csv.f = open_memstream(&buf, &len);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK_EQ(vmm_csv_row(&csv, bad[i], strlen(bad[i])), -1);
+	fclose(csv.f);
+	CHECK_EQ(len, 0);
+	CHECK_EQ(csv.ncols, 0);
+	free(buf);
+}
+
+/* The rule itself: the memory, an eighth, 64M; on every node for
+ * migration; rounded to 2M per node. */
+TEST(bench_mem_rule)
+{
+	CHECK_EQ(cmdline_bench_mem(1024, 2, false), 1216ull << 20);
+	CHECK_EQ(cmdline_bench_mem(1024, 3, false), 1218ull << 20);
+	CHECK_EQ(cmdline_bench_mem(1024, 2, true), 2432ull << 20);
+	CHECK_EQ(cmdline_bench_mem(2, 1, false), 66ull << 20);
+	CHECK_EQ(cmdline_bench_mem(2, 8, true), 8 * (66ull << 20));
+	CHECK(cmdline_bench_every_node("migrate"));
+	CHECK(!cmdline_bench_every_node("zap"));
+}
+
+/* --mem-needed prints the rule's answer for the words and --nodes, whatever
+ * --mem says; it needs a benchmark and size=. */
+TEST(mem_needed)
+{
+	uint64_t need = 0;
+
+	CHECK_EQ(args_parse_line("--mem-needed --mem 2M --nodes 3 run=bench:migrate size=64", &cfg,
+				 err, sizeof(err)),
+		 0);
+	CHECK(cfg.mem_needed);
+	CHECK_EQ(vmm_guest_mem_needed(&cfg, &need, err, sizeof(err)), 0);
+	CHECK_EQ(need, 408ull << 20);
+	CHECK_EQ(args_parse_line("--mem-needed run=hello", &cfg, err, sizeof(err)), 0);
+	CHECK_EQ(vmm_guest_mem_needed(&cfg, &need, err, sizeof(err)), -1);
+	CHECK_HAS(err, "give a benchmark (run=bench...) and its size=");
+	CHECK_EQ(args_parse_line("--mem-needed run=bench folios=3K size=2", &cfg, err, sizeof(err)),
+		 0);
+	CHECK_EQ(vmm_guest_mem_needed(&cfg, &need, err, sizeof(err)), -1);
+	CHECK_HAS(err, "'3K' is not a folio size");
+}
+
 TEST_SUITE(guestargs, good_words_pass, bad_words_refused, bench_size_against_mem,
-	   settle_clock_and_defaults, new_options, csv_row)
+	   settle_clock_and_defaults, new_options, bench_mem_rule, mem_needed,
+	   csv_columns_from_json, csv_later_rows_by_name, csv_refuses_non_objects)

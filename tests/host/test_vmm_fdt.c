@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "machine.h"
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 #include "test.h"
 #include "vmm_fdt.h"
 
@@ -175,7 +175,7 @@ TEST(tree_has_standard_names)
 }
 
 /* The arm64 KVM machine's devices: the PL011 (also stdout-path), the
- * exit device of ptelab_abi.h, the timer, armv8 cpus; none on x86_64. */
+ * exit device of ptelab/abi.h, the timer, armv8 cpus; none on x86_64. */
 TEST(arm64_tree_has_devices)
 {
 	const fdt32_t *reg;

@@ -30,8 +30,8 @@ void mm_snapshot_take(struct mm_snapshot *s)
 		s->node_free[i] = pglists[i].free_pages;
 		for (int k = 0; k <= MAX_ORDER; k++) {
 			s->nr_free[i][k] = pglists[i].nr_free[k];
-			list_for_each(e, &pglists[i].free_area[k]) s->pfn_sum[i][k] +=
-				page_to_pfn(list_entry(e, struct page, lru));
+			list_for_each(e, &pglists[i].free_area[k])
+				s->pfn_sum[i][k] += page_to_pfn(list_entry(e, struct page, lru));
 		}
 	}
 }

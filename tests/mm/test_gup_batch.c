@@ -173,6 +173,12 @@ static struct mm *mixed_exclusive(unsigned long *a, struct mm **child)
 	return mm;
 }
 
+static void print_line(void *ctx, const char *line)
+{
+	(void)ctx;
+	printf("    %s\n", line);
+}
+
 TEST(ro_pin_run_splits_at_a_page_that_is_not_exclusive)
 {
 	struct mm_counters d[NR_GUP_VARIANTS];
@@ -185,7 +191,15 @@ TEST(ro_pin_run_splits_at_a_page_that_is_not_exclusive)
 
 		WHERE("%s", gup_variants[v].label);
 		f0 = folio_at(mm, a);
+		if (v == 0) { /* docs/gup.md shows the tables before and after the call */
+			printf("    -- before pin_user_pages(16 pages, FOLL_LONGTERM)\n");
+			mm_ptdump_to(mm, print_line, NULL);
+		}
 		d[v] = pin_counted(mm, a, 16, FOLL_LONGTERM, &gup_variants[v], &got);
+		if (v == 0) {
+			printf("    -- after it\n");
+			mm_ptdump_to(mm, print_line, NULL);
+		}
 		W_CHECK_EQ(got, 16);
 		W_CHECK(pages_are_mapped(mm, pages, 16, a));
 		for (int i = 0; i < 16; i++)
@@ -203,6 +217,14 @@ TEST(ro_pin_run_splits_at_a_page_that_is_not_exclusive)
 	}
 	CHECK_EQ(d[0].ref_updates - d[3].ref_updates, 7); /* 8 grabs became 1 */
 	CHECK_EQ(d[1].ref_updates, d[0].ref_updates);
+	/* The counters docs/gup.md shows for this call (its doc-test runs this case). */
+	for (int v = 0; v < NR_GUP_VARIANTS; v++)
+		printf("    %-9s pt_descents %llu ptl_takes %llu ptep_gets %llu ref_updates %llu "
+		       "faults %llu folio_copies %llu\n",
+		       gup_variants[v].label, (unsigned long long)d[v].pt_descents,
+		       (unsigned long long)d[v].ptl_takes, (unsigned long long)d[v].ptep_gets,
+		       (unsigned long long)d[v].ref_updates, (unsigned long long)d[v].faults,
+		       (unsigned long long)d[v].folio_copies);
 }
 
 /* The same folio under FOLL_GET: a get needs no exclusivity, so the run

@@ -22,36 +22,37 @@ TEST(migrate_pages_moves_every_size)
 	unsigned long len = 4ul << 20, pages = len >> PAGE_SHIFT;
 
 	FOR_BOTH_CAPS(b)
-	for (unsigned s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
-		struct mm *mm = begin(b);
-		unsigned long a = test_mmap(mm, len, RW | (sizes[s].pmd ? 0 : VM_NOHUGEPMD),
-					    ORDERS(sizes[s].order));
-		struct mm_counters c0 = mm_counters, d;
-		bool pmd;
-		pte_t pte;
+		for (unsigned s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+			struct mm *mm = begin(b);
+			unsigned long a = test_mmap(mm, len, RW | (sizes[s].pmd ? 0 : VM_NOHUGEPMD),
+						    ORDERS(sizes[s].order));
+			struct mm_counters c0 = mm_counters, d;
+			bool pmd;
+			pte_t pte;
 
-		fill(mm, a, pages, s);
-		CHECK_EQ(off_node(mm, a, pages, 0), 0);
-		c0 = mm_counters;
-		CHECK_EQ(migrate_pages(mm, N0, N1), 0);
-		d = counters_since(&c0);
-		CHECK_EQ(off_node(mm, a, pages, 1), 0);
-		CHECK_EQ(node_of(mm, a + len - PAGE_SIZE), 1);
-		CHECK_EQ(bad_bytes(mm, a, pages, s), 0);
-		CHECK_EQ(d.pgmigrate_success, pages);
-		CHECK_EQ(d.pgmigrate_fail, 0);
-		CHECK_EQ(d.folio_copies, pages);
-		CHECK_EQ(d.migrate_queued, pages >> sizes[s].order);
-		CHECK_EQ(d.thp_migration_success, sizes[s].order == PMD_ORDER ? pages / 512 : 0);
-		CHECK_EQ(folio_order(folio_at(mm, a)), sizes[s].order);
-		page_at(mm, a, &pmd, &pte);
-		CHECK_EQ(pmd, sizes[s].pmd);
-		CHECK_MM_OK();
-		CHECK_EQ(migrate_pages(mm, N1, N0), 0);
-		CHECK_EQ(off_node(mm, a, pages, 0), 0);
-		CHECK_EQ(bad_bytes(mm, a, pages, s), 0);
-		mm_case_end(mm, free_before);
-	}
+			fill(mm, a, pages, s);
+			CHECK_EQ(off_node(mm, a, pages, 0), 0);
+			c0 = mm_counters;
+			CHECK_EQ(migrate_pages(mm, N0, N1), 0);
+			d = counters_since(&c0);
+			CHECK_EQ(off_node(mm, a, pages, 1), 0);
+			CHECK_EQ(node_of(mm, a + len - PAGE_SIZE), 1);
+			CHECK_EQ(bad_bytes(mm, a, pages, s), 0);
+			CHECK_EQ(d.pgmigrate_success, pages);
+			CHECK_EQ(d.pgmigrate_fail, 0);
+			CHECK_EQ(d.folio_copies, pages);
+			CHECK_EQ(d.migrate_queued, pages >> sizes[s].order);
+			CHECK_EQ(d.thp_migration_success,
+				 sizes[s].order == PMD_ORDER ? pages / 512 : 0);
+			CHECK_EQ(folio_order(folio_at(mm, a)), sizes[s].order);
+			page_at(mm, a, &pmd, &pte);
+			CHECK_EQ(pmd, sizes[s].pmd);
+			CHECK_MM_OK();
+			CHECK_EQ(migrate_pages(mm, N1, N0), 0);
+			CHECK_EQ(off_node(mm, a, pages, 0), 0);
+			CHECK_EQ(bad_bytes(mm, a, pages, s), 0);
+			mm_case_end(mm, free_before);
+		}
 }
 
 /* The queue with the seed's batching reads each PTE once (inside
@@ -62,8 +63,7 @@ TEST(queue_is_one_descent_and_lock_per_table)
 	NEED_TWO_NODES();
 	unsigned long len = 4ul << 20, pages = len >> PAGE_SHIFT;
 
-	FOR_BOTH_CAPS(b)
-	{
+	FOR_BOTH_CAPS(b) {
 		struct mm *mm = begin(b);
 		unsigned long a = test_mmap(mm, len, RW | VM_NOHUGEPMD, ORDERS(4));
 		struct mm_counters c0, d;
@@ -178,8 +178,7 @@ TEST(mbind_move_splits_and_moves_the_range)
 	NEED_TWO_NODES();
 	unsigned long len = 2ul << 20, pages = len >> PAGE_SHIFT, q = len / 4;
 
-	FOR_BOTH_CAPS(b)
-	{
+	FOR_BOTH_CAPS(b) {
 		struct mm *mm = begin(b);
 		unsigned long a = test_mmap(mm, len, RW | VM_NOHUGEPMD, ORDERS(4));
 		int nvmas = 0;
@@ -210,39 +209,38 @@ TEST(pinned_folio_stays_busy)
 {
 	NEED_TWO_NODES();
 	FOR_BOTH_CAPS(b)
-	for (unsigned o = 0; o <= 4; o += 4) {
-		struct mm *mm = begin(b);
-		unsigned long len = 64ul << 10, pages = len >> PAGE_SHIFT;
-		unsigned long a = test_mmap(mm, len, RW | VM_NOHUGEPMD, ORDERS(o));
-		unsigned long addrs[2] = { a, a + len - PAGE_SIZE };
-		int nodes[2] = { 1, 1 }, status[2] = { 0, 0 };
-		struct page *pin[1];
-		unsigned char x = 0x5a;
+		for (unsigned o = 0; o <= 4; o += 4) {
+			struct mm *mm = begin(b);
+			unsigned long len = 64ul << 10, pages = len >> PAGE_SHIFT;
+			unsigned long a = test_mmap(mm, len, RW | VM_NOHUGEPMD, ORDERS(o));
+			unsigned long addrs[2] = { a, a + len - PAGE_SIZE };
+			int nodes[2] = { 1, 1 }, status[2] = { 0, 0 };
+			struct page *pin[1];
+			unsigned char x = 0x5a;
 
-		fill(mm, a, pages, 1);
-		CHECK_EQ(pin_user_pages(mm, a, 1, FOLL_WRITE | FOLL_LONGTERM, pin), 1);
-		CHECK_EQ(migrate_pages(mm, N0, N1), o ? (long)pages : 1);
-		CHECK_EQ(node_of(mm, a), 0);
-		CHECK_EQ(move_pages(mm, 2, addrs, nodes, status, MPOL_MF_MOVE), o ? 2 : 1);
-		CHECK_EQ(status[0], -EBUSY);
-		CHECK_EQ(status[1], o ? -EBUSY : 1);
-		CHECK_EQ(mm_access(mm, a + 5, &x, 1, true), 0);
-		CHECK_EQ(((unsigned char *)page_address(pin[0]))[5], 0x5a);
-		CHECK_EQ(page_folio(pin[0]), folio_at(mm, a));
-		CHECK_MM_OK();
-		unpin_user_pages(pin, 1);
-		CHECK_EQ(migrate_pages(mm, N0, N1), 0);
-		CHECK_EQ(off_node(mm, a, pages, 1), 0);
-		mm_case_end(mm, free_before);
-	}
+			fill(mm, a, pages, 1);
+			CHECK_EQ(pin_user_pages(mm, a, 1, FOLL_WRITE | FOLL_LONGTERM, pin), 1);
+			CHECK_EQ(migrate_pages(mm, N0, N1), o ? (long)pages : 1);
+			CHECK_EQ(node_of(mm, a), 0);
+			CHECK_EQ(move_pages(mm, 2, addrs, nodes, status, MPOL_MF_MOVE), o ? 2 : 1);
+			CHECK_EQ(status[0], -EBUSY);
+			CHECK_EQ(status[1], o ? -EBUSY : 1);
+			CHECK_EQ(mm_access(mm, a + 5, &x, 1, true), 0);
+			CHECK_EQ(((unsigned char *)page_address(pin[0]))[5], 0x5a);
+			CHECK_EQ(page_folio(pin[0]), folio_at(mm, a));
+			CHECK_MM_OK();
+			unpin_user_pages(pin, 1);
+			CHECK_EQ(migrate_pages(mm, N0, N1), 0);
+			CHECK_EQ(off_node(mm, a, pages, 1), 0);
+			mm_case_end(mm, free_before);
+		}
 }
 
 /* move_pages: the status of each page as Linux gives it. */
 TEST(move_pages_reports_per_page)
 {
 	NEED_TWO_NODES();
-	FOR_BOTH_CAPS(b)
-	{
+	FOR_BOTH_CAPS(b) {
 		struct mm *mm = begin(b);
 		unsigned long a = test_mmap(mm, 1ul << 20, RW | VM_NOHUGEPMD, ORDERS(4));
 		unsigned long addrs[6] = { a, a + 0x10000, a + 0x11000, a + 0x80000, 0x1000000, a };
@@ -289,37 +287,38 @@ TEST(move_vs_move_all_with_a_child)
 	unsigned long len = 256ul << 10, pages = len >> PAGE_SHIFT;
 
 	FOR_BOTH_CAPS(b)
-	for (unsigned o = 0; o <= 4; o += 2) {
-		struct mm *mm = begin(b), *child, *grandchild;
-		unsigned long a = test_mmap(mm, len, RW | VM_NOHUGEPMD, ORDERS(o));
-		struct mm_counters c0;
-		unsigned char x = 0xee;
+		for (unsigned o = 0; o <= 4; o += 2) {
+			struct mm *mm = begin(b), *child, *grandchild;
+			unsigned long a = test_mmap(mm, len, RW | VM_NOHUGEPMD, ORDERS(o));
+			struct mm_counters c0;
+			unsigned char x = 0xee;
 
-		fill(mm, a, pages, 5);
-		child = mm_fork(mm, NULL);
-		CHECK(child != NULL);
-		grandchild = mm_fork(child, NULL);
-		CHECK(grandchild != NULL);
-		CHECK_EQ(migrate_pages(mm, N0, N1), (long)pages);
-		CHECK_EQ(off_node(mm, a, pages, 0), 0);
-		CHECK_EQ(mm_migrate_pages(mm, N0, N1, MPOL_MF_MOVE_ALL), 0);
-		CHECK_EQ(off_node(mm, a, pages, 1), 0);
-		CHECK_EQ(off_node(child, a, pages, 1), 0);
-		CHECK_EQ(folio_at(child, a + len - PAGE_SIZE), folio_at(mm, a + len - PAGE_SIZE));
-		CHECK_EQ(folio_at(grandchild, a), folio_at(mm, a));
-		CHECK_EQ(bad_bytes(grandchild, a, pages, 5), 0);
-		CHECK_EQ(bad_bytes(child, a, pages, 5), 0);
-		CHECK(!PageAnonExclusive(page_at(mm, a, &(bool){ 0 }, &(pte_t){ 0 })));
-		CHECK_MM_OK();
-		c0 = mm_counters;
-		CHECK_EQ(mm_access(child, a, &x, 1, true), 0);
-		CHECK_EQ(counters_since(&c0).cow_copies, 1);
-		CHECK_EQ(bad_bytes(mm, a, pages, 5), 0);
-		CHECK_EQ(bad_bytes(grandchild, a, pages, 5), 0);
-		mm_put(grandchild);
-		mm_put(child);
-		mm_case_end(mm, free_before);
-	}
+			fill(mm, a, pages, 5);
+			child = mm_fork(mm, NULL);
+			CHECK(child != NULL);
+			grandchild = mm_fork(child, NULL);
+			CHECK(grandchild != NULL);
+			CHECK_EQ(migrate_pages(mm, N0, N1), (long)pages);
+			CHECK_EQ(off_node(mm, a, pages, 0), 0);
+			CHECK_EQ(mm_migrate_pages(mm, N0, N1, MPOL_MF_MOVE_ALL), 0);
+			CHECK_EQ(off_node(mm, a, pages, 1), 0);
+			CHECK_EQ(off_node(child, a, pages, 1), 0);
+			CHECK_EQ(folio_at(child, a + len - PAGE_SIZE),
+				 folio_at(mm, a + len - PAGE_SIZE));
+			CHECK_EQ(folio_at(grandchild, a), folio_at(mm, a));
+			CHECK_EQ(bad_bytes(grandchild, a, pages, 5), 0);
+			CHECK_EQ(bad_bytes(child, a, pages, 5), 0);
+			CHECK(!PageAnonExclusive(page_at(mm, a, &(bool){ 0 }, &(pte_t){ 0 })));
+			CHECK_MM_OK();
+			c0 = mm_counters;
+			CHECK_EQ(mm_access(child, a, &x, 1, true), 0);
+			CHECK_EQ(counters_since(&c0).cow_copies, 1);
+			CHECK_EQ(bad_bytes(mm, a, pages, 5), 0);
+			CHECK_EQ(bad_bytes(grandchild, a, pages, 5), 0);
+			mm_put(grandchild);
+			mm_put(child);
+			mm_case_end(mm, free_before);
+		}
 }
 
 /* AnonExclusive survives: pages made read-only by mprotect before the
@@ -329,8 +328,7 @@ TEST(move_vs_move_all_with_a_child)
 TEST(anon_exclusive_survives)
 {
 	NEED_TWO_NODES();
-	FOR_BOTH_CAPS(b)
-	{
+	FOR_BOTH_CAPS(b) {
 		struct mm *mm = begin(b);
 		unsigned long len = 128ul << 10, pages = len >> PAGE_SHIFT;
 		unsigned long a = test_mmap(mm, len, RW | VM_NOHUGEPMD, ORDERS(4));
@@ -382,8 +380,7 @@ TEST(mixed_entry_bits_survive)
 	NEED_TWO_NODES();
 	static struct bits before[32], after[32];
 
-	FOR_BOTH_CAPS(b)
-	{
+	FOR_BOTH_CAPS(b) {
 		struct mm *mm = begin(b);
 		unsigned long len = 128ul << 10, pages = len >> PAGE_SHIFT;
 		unsigned long a = test_mmap(mm, len, RW | VM_NOHUGEPMD, ORDERS(4));
@@ -410,8 +407,7 @@ TEST(mixed_entry_bits_survive)
 TEST(half_unmapped_large_folio)
 {
 	NEED_TWO_NODES();
-	FOR_BOTH_CAPS(b)
-	{
+	FOR_BOTH_CAPS(b) {
 		struct mm *mm = begin(b);
 		unsigned long len = 64ul << 10, pages = len >> PAGE_SHIFT;
 		unsigned long a = test_mmap(mm, len, RW | VM_NOHUGEPMD, ORDERS(4));
@@ -431,8 +427,7 @@ TEST(half_unmapped_large_folio)
 TEST(pmd_thp_moves_whole_or_split)
 {
 	NEED_TWO_NODES();
-	FOR_BOTH_CAPS(b)
-	{
+	FOR_BOTH_CAPS(b) {
 		struct mm *mm = begin(b);
 		unsigned long len = 2ul << 20, pages = len >> PAGE_SHIFT;
 		unsigned long a = test_mmap(mm, len, RW, ORDERS(PMD_ORDER));
@@ -471,8 +466,7 @@ TEST(pmd_thp_moves_whole_or_split)
 TEST(pte_mapped_folio_splits_without_a_block)
 {
 	NEED_TWO_NODES();
-	FOR_BOTH_CAPS(b)
-	{
+	FOR_BOTH_CAPS(b) {
 		struct mm *mm = begin(b);
 		unsigned long a = test_mmap(mm, 64ul << 10, RW | VM_NOHUGEPMD, ORDERS(4));
 		struct list_head held;
@@ -502,8 +496,7 @@ TEST(pte_mapped_folio_splits_without_a_block)
 TEST(oom_on_target_leaves_things_consistent)
 {
 	NEED_TWO_NODES();
-	FOR_BOTH_CAPS(b)
-	{
+	FOR_BOTH_CAPS(b) {
 		struct mm *mm = begin(b);
 		unsigned long a = test_mmap(mm, 128ul << 10, RW | VM_NOHUGEPMD, ORDERS(4));
 		unsigned long s = test_mmap(mm, 64ul << 10, RW | VM_NOHUGEPMD, ORDERS(0));
@@ -589,8 +582,7 @@ TEST(fault_on_a_migration_entry_is_handled)
 TEST(contpte_blocks_stay_folded)
 {
 	NEED_TWO_NODES();
-	FOR_BOTH_CAPS(b)
-	{
+	FOR_BOTH_CAPS(b) {
 		struct mm *mm = begin(b);
 		unsigned long len = 256ul << 10, pages = len >> PAGE_SHIFT;
 		unsigned long a = test_mmap(mm, len, RW | VM_NOHUGEPMD, ORDERS(4));
@@ -618,8 +610,7 @@ TEST(batched_unmap_and_flush_counts)
 	NEED_TWO_NODES();
 	unsigned long len = 1ul << 20, pages = len >> PAGE_SHIFT;
 
-	FOR_BOTH_CAPS(b)
-	{
+	FOR_BOTH_CAPS(b) {
 		struct mm *mm = begin(b);
 		unsigned long a = test_mmap(mm, len, RW | VM_NOHUGEPMD, ORDERS(4));
 		struct mm_counters c0, d;

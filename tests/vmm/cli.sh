@@ -62,6 +62,9 @@ early_cases() {
 	refused_early "caps=1,2,2: '2' is given twice" run=bench:zap caps=1,2,2
 	refused_early "zap=none: a cap is a number" run=bench:zap zap=none
 	refused_early "size=1024 needs --mem 1216M or more (have 1G)" run=bench:zap size=1024
+	refused_early "size=512 needs --mem 1280M or more (have 1G): bench:migrate needs it on every node" \
+		run=bench:migrate size=512
+	refused_early "--mem-needed: give a benchmark (run=bench...) and its size=" --mem-needed run=hello
 	refused_early "ptelab.clock= is ptelab's to set" run=hello ptelab.clock=x
 	refused_early "unknown option '--bogus' (try 'ptelab --help')" -h --bogus
 }
@@ -153,7 +156,7 @@ sweep_cases() {
 			fail "$name" "times do not fall: $times"
 		elif [ "$(field "$line" clock)" != icount ] || [ "$(field "$line" arch)" != x86_64 ] ||
 			[ "$(field "$line" backend)" != qemu ] || [ "$(field "$line" version)" = unknown ] ||
-			! echo "$line" | grep -q '"caps":{"zap":"1",'; then
+			! echo "$line" | grep -q '"caps":{"zap":1,'; then
 			fail "$name" "keys: $line"
 		elif grep -q '^\.' "$TMPD/out"; then
 			fail "$name" "--quiet printed progress"
@@ -162,7 +165,7 @@ sweep_cases() {
 		fi
 		name="--csv: a header and the same four rows"
 		if [ "$(wc -l <"$TMPD/r.csv")" -eq 5 ] &&
-			head -n 1 "$TMPD/r.csv" | grep -q '^clock,arch,backend,version,bench,folio,variant,cap,' &&
+			head -n 1 "$TMPD/r.csv" | grep -q '^bench,arch,backend,clock,version,folio,variant,cap,reps,.*,caps\.zap,.*,counters\.pt_descents,' &&
 			[ "$(cut -d, -f7 "$TMPD/r.csv" | tail -n 4 | tr '\n' ' ')" = "$variants" ]; then
 			pass "$name"
 		else
@@ -196,8 +199,8 @@ make_sweep_case() {
 		return
 	fi
 	d=$TOP/build/sweep/latest
-	rows=$(tail -n +2 "$d/sweep.csv" | cut -d, -f5-8 | tr '\n' ' ')
-	want="zap,4K,cap=1,1 zap,4K,cap=16,16 zap,4K,cap=max,max zap,64K,cap=1,1 zap,64K,cap=16,16 zap,64K,cap=max,max "
+	rows=$(tail -n +2 "$d/sweep.csv" | cut -d, -f1,6-8 | tr '\n' ' ')
+	want="zap,4K,cap=1,1 zap,4K,cap=16,16 zap,4K,cap=max,0 zap,64K,cap=1,1 zap,64K,cap=16,16 zap,64K,cap=max,0 "
 	if [ "$rows" != "$want" ]; then
 		fail "$name" "rows: $rows"
 	elif ! (for f in time-zap ratio counters-zap; do
@@ -241,7 +244,23 @@ host_cases() {
 	fi
 }
 
+# --mem-needed prints the one rule's figure, and that much memory runs the
+# benchmark: bench:migrate, which needs the room on every node, included.
+mem_needed_cases() {
+	name="--mem-needed: the figure, and bench:migrate runs in it"
+	mem=$("$PTELAB" --mem-needed run=bench:zap,bench:migrate size=16 2>&1)
+	if [ "$mem" != 164M ]; then
+		fail "$name" "printed '$mem', wanted 164M"
+	elif [ ! -f "$REAL_X86" ]; then
+		skip "$name" "no build/x86_64/guest.elf"
+	elif expect_status "$name" 0 "$PTELAB" --accel icount --mem "$mem" --quiet \
+		run=bench:zap,bench:migrate size=16 reps=1 folios=4K,2M-pmd; then
+		pass "$name"
+	fi
+}
+
 early_cases
+mem_needed_cases
 guest_cases
 help_cases
 sweep_cases
@@ -255,7 +274,7 @@ if expect_status "$name" 0 "$PTELAB" --accel icount --mem 2G --quiet --results "
 	u=$(grep '"variant":"unbatched"' "$TMPD/m.json")
 	q=$(grep '"variant":"unmap"' "$TMPD/m.json")
 	case "$u|$q" in
-	*'"cap":"1"'*'"migrate_unmap":"1","migrate_flush":"1"'*'|'*'"cap":"1"'*'"migrate":"1","migrate_unmap":"max","migrate_flush":"1"'*)
+	*'"cap":1,'*'"migrate_unmap":1,"migrate_flush":1'*'|'*'"cap":1,'*'"migrate":1,"migrate_unmap":0,"migrate_flush":1'*)
 		pass "$name" ;;
 	*) fail "$name" "unbatched: $u; unmap: $q" ;;
 	esac

@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "host/elf_build.h"
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 #include "vmm_elf.h"
 
 /* Room past a real image for defects that never grow it. */
@@ -168,7 +168,7 @@ static const uint32_t a64_exit7[] = {
 };
 static const uint32_t a64_spin[] = { 0x14000000 }; /* b . */
 /* For ptelab's arm64 KVM machine (no semihosting there): its exit device
- * and PL011 of ptelab_abi.h, and a store where there is no device. */
+ * and PL011 of ptelab/abi.h, and a store where there is no device. */
 static const uint32_t a64_kvm_exit7[] = {
 	0xd2a121e1, /* mov x1, #0x090f0000 (the exit device) */
 	0x528000e0, /* mov w0, #7 */

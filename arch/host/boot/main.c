@@ -21,9 +21,9 @@
 #include <unistd.h>
 
 #include "kernel.h"
-#include "knobs.h"
+#include "knob_parse.h"
 #include "mm.h"
-#include "ptelab_abi.h"
+#include "ptelab/abi.h"
 #include <host_tlb.h>
 
 const char arch_name[] = "host-" HOST_PTE_FORMAT;

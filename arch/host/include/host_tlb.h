@@ -5,8 +5,9 @@
  * The software MMU (uaccess.c) serves every user access from a cached
  * translation when it has one and walks the tables only on a miss, so a
  * flush that mm/ forgot shows up as a stale translation. What the model
- * finds is reported as a failed check of the running test case (or, while
- * host_tlb_capture() is on, written to a buffer for the model's own tests).
+ * finds goes to the reporter the tests install (host_tlb_reporter: a
+ * failed check of the running case), or, while host_tlb_capture() is on,
+ * into a buffer for the model's own tests.
  * Host runner only: the guest runs on a real (or QEMU's) TLB.
  */
 #ifndef HOST_TLB_H
@@ -73,5 +74,13 @@ void host_tlb_flush_all(void);
  * NULL stops capturing. */
 extern unsigned long host_tlb_reports, host_tlb_hits, host_tlb_fills;
 void host_tlb_capture(char *buf, size_t size);
+
+/*
+ * host_tlb_reporter - where a report goes (one line, no newline), set by
+ * the test runner's setup (arch/host/setup.c); so arch/host does not link
+ * the runner, and the host backend, which turns the model off, has none.
+ * A report with no reporter set is a bug the model cannot pass on: panic.
+ */
+extern void (*host_tlb_reporter)(const char *msg);
 
 #endif

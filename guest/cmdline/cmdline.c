@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmdline.h"
+#include "ptelab/cmdline.h"
 
 static int word_char_ok(char c)
 {

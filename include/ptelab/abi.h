@@ -1,5 +1,5 @@
 /*
- * ptelab_abi.h - the contract between the ptelab VMM and its guest kernel.
+ * ptelab/abi.h - the contract between the ptelab VMM and its guest kernel.
  *
  * Shared, unchanged, by vmm/ (hosted C) and the guest (freestanding C and
  * assembly). Anything one side relies on about the other is written here

@@ -1,11 +1,12 @@
 /*
- * bench_folios.c - the folio sizes a benchmark can run, by label. Plain C:
- * ptelab links it too, to reject a bad folios= before it boots anything.
+ * bench_folios.c - the folio sizes a benchmark can run, by label (folios=;
+ * ptelab/cmdline.h). Plain C: ptelab links it too, to reject a bad
+ * folios= before it boots anything.
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "bench.h"
+#include "ptelab/cmdline.h"
 
 const struct folio_size folio_sizes[] = {
 	{ "4K", 0, false },	{ "16K", 2, false },   { "32K", 3, false },  { "64K", 4, false },

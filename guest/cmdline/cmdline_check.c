@@ -9,9 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench.h"
-#include "cmdline.h"
-#include "knobs.h"
+#include "ptelab/cmdline.h"
 
 enum key_kind {
 	K_RUN,
@@ -42,13 +40,11 @@ static const struct key_rule rules[] = {
 	  "2M-pte 2M-pmd" },
 	{ "caps", K_CAPS, "benchmarks: a variant per cap of the timed operation, e.g. 1,4,max" },
 	{ "batch", K_CAP, "every cap below at once (N or max; 1 = unbatched)" },
-	{ "zap", K_CAP, "cap of the batched zap (munmap, exit): N or max" },
-	{ "mprotect", K_CAP, "cap of the batched mprotect: N or max" },
-	{ "fork", K_CAP, "cap of fork's batched PTE copy: N or max" },
-	{ "gup_grab", K_CAP, "cap of GUP's batched folio grab: N or max" },
-	{ "migrate", K_CAP, "cap of migration's queueing (seed 003's run skip): N or max" },
-	{ "migrate_unmap", K_CAP, "PTEs migration unmaps and remaps as one run: N or max" },
-	{ "migrate_flush", K_CAP, "folios whose migration shares one TLB flush (1: none deferred): N or max" },
+/* clang-format off: the list expands to entries with their commas */
+#define CAP_RULE(key, help) { #key, K_CAP, help },
+	CMDLINE_CAP_KEYS(CAP_RULE)
+#undef CAP_RULE
+	/* clang-format on */
 	{ "gup_walk", K_ONOFF, "GUP walks every PTE of a table in one call: on or off" },
 	{ "contpte", K_CONTPTE, "arm64 only: fold aligned 16-PTE runs into blocks: on or off" },
 	{ "gup_nr", K_GUP_NR, "bench gup: pages per call, 0..16777216 (0 = all; default 65536)" },
@@ -77,6 +73,22 @@ static int choice_ok(const char *choices, const char *s, size_t len)
 	}
 }
 
+int cmdline_cap_value(const char *key, const char *v, unsigned *out, char *err, size_t errlen)
+{
+	int n = cmdline_uint(v);
+
+	if (strcmp(v, "max") == 0) {
+		*out = CMDLINE_CAP_MAX;
+		return 0;
+	}
+	if (n < 1 || (unsigned)n > CMDLINE_CAP_LIMIT)
+		return snprintf(err, errlen, "%s=%s: a cap is a number 1..%u or 'max'", key, v,
+				CMDLINE_CAP_LIMIT),
+		       -1;
+	*out = (unsigned)n;
+	return 0;
+}
+
 int cmdline_caps_list(const char *list, unsigned *out, int max, char *err, size_t errlen)
 {
 	char one[16];
@@ -92,7 +104,7 @@ int cmdline_caps_list(const char *list, unsigned *out, int max, char *err, size_
 		}
 		memcpy(one, s, len);
 		one[len] = 0;
-		if (cap_parse_value("caps", one, &out[n], err, errlen))
+		if (cmdline_cap_value("caps", one, &out[n], err, errlen))
 			return -1;
 		for (int i = 0; i < n; i++)
 			if (out[i] == out[n]) {
@@ -110,7 +122,7 @@ int cmdline_caps_list(const char *list, unsigned *out, int max, char *err, size_
 static int check_value(const struct key_rule *r, const char *v, const char *arch, char *err,
 		       size_t errlen)
 {
-	unsigned scratch[BENCH_MAX_VARIANTS], cap;
+	unsigned scratch[CMDLINE_CAPS_MAX], cap;
 	int n = cmdline_uint(v);
 
 	switch (r->kind) {
@@ -130,9 +142,9 @@ static int check_value(const struct key_rule *r, const char *v, const char *arch
 	case K_FOLIOS:
 		return folios_check(v, err, errlen);
 	case K_CAPS:
-		return cmdline_caps_list(v, scratch, BENCH_MAX_VARIANTS, err, errlen) < 0 ? -1 : 0;
+		return cmdline_caps_list(v, scratch, CMDLINE_CAPS_MAX, err, errlen) < 0 ? -1 : 0;
 	case K_CAP:
-		return cap_parse_value(r->key, v, &cap, err, errlen);
+		return cmdline_cap_value(r->key, v, &cap, err, errlen);
 	case K_CONTPTE:
 		if (strcmp(arch, "arm64") && strcmp(arch, "host-arm64"))
 			return snprintf(err, errlen,
@@ -171,6 +183,28 @@ int cmdline_check(const struct cmdline *cl, const char *arch, char *err, size_t 
 			return -1;
 	}
 	return 0;
+}
+
+uint64_t cmdline_bench_mem(unsigned size_mb, unsigned nodes, bool every_node)
+{
+	uint64_t one = (((uint64_t)size_mb + size_mb / 8) << 20) + (64ull << 20);
+	uint64_t need = every_node ? one * nodes : one, unit = (2ull << 20) * nodes;
+
+	return (need + unit - 1) / unit * unit;
+}
+
+bool cmdline_bench_every_node(const char *name)
+{
+	return !strcmp(name, "migrate");
+}
+
+bool cmdline_run_every_node(const struct cmdline *cl)
+{
+	for (int i = 0; i < cl->nr_run; i++)
+		if (!strcmp(cl->run[i].name, "bench") &&
+		    (!cl->run[i].has_arg || cmdline_bench_every_node(cl->run[i].arg)))
+			return true;
+	return false;
 }
 
 void cmdline_print_keys(FILE *out)

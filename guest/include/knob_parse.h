@@ -1,0 +1,41 @@
+/*
+ * knob_parse.h - the guest's side of the batching knobs (guest/knobs.c):
+ * reading them from the command line into mm's struct batch_caps
+ * (mm/knobs.h), finding a cap by its key, and writing them for RESULT
+ * lines. The keys and value grammar are ptelab/cmdline.h's.
+ */
+#ifndef GUEST_KNOB_PARSE_H
+#define GUEST_KNOB_PARSE_H
+
+#include <stddef.h>
+
+#include "knobs.h"
+
+struct cmdline;
+
+/* caps_parse - read the knobs from @cl over the defaults (all max, walk on,
+ * contpte on). Return: 0, or -1 with the reason in @err. */
+int caps_parse(const struct cmdline *cl, char *err, size_t errlen);
+
+/* The cap that command-line key @key sets (zap, mprotect, fork, gup_grab,
+ * migrate, migrate_unmap, migrate_flush); NULL for any other key. */
+unsigned *caps_find(const char *key);
+
+/* The value in @c of the cap that key @key sets; 0 for any other key. */
+unsigned caps_value(const struct batch_caps *c, const char *key);
+
+/* "N" or "max" for @cap in @buf. Return: @buf. */
+const char *cap_str(unsigned cap, char *buf, size_t size);
+
+/* A cap as RESULT lines carry it: a JSON number, 0 standing for max
+ * (no legal cap is 0, so the value stays a number and max stays distinct). */
+static inline unsigned cap_json(unsigned cap)
+{
+	return cap == CAP_MAX ? 0 : cap;
+}
+
+/* The caps in effect as a JSON object body ("zap":1,"fork":0,...,
+ * "gup_walk":"on"): caps as cap_json() numbers, switches as "on"/"off". */
+int caps_json(const struct batch_caps *c, char *buf, size_t size);
+
+#endif
