@@ -100,8 +100,9 @@ long move_pages(struct mm *mm, unsigned long n, const unsigned long *addrs, cons
 /*
  * mm_numa_maps_to - one line per VMA of @mm, like Linux's
  * /proc/PID/numa_maps: start address, policy, anon pages per node
- * (N0=.. N1=..) and the folios mapped there by size (4K=.. 64K=..,
- * 2M-pmd=.. for PMD-mapped ones). Each line goes to @out.
+ * (N0=.. N1=..) and the folios mapped there by size (4K=.., mTHP=.. for
+ * 16K to 1M, 2M-pte=.., 2M-pmd=.. for PMD-mapped ones). Each line goes to
+ * @out.
  */
 void mm_numa_maps_to(struct mm *mm, void (*out)(void *ctx, const char *line), void *ctx);
 

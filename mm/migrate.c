@@ -157,8 +157,7 @@ static void free_pieces(struct migrate_item *it)
  * (the splits made stay: they change no content). */
 static int split_pmd_mappings(struct migrate_item *it)
 {
-	for_each_family_mm(m, it)
-	{
+	for_each_family_mm(m, it) {
 		struct pmd_walk pw;
 		int err;
 
@@ -298,8 +297,7 @@ static void unmap_ptes(struct migrate_item *it, struct mm *m, pmd_t *pmdp, struc
  * own are made here, after this folio's walk of that mm). */
 static void migrate_unmap(struct migrate_item *it, struct flush_set *fs)
 {
-	for_each_family_mm(m, it)
-	{
+	for_each_family_mm(m, it) {
 		struct pmd_walk pw;
 
 		switch (pmd_walk(m, it->addr, &pw)) {
@@ -443,7 +441,8 @@ static void pieces_array(struct migrate_item *it, struct folio **pieces)
 	unsigned long i = 0;
 	struct list_head *e;
 
-	list_for_each(e, &it->pieces) pieces[i++] = (struct folio *)list_entry(e, struct page, lru);
+	list_for_each(e, &it->pieces)
+		pieces[i++] = (struct folio *)list_entry(e, struct page, lru);
 }
 
 /* Copy, remap everywhere, free the old folio (and the allocation
@@ -458,8 +457,7 @@ static void migrate_move(struct migrate_item *it)
 	migrate_copy(it, pieces);
 	if (it->dst && it->nr_entries > 1)
 		folio_ref_add(it->dst, (int)it->nr_entries - 1);
-	for_each_family_mm(m, it)
-	{
+	for_each_family_mm(m, it) {
 		struct pmd_walk pw;
 
 		switch (pmd_walk(m, it->addr, &pw)) {

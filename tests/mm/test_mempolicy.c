@@ -75,26 +75,26 @@ TEST(fork_copy_of_a_pinned_page_follows_the_policy)
 {
 	NEED_TWO_NODES();
 	FOR_BOTH_CAPS(b)
-	for (int pmd = 0; pmd < 2; pmd++) {
-		struct mm *mm = begin(b), *child;
-		unsigned long len = 2ul << 20;
-		unsigned long a = test_mmap(mm, len, RW | (pmd ? 0 : VM_NOHUGEPMD),
-					    ORDERS(pmd ? PMD_ORDER : 0));
-		struct page *pin[1];
+		for (int pmd = 0; pmd < 2; pmd++) {
+			struct mm *mm = begin(b), *child;
+			unsigned long len = 2ul << 20;
+			unsigned long a = test_mmap(mm, len, RW | (pmd ? 0 : VM_NOHUGEPMD),
+						    ORDERS(pmd ? PMD_ORDER : 0));
+			struct page *pin[1];
 
-		CHECK_EQ(mbind(mm, a, len, MPOL_BIND, N1, 0), 0);
-		fill(mm, a, len >> PAGE_SHIFT, 4);
-		CHECK_EQ(find_vma(mm, a)->nid, 0);
-		CHECK_EQ(pin_user_pages(mm, a, 1, FOLL_WRITE | FOLL_LONGTERM, pin), 1);
-		child = mm_fork(mm, NULL);
-		CHECK(child != NULL);
-		CHECK(folio_at(child, a) != folio_at(mm, a));
-		CHECK_EQ(node_of(child, a), 1);
-		CHECK_EQ(bad_bytes(child, a, 1, 4), 0);
-		unpin_user_pages(pin, 1);
-		mm_put(child);
-		mm_case_end(mm, free_before);
-	}
+			CHECK_EQ(mbind(mm, a, len, MPOL_BIND, N1, 0), 0);
+			fill(mm, a, len >> PAGE_SHIFT, 4);
+			CHECK_EQ(find_vma(mm, a)->nid, 0);
+			CHECK_EQ(pin_user_pages(mm, a, 1, FOLL_WRITE | FOLL_LONGTERM, pin), 1);
+			child = mm_fork(mm, NULL);
+			CHECK(child != NULL);
+			CHECK(folio_at(child, a) != folio_at(mm, a));
+			CHECK_EQ(node_of(child, a), 1);
+			CHECK_EQ(bad_bytes(child, a, 1, 4), 0);
+			unpin_user_pages(pin, 1);
+			mm_put(child);
+			mm_case_end(mm, free_before);
+		}
 }
 
 /* A 64K folio that a parent maps the first half of and its child the
@@ -104,8 +104,7 @@ TEST(fork_copy_of_a_pinned_page_follows_the_policy)
 TEST(folio_split_between_parent_and_child_is_shared)
 {
 	NEED_TWO_NODES();
-	FOR_BOTH_CAPS(b)
-	{
+	FOR_BOTH_CAPS(b) {
 		struct mm *mm = begin(b), *child;
 		unsigned long len = 64ul << 10, h = len / 2, a;
 		unsigned long addr[1];

@@ -54,8 +54,7 @@ static void thp_fork_write_move_all(int batched, bool parent_writes)
 TEST(pmd_migration_entry_in_the_family_walk)
 {
 	NEED_TWO_NODES();
-	FOR_BOTH_CAPS(b)
-	{
+	FOR_BOTH_CAPS(b) {
 		thp_fork_write_move_all(b, true);
 		thp_fork_write_move_all(b, false);
 	}
@@ -83,22 +82,22 @@ TEST(folio_across_vmas_moves_once)
 {
 	NEED_THREE_NODES();
 	FOR_BOTH_CAPS(b)
-	for (int k = 0; k < 2; k++) {
-		struct mm *mm = begin(b);
-		unsigned long len = k ? 2ul << 20 : 64ul << 10, pages = len >> PAGE_SHIFT;
-		unsigned long a =
-			split_mapping(mm, len, k ? PMD_ORDER : 4, k ? 100 : 0, k ? 300 : 8);
-		struct mm_counters c0 = mm_counters, d;
+		for (int k = 0; k < 2; k++) {
+			struct mm *mm = begin(b);
+			unsigned long len = k ? 2ul << 20 : 64ul << 10, pages = len >> PAGE_SHIFT;
+			unsigned long a =
+				split_mapping(mm, len, k ? PMD_ORDER : 4, k ? 100 : 0, k ? 300 : 8);
+			struct mm_counters c0 = mm_counters, d;
 
-		CHECK_EQ(migrate_pages(mm, N0 | N1, N1 | N2), 0);
-		d = counters_since(&c0);
-		CHECK_EQ(off_node(mm, a, pages, 1), 0);
-		CHECK_EQ(d.migrate_queued, 1);
-		CHECK_EQ(d.pgmigrate_success, pages);
-		CHECK_EQ(d.folio_copies, pages);
-		CHECK_EQ(bad_bytes(mm, a, pages, 4), 0);
-		mm_case_end(mm, free_before);
-	}
+			CHECK_EQ(migrate_pages(mm, N0 | N1, N1 | N2), 0);
+			d = counters_since(&c0);
+			CHECK_EQ(off_node(mm, a, pages, 1), 0);
+			CHECK_EQ(d.migrate_queued, 1);
+			CHECK_EQ(d.pgmigrate_success, pages);
+			CHECK_EQ(d.folio_copies, pages);
+			CHECK_EQ(bad_bytes(mm, a, pages, 4), 0);
+			mm_case_end(mm, free_before);
+		}
 }
 
 /* A pinned folio that several VMAs map fails once: its pages, not its
@@ -108,25 +107,26 @@ TEST(pinned_folio_across_vmas_counts_once)
 {
 	NEED_TWO_NODES();
 	FOR_BOTH_CAPS(b)
-	for (int k = 0; k < 2; k++) {
-		struct mm *mm = begin(b);
-		unsigned long len = k ? 2ul << 20 : 64ul << 10, pages = len >> PAGE_SHIFT;
-		unsigned long a =
-			split_mapping(mm, len, k ? PMD_ORDER : 4, k ? 100 : 0, k ? 300 : 8);
-		struct mm_counters c0;
-		struct page *pin[1];
+		for (int k = 0; k < 2; k++) {
+			struct mm *mm = begin(b);
+			unsigned long len = k ? 2ul << 20 : 64ul << 10, pages = len >> PAGE_SHIFT;
+			unsigned long a =
+				split_mapping(mm, len, k ? PMD_ORDER : 4, k ? 100 : 0, k ? 300 : 8);
+			struct mm_counters c0;
+			struct page *pin[1];
 
-		CHECK_EQ(pin_user_pages(mm, a, 1, FOLL_LONGTERM, pin), 1);
-		c0 = mm_counters;
-		CHECK_EQ(migrate_pages(mm, N0, N1), (long)pages);
-		CHECK_EQ(counters_since(&c0).pgmigrate_fail, pages);
-		CHECK_EQ(off_node(mm, a, pages, 0), 0);
-		CHECK_EQ(mbind(mm, a, len, MPOL_BIND, N1, MPOL_MF_MOVE | MPOL_MF_STRICT), -EIO);
-		unpin_user_pages(pin, 1);
-		CHECK_EQ(migrate_pages(mm, N0, N1), 0);
-		CHECK_EQ(off_node(mm, a, pages, 1), 0);
-		mm_case_end(mm, free_before);
-	}
+			CHECK_EQ(pin_user_pages(mm, a, 1, FOLL_LONGTERM, pin), 1);
+			c0 = mm_counters;
+			CHECK_EQ(migrate_pages(mm, N0, N1), (long)pages);
+			CHECK_EQ(counters_since(&c0).pgmigrate_fail, pages);
+			CHECK_EQ(off_node(mm, a, pages, 0), 0);
+			CHECK_EQ(mbind(mm, a, len, MPOL_BIND, N1, MPOL_MF_MOVE | MPOL_MF_STRICT),
+				 -EIO);
+			unpin_user_pages(pin, 1);
+			CHECK_EQ(migrate_pages(mm, N0, N1), 0);
+			CHECK_EQ(off_node(mm, a, pages, 1), 0);
+			mm_case_end(mm, free_before);
+		}
 }
 
 static struct mm *look_mm;
