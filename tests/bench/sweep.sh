@@ -10,9 +10,11 @@
 #   CLOCK   icount (default: exact guest instructions), host (the mm code
 #           natively, real time), kvm, tcg (noise)
 #   REPS    repetitions (default 1 on icount, which is exact; else 5)
+#   HOSTS   a GNU parallel sshloginfile: run the points on those hosts
+#           (":" is this machine), each with this build copied over
 #
 # Every (benchmark, folio size) pair is one ptelab run that sweeps all the
-# caps; the pairs are independent and run in parallel, one per core
+# caps; the pairs are independent and GNU parallel runs them, one per core
 # (icount figures do not depend on load; real-time clocks then share the
 # machine, so CLOCK=host runs them one at a time). Output, in
 # build/sweep/<time>-<clock>-<arch>/ (build/sweep/latest links to it):
@@ -23,18 +25,21 @@
 #   counters-<bench>.png counter deltas against cap, per folio size
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 P=$TOP/build/ptelab
-# --one DIR BENCH FOLIO: one point (xargs runs these; the settings below
-# come through the environment).
+# --one DIR BENCH FOLIO: one point, run by GNU parallel from the top of a
+# tree holding build/ptelab and the guest (this one, or a copy on another
+# host); DIR is relative to it. The settings come through the environment
+# (parallel's --env passes them to other hosts).
 if [ "$1" = --one ]; then
+	mkdir -p "$2/parts" || exit 255
 	# shellcheck disable=SC2086
-	if "$P" $SWEEP_CLK --arch "$ARCH" --mem "$SWEEP_MEM" --quiet --timeout 3600 \
+	if build/ptelab $SWEEP_CLK --arch "$ARCH" --mem "$SWEEP_MEM" --quiet --timeout 3600 \
 		--csv "$2/parts/$3-$4.csv" run=bench:"$3" folios="$4" caps="$CAPS" size="$SIZE" \
 		reps="$REPS" >"$2/parts/$3-$4.log" 2>&1; then
-		echo "  $3 $4 done"
+		echo "  $3 $4 done on $(hostname)"
 		exit 0
 	fi
-	echo "  $3 $4 FAILED: $(tail -n 2 "$2/parts/$3-$4.log" | tr '\n' ' ')"
-	exit 255 # xargs stops
+	echo "  $3 $4 FAILED on $(hostname): $(tail -n 2 "$2/parts/$3-$4.log" | tr '\n' ' ')"
+	exit 255 # parallel stops (--halt)
 fi
 BENCH=${BENCH:-zap,mprotect,fork}
 ARCH=${ARCH:-x86_64}
@@ -60,18 +65,40 @@ export SWEEP_MEM="$mem"
 # shellcheck disable=SC2086
 [ "$ARCH" != x86_64 ] || "$P" $clk --mem "$mem" --dtb-out /dev/null run=bench:"${BENCH%%,*}" \
 	folios="$FOLIOS" caps="$CAPS" size="$SIZE" reps="$REPS" >/dev/null || exit 2
-OUT=$TOP/build/sweep/$(date +%Y%m%d-%H%M%S)-$CLOCK-$ARCH
+STAMP=$(date +%Y%m%d-%H%M%S)-$CLOCK-$ARCH
+REL=build/sweep/$STAMP
+OUT=$TOP/$REL
 mkdir -p "$OUT/parts" || exit 1
-ln -sfn "$(basename "$OUT")" "$TOP/build/sweep/latest"
+ln -sfn "$STAMP" "$TOP/build/sweep/latest"
 start=$(date +%s)
 
+# The points, one "bench folio" line each, go to GNU parallel: here, a job
+# per core (or one at a time on a real-time clock); with HOSTS=FILE (one
+# parallel sshlogin a line, ":" = this machine), on those hosts, each as
+# many at a time as it has cores. Another host gets this build of ptelab,
+# the guest (and the host backend) once (--basefile, into the same paths
+# under the login's home directory, removed again by --cleanup) and sends
+# its parts back (--return); it needs only QEMU, libfdt and rsync
+# (Debian's qemu-system-x86 / qemu-system-arm, libfdt1, rsync).
+where="-j $jobs"
+if [ -n "$HOSTS" ]; then
+	[ -r "$HOSTS" ] || { echo "sweep: HOSTS=$HOSTS: no such file" >&2; exit 2; }
+	where="--sshloginfile $HOSTS --basefile build/ptelab"
+	where="$where --basefile build/$ARCH/guest.elf --basefile tests/bench/sweep.sh"
+	[ "$CLOCK" != host ] || where="$where --basefile build/ptelab-host-$ARCH"
+	where="$where --return $REL/parts/{1}-{2}.csv --return $REL/parts/{1}-{2}.log --cleanup"
+	[ "$jobs" = 1 ] && where="$where -j 1"
+fi
 echo "sweep: $BENCH x $FOLIOS x caps $CAPS, $SIZE MiB, $REPS reps, clock $CLOCK, $ARCH," \
-	"$jobs at a time -> $OUT"
+	"${HOSTS:+hosts in $HOSTS, }$jobs at a time -> $OUT"
 for b in $(echo "$BENCH" | tr ',' ' '); do
 	for f in $(echo "$FOLIOS" | tr ',' ' '); do
 		echo "$b $f"
 	done
-done | xargs -P "$jobs" -L 1 "$0" --one "$OUT" || { echo "sweep: a run failed; see $OUT/parts/"; exit 1; }
+done | (cd "$TOP" && parallel --will-cite --halt now,fail=1 --colsep ' ' $where \
+	--env ARCH --env CAPS --env SIZE --env REPS --env SWEEP_CLK --env SWEEP_MEM \
+	sh tests/bench/sweep.sh --one "$REL" {1} {2}) ||
+	{ echo "sweep: a run failed; see $OUT/parts/"; exit 1; }
 
 # One CSV, header once, rows in benchmark, folio, cap order.
 first=1
@@ -81,6 +108,13 @@ for b in $(echo "$BENCH" | tr ',' ' '); do
 		first=0
 	done
 done >"$OUT/sweep.csv"
+# Every point must come from the same build: one value in the version column.
+versions=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "version") c = i; next }
+	c { print $c }' "$OUT/sweep.csv" | sort -u)
+if [ "$(echo "$versions" | wc -l)" -ne 1 ]; then
+	echo "sweep: the points come from different ptelab builds: $(echo "$versions" | tr '\n' ' ')"
+	exit 1
+fi
 sh "$TOP/tests/bench/plot.sh" "$OUT" "$BENCH" "$FOLIOS" "$CLOCK $ARCH, $SIZE MiB" || exit 1
 echo "sweep: $(($(wc -l <"$OUT/sweep.csv") - 1)) rows in $OUT/sweep.csv, plots:" \
 	"$(cd "$OUT" && ls ./*.png | tr '\n' ' ')"

@@ -212,6 +212,32 @@ make_sweep_case() {
 	fi
 }
 
+# HOSTS=: the same sweep through GNU parallel's sshloginfile path, with
+# ":" (this machine) as the one host: the parts come back, one version.
+sweep_hosts_case() {
+	name="sweep.sh HOSTS=: the points run through parallel's host list"
+	if [ ! -f "$REAL_X86" ] || ! have_cmd gnuplot || ! have_cmd parallel; then
+		skip "$name" "no build/x86_64/guest.elf, gnuplot or GNU parallel"
+		return
+	fi
+	echo ':' >"$TMPD/hosts"
+	if ! HOSTS=$TMPD/hosts BENCH=zap FOLIOS=4K,64K CAPS=1,max SIZE=16 \
+		"$TOP/tests/bench/sweep.sh" >"$TMPD/out" 2>&1; then
+		fail "$name" "$(tail -n 3 "$TMPD/out" | tr '\n' '|')"
+		return
+	fi
+	rows=$(tail -n +2 "$TOP/build/sweep/latest/sweep.csv" | wc -l)
+	if [ "$rows" -ne 4 ] || ! grep -q "hosts in $TMPD/hosts" "$TMPD/out" ||
+		[ "$(grep -c ' done on ' "$TMPD/out")" -ne 2 ]; then
+		fail "$name" "$rows rows; $(tr '\n' '|' <"$TMPD/out")"
+	else
+		pass "$name"
+	fi
+	name="sweep.sh HOSTS=: a missing file is refused before any run"
+	expect_status "$name" 2 env HOSTS="$TMPD/nosuchfile" BENCH=zap FOLIOS=4K CAPS=1 SIZE=16 \
+		"$TOP/tests/bench/sweep.sh" && pass "$name"
+}
+
 host_cases() {
 	if [ ! -x "$HOSTBIN" ]; then
 		skip "--backend host" "no build/ptelab-host-x86_64"
@@ -264,6 +290,7 @@ mem_needed_cases
 guest_cases
 help_cases
 sweep_cases
+sweep_hosts_case
 make_sweep_case
 host_cases
 # bench:migrate's default variants record the caps they ran with: the
