@@ -9,6 +9,7 @@
 #include "dt.h"
 #include "kernel.h"
 #include "knobs.h"
+#include "percpu.h"
 #include "ptelab_abi.h"
 
 struct machine machine;
@@ -71,6 +72,7 @@ void kmain(struct boot_info *bi)
 	heap_init();
 	setvbuf(stdout, NULL, _IOLBF, 256);
 	time_init();
+	smp_init();
 	fflush(stdout);
 	_exit(run_commands());
 }

@@ -37,7 +37,8 @@
 #define PTELAB_BOOT_MODLIST 0x6800    /* hvm_modlist_entry[1]: the FDT */
 #define PTELAB_BOOT_MEMMAP 0x7000     /* hvm_memmap_table_entry[] */
 #define PTELAB_BOOT_MEMMAP_MAX 64
-#define PTELAB_BOOT_FDT 0x10000 /* flattened device tree */
+#define PTELAB_X86_TRAMPOLINE 0x8000 /* the guest's SMP trampoline page: keep free */
+#define PTELAB_BOOT_FDT 0x10000	     /* flattened device tree */
 #define PTELAB_BOOT_FDT_MAX 0x10000
 #define PTELAB_BOOT_END 0x100000 /* first byte ELF segments may use */
 
