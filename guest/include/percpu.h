@@ -18,7 +18,8 @@
 #include <asm/percpu.h> /* struct arch_percpu, arch_this_cpu() */
 
 struct percpu {
-	struct percpu *self; /* first: what arch_this_cpu() loads */
+	struct percpu *self;	 /* first: what arch_this_cpu() loads */
+	struct arch_percpu arch; /* second, at offset 8, for the arch's assembly */
 	unsigned cpu;	     /* dense number, 0 = the boot CPU */
 	uint64_t hwid;	     /* x2APIC ID / MPIDR affinity, from the tree's cpu reg */
 	int node;	     /* numa-node-id from the tree */
@@ -34,7 +35,6 @@ struct percpu {
 	volatile unsigned work_seq;
 	void *stack; /* the CPU's kernel stack [stack, stack + stack_size) */
 	unsigned long stack_size;
-	struct arch_percpu arch;
 };
 
 extern struct percpu percpu_area[NR_CPUS];
