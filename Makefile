@@ -95,7 +95,7 @@ $(B)/host/%.o: %.c | $(DEPS)
 $(B)/ptelab: $(VMM_OBJS)
 	@mkdir -p $(dir $@)
 	$(call quiet,LD,$@)
-	$(Q)$(HOSTCC) -o $@ $^ -lfdt
+	$(Q)$(HOSTCC) -o $@ $^ -lfdt -pthread
 
 $(B)/timeit: tests/bench/timeit.c | $(DEPS)
 	$(call quiet,CC,$@)
@@ -114,7 +114,7 @@ $(B)/host-san/%.o: %.c | $(DEPS)
 $(B)/host-tests: $(HT_OBJS)
 	@mkdir -p $(dir $@)
 	$(call quiet,LD,$@)
-	$(Q)$(HOSTCC) $(SAN) -o $@ $^ -lfdt
+	$(Q)$(HOSTCC) $(SAN) -o $@ $^ -lfdt -pthread
 
 # --- newlib, built once per guest arch --------------------------------------
 TRIPLE_x86_64 := x86_64-elf

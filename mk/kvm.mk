@@ -22,7 +22,7 @@ $(B)/kvm/$(1)/ptelab: $(call vmm_srcs_for,$(KVM_VMMARCH_$(1))) $(VMM_GUEST_SRCS)
 		$(B)/gen/version.h $(KVM_FETCHED_$(1)) | $(DEPS)
 	@mkdir -p $$(dir $$@)
 	$$(call quiet,CCLD,$$@)
-	$(Q)$(KVM_CC_$(1)) $(KVM_STATIC_CFLAGS) -o $$@ $$(filter %.c,$$^) $(KVM_FDT_$(1))
+	$(Q)$(KVM_CC_$(1)) $(KVM_STATIC_CFLAGS) -o $$@ $$(filter %.c,$$^) $(KVM_FDT_$(1)) -pthread
 
 $(B)/kvm/$(1)/mkelf: $(KVM_MKELF_SRCS) $(wildcard vmm/*.h tests/host/*.h) | $(DEPS)
 	@mkdir -p $$(dir $$@)

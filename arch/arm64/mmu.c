@@ -7,9 +7,9 @@
  * which includes the kernel image (KERNEL_VBASE = PAGE_OFFSET +
  * KERNEL_PBASE), so the RAM map is executable at EL1 and never at EL0.
  * TTBR0_EL1 holds the current mm's pgd, or an empty table when there is
- * none. Every mm uses ASID 0, so switching mm invalidates the whole TLB
- * (TLBI VMALLE1IS): simple and correct, at the price of the kernel's
- * entries too; per-mm ASIDs would avoid that.
+ * none. Every mm uses ASID 0, so switching mm invalidates this CPU's
+ * whole TLB (TLBI VMALLE1): simple and correct, at the price of the
+ * kernel's entries too; per-mm ASIDs would avoid that.
  *
  * TLB maintenance follows the architecture's rule: DSB ISHST so the table
  * writes are visible to the walker, TLBI, then DSB ISH to wait for it and
@@ -101,7 +101,14 @@ void arch_switch_mm(struct mm *mm, uint64_t pgd_phys)
 	dsb(ishst);
 	write_sysreg(pgd_phys ? pgd_phys : empty_pgd_phys, ttbr0_el1); /* ASID 0 */
 	isb();
-	TLB_SYNC(tlbi_vmalle1is());
+	/* Only this CPU's TLB holds what it walked of the old root; others
+	 * flush their own when they switch (Linux's local flush after an
+	 * ASID rollover relies on the same). A broadcast here would stop
+	 * every vCPU of QEMU's MTTCG for each switch. */
+	dsb(nshst);
+	__asm__ volatile("tlbi vmalle1" : : : "memory");
+	dsb(nsh);
+	isb();
 	if (prev && prev != mm)
 		__atomic_fetch_and(&prev->context.cpumask, ~bit, __ATOMIC_SEQ_CST);
 }
