@@ -96,6 +96,9 @@ void smp_init(void)
 		nr_online++;
 	}
 	bringup_ns = time_ns() - t0;
+	if (n > 1) /* the bring-up time (guest clock), what --timing leaves out */
+		printf("smp: %u of %d cpus online, secondaries up in %llu us\n", nr_online,
+		       machine.nr_cpus, (unsigned long long)smp_bringup_us());
 }
 
 void smp_secondary_main(struct percpu *pc)

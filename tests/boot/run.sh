@@ -48,12 +48,29 @@ status_case() {
 	expect_status "$name" "$want" "$PTELAB" $(backend_args "$be") --timeout 60 "$@" && pass "$name"
 }
 
+# selftest_case BACKEND CPUS: every in-guest case passes on CPUS cpus (on
+# more than one, the smp suite's stale-TLB detector runs on all of them).
 selftest_case() {
-	be=$1
-	name="$be: selftest"
+	be=$1 cpus=$2
+	name="$be: selftest --cpus $cpus"
 	# shellcheck disable=SC2046
-	expect_status "$name" 0 "$PTELAB" $(backend_args "$be") --timeout 300 run=selftest || return
+	expect_status "$name" 0 "$PTELAB" $(backend_args "$be") --cpus "$cpus" --timeout 400 \
+		run=selftest || return
+	out_has "$name" "^ok   smp/stale_tlb_munmap" || return
 	out_has "$name" "^[1-9][0-9]* passed, 0 failed\$" && pass "$name"
+}
+
+# smp_hello_case BACKEND: --cpus 4 brings every cpu up, each on its node.
+smp_hello_case() {
+	be=$1
+	name="$be: hello --cpus 4"
+	# shellcheck disable=SC2046
+	expect_status "$name" 0 "$PTELAB" $(backend_args "$be") --cpus 4 --nodes 2 --timeout 60 \
+		run=hello || return
+	for c in 0 1 2 3; do
+		out_has "$name" "^cpu$c: online, node $((c % 2)), hwid " || return
+	done
+	out_has "$name" "^smp: 4 of 4 cpus online, secondaries up in [0-9]+ us\$" && pass "$name"
 }
 
 # Every exit status must pass through exactly: these cover isa-debug-exit's
@@ -123,7 +140,8 @@ aarch64 | arm64) kvm_be=kvm-arm64 ;;
 esac
 for be in $kvm_be qemu-x86_64 qemu-arm64; do
 	if ! backend_ok "$be"; then
-		for c in hello-1G-2 hello-768M-3 hello-big $STATUS_CASES selftest usage; do
+		for c in hello-1G-2 hello-768M-3 hello-big $STATUS_CASES hello-cpus-4 selftest-cpus-1 \
+			selftest-cpus-4 usage; do
 			skip "$be: $c" "$why"
 		done
 		continue
@@ -135,7 +153,9 @@ for be in $kvm_be qemu-x86_64 qemu-arm64; do
 		status_case "$be" "$st" run=exit:"$st"
 	done
 	status_case "$be" 5 run=hello,exit:5
-	selftest_case "$be"
+	smp_hello_case "$be"
+	selftest_case "$be" 1
+	selftest_case "$be" 4
 	name="$be: unknown command -> exit 2"
 	# shellcheck disable=SC2046
 	expect_status "$name" 2 "$PTELAB" $(backend_args "$be") --timeout 60 run=nosuchcommand &&

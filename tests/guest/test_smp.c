@@ -3,7 +3,8 @@
  * stale-TLB detector.
  *
  * The detector: CPUs 1..N-1 switch to one mm and keep reading or writing
- * a range of it, with page faults disabled (a fault just fails the access
+ * a range of it (CPU 0 uses it too before and after), with page faults
+ * disabled (a fault just fails the access
  * through the copy's fixup, mm/ is not entered), while CPU 0 munmaps the
  * range, mprotects it read-only or migrates it to another node. CPU 0
  * publishes "returned" (phase 2) only after the call has returned; a
@@ -26,9 +27,9 @@
 #include "percpu.h"
 #include "test.h"
 
-#define STALE_PAGES 8	 /* within the 33-page INVLPG ceiling: per-page flushes */
-#define POST_ROUNDS 200	 /* passes over the range each reader makes after the call */
-#define PRE_ROUNDS 20	 /* passes CPU 0 waits for before the call */
+#define STALE_PAGES 8	/* within the 33-page INVLPG ceiling: per-page flushes */
+#define POST_ROUNDS 200 /* passes over the range each reader makes after the call */
+#define PRE_ROUNDS 20	/* passes CPU 0 waits for before the call */
 
 enum stale_op { OP_MUNMAP, OP_MPROTECT, OP_MIGRATE };
 
@@ -39,7 +40,7 @@ struct stale_run {
 	volatile int phase; /* 0 before the call, 1 during, 2 after it returned */
 	volatile unsigned ready;
 	volatile unsigned long rounds[NR_CPUS];
-	unsigned long stale[NR_CPUS]; /* accesses that succeeded but must not */
+	unsigned long stale[NR_CPUS];	     /* accesses that succeeded but must not */
 	uint64_t last[NR_CPUS][STALE_PAGES]; /* migrate: last value written after return */
 	long ret;			     /* the call's result */
 };
@@ -86,21 +87,36 @@ static void reader(struct stale_run *r, unsigned cpu)
 	switch_mm(NULL);
 }
 
-/* CPU 0: wait until every reader has made a few passes (its TLB holds the
- * range), make the call, publish that it returned. */
+/* The call itself, on CPU 0. */
+static long stale_call(struct stale_run *r)
+{
+	if (r->op == OP_MUNMAP)
+		return mm_munmap(r->mm, r->addr, STALE_PAGES * PAGE_SIZE);
+	if (r->op == OP_MPROTECT)
+		return mm_mprotect(r->mm, r->addr, STALE_PAGES * PAGE_SIZE, VM_READ);
+	return migrate_pages(r->mm, 1ul << 0, 1ul << 1);
+}
+
+/* CPU 0: use the range itself (its own TLB is checked too, the only one
+ * on a single CPU), wait until every reader has made a few passes, make
+ * the call, publish that it returned, then access the range once more. */
 static void caller(struct stale_run *r, unsigned ncpus)
 {
+	switch_mm(r->mm);
+	pagefault_disable();
+	for (unsigned i = 0; i < PRE_ROUNDS; i++)
+		reader_pass(r, 0, false, i + 1);
 	for (unsigned c = 1; c < ncpus; c++)
 		while (r->ready < ncpus - 1 || r->rounds[c] < PRE_ROUNDS)
 			arch_cpu_relax();
 	r->phase = 1;
-	if (r->op == OP_MUNMAP)
-		r->ret = mm_munmap(r->mm, r->addr, STALE_PAGES * PAGE_SIZE);
-	else if (r->op == OP_MPROTECT)
-		r->ret = mm_mprotect(r->mm, r->addr, STALE_PAGES * PAGE_SIZE, VM_READ);
-	else
-		r->ret = migrate_pages(r->mm, 1ul << 0, 1ul << 1);
+	pagefault_enable();
+	r->ret = stale_call(r);
 	__atomic_store_n(&r->phase, 2, __ATOMIC_RELEASE);
+	pagefault_disable();
+	reader_pass(r, 0, true, PRE_ROUNDS + 1);
+	pagefault_enable();
+	switch_mm(NULL);
 }
 
 static void stale_fn(unsigned cpu, void *arg)
@@ -119,13 +135,14 @@ static unsigned long lost_writes(struct stale_run *r)
 {
 	unsigned long lost = 0;
 
-	for (unsigned c = 1; c < smp_nr_cpus(); c++)
+	for (unsigned c = 0; c < smp_nr_cpus(); c++)
 		for (int p = 0; p < STALE_PAGES; p++) {
 			uint64_t v = 0;
 
 			mm_access(r->mm, slot(r, c, p), &v, sizeof(v), false);
 			if (r->last[c][p] && v != r->last[c][p]) {
-				printf("    cpu%u page %d: wrote %#llx after the call, the page has "
+				printf("    cpu%u page %d: wrote %#llx after the call, the page "
+				       "has "
 				       "%#llx\n",
 				       c, p, (unsigned long long)r->last[c][p],
 				       (unsigned long long)v);
@@ -153,17 +170,17 @@ static unsigned long stale_run(enum stale_op op, struct mm_counters *d)
 	smp_run(smp_nr_cpus(), stale_fn, &r);
 	mm_counters_delta(d, &c0, &mm_counters);
 	CHECK_EQ(r.ret, 0);
-	for (unsigned c = 1; c < smp_nr_cpus(); c++) {
+	for (unsigned c = 0; c < smp_nr_cpus(); c++) {
 		if (r.stale[c])
-			printf("    cpu%u: %lu accesses through a stale TLB entry after the call\n", c,
-			       r.stale[c]);
+			printf("    cpu%u: %lu accesses through a stale TLB entry after the call\n",
+			       c, r.stale[c]);
 		stale += r.stale[c];
 	}
 	if (op == OP_MIGRATE)
 		stale += lost_writes(&r);
-	printf("    %u cpus, %llu tlb_flushes, %llu tlb_shootdowns, %llu tlb_ipis\n",
-	       smp_nr_cpus(), (unsigned long long)d->tlb_flushes,
-	       (unsigned long long)d->tlb_shootdowns, (unsigned long long)d->tlb_ipis);
+	printf("    %u cpus, %llu tlb_flushes, %llu tlb_shootdowns, %llu tlb_ipis\n", smp_nr_cpus(),
+	       (unsigned long long)d->tlb_flushes, (unsigned long long)d->tlb_shootdowns,
+	       (unsigned long long)d->tlb_ipis);
 	mm_put(r.mm);
 	CHECK_EQ(mm_check(NULL), 0);
 	return stale;
@@ -180,7 +197,8 @@ static void check_ipis(const struct mm_counters *d)
 static void one_cpu_note(void)
 {
 	if (smp_nr_cpus() < 2)
-		printf("    note: one CPU: only the caller's own TLB is checked (use --cpus N)\n");
+		printf("    note: one CPU: only the caller's own TLB is checked (--cpus N for "
+		       "more)\n");
 }
 
 /* smp_run() runs the function once on every CPU, each seeing its own
@@ -189,8 +207,7 @@ static void mark_cpu(unsigned cpu, void *arg)
 {
 	unsigned *seen = arg;
 
-	__atomic_fetch_add(&seen[cpu], 1 + (smp_processor_id() == cpu ? 100 : 0),
-			   __ATOMIC_RELAXED);
+	__atomic_fetch_add(&seen[cpu], 1 + (smp_processor_id() == cpu ? 100 : 0), __ATOMIC_RELAXED);
 }
 
 TEST(smp_run_reaches_every_cpu)
@@ -246,5 +263,4 @@ TEST(stale_tlb_migrate)
 	check_ipis(&d);
 }
 
-TEST_SUITE(smp, smp_run_reaches_every_cpu, stale_tlb_munmap, stale_tlb_mprotect,
-	   stale_tlb_migrate)
+TEST_SUITE(smp, smp_run_reaches_every_cpu, stale_tlb_munmap, stale_tlb_mprotect, stale_tlb_migrate)
