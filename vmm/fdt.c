@@ -110,8 +110,9 @@ static int begin_device(void *fdt, const char *name, const char *compat, int com
 static int add_psci_gic(void *fdt, const struct vmm_machine *m)
 {
 	static const char psci[] = "arm,psci-0.2", gic[] = "arm,gic-v3";
-	fdt32_t reg[8] = { 0, cpu_to_fdt32(PTELAB_ARM64_GICD), 0,
-			   cpu_to_fdt32(PTELAB_ARM64_GICD_SIZE), 0, cpu_to_fdt32(PTELAB_ARM64_GICR),
+	fdt32_t reg[8] = { 0, cpu_to_fdt32(PTELAB_ARM64_GICD),
+			   0, cpu_to_fdt32(PTELAB_ARM64_GICD_SIZE),
+			   0, cpu_to_fdt32(PTELAB_ARM64_GICR),
 			   0, cpu_to_fdt32(PTELAB_ARM64_GICR_STRIDE * (uint32_t)m->nr_cpus) };
 	char node[48];
 

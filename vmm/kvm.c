@@ -426,8 +426,8 @@ static int kvm_run_all(struct vmm_kvm *k, int timeout, struct vmm_timing *t)
 
 		sigaddset(&vcpu_mask, SIGALRM); /* inherited: SIGUSR1 open, SIGALRM not */
 		pthread_sigmask(SIG_SETMASK, &vcpu_mask, NULL);
-		k->vcpu[i].started = !pthread_create(&k->vcpu[i].thread, NULL, kvm_vcpu_thread,
-						     &k->vcpu[i]);
+		k->vcpu[i].started =
+			!pthread_create(&k->vcpu[i].thread, NULL, kvm_vcpu_thread, &k->vcpu[i]);
 		pthread_sigmask(SIG_BLOCK, &block, NULL);
 		if (!k->vcpu[i].started) {
 			vmm_msg("cannot start the thread of vCPU %d", i);

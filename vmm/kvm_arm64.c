@@ -86,7 +86,8 @@ int vmm_kvm_arch_init_vcpu(struct vmm_kvm_vcpu *v)
 /* One attribute of the vGIC device. */
 static int vgic_attr(int fd, uint32_t group, uint64_t attr, const void *val, const char *what)
 {
-	struct kvm_device_attr a = { .group = group, .attr = attr,
+	struct kvm_device_attr a = { .group = group,
+				     .attr = attr,
 				     .addr = (uint64_t)(uintptr_t)val };
 
 	if (ioctl(fd, KVM_SET_DEVICE_ATTR, &a)) {

@@ -53,9 +53,9 @@ struct vmm_kvm {
 	struct vmm_console *con;
 	/* Exits are handled one at a time (console, devices, the status). */
 	pthread_mutex_t exit_lock;
-	volatile int stop; /* set once: every vCPU thread leaves its loop */
-	int status;	   /* the ptelab exit status, valid once stop is set */
-	int halted;	   /* a vCPU stopped with nothing to wake it */
+	volatile int stop;		      /* set once: every vCPU thread leaves its loop */
+	int status;			      /* the ptelab exit status, valid once stop is set */
+	int halted;			      /* a vCPU stopped with nothing to wake it */
 	uint64_t run_start_us, first_exit_us; /* for --timing: vCPU 0's first exit */
 };
 

@@ -20,9 +20,9 @@
 struct percpu {
 	struct percpu *self;	 /* first: what arch_this_cpu() loads */
 	struct arch_percpu arch; /* second, at offset 8, for the arch's assembly */
-	unsigned cpu;	     /* dense number, 0 = the boot CPU */
-	uint64_t hwid;	     /* x2APIC ID / MPIDR affinity, from the tree's cpu reg */
-	int node;	     /* numa-node-id from the tree */
+	unsigned cpu;		 /* dense number, 0 = the boot CPU */
+	uint64_t hwid;		 /* x2APIC ID / MPIDR affinity, from the tree's cpu reg */
+	int node;		 /* numa-node-id from the tree */
 	/* Written once by the CPU itself when it reaches smp_secondary_main(). */
 	volatile bool online;
 	/* Faults taken while nonzero are not resolved by mm/: the access
