@@ -341,7 +341,7 @@ static void kvm_stop(struct vmm_kvm *k, int status)
 		if (k->vcpu[i].started && !pthread_equal(k->vcpu[i].thread, pthread_self()))
 			pthread_kill(k->vcpu[i].thread, SIGUSR1);
 	}
-	kill(getpid(), SIGUSR1);
+	pthread_kill(k->main_thread, SIGUSR1); /* not kill(): a vCPU thread could take it */
 }
 
 /* One exit of vCPU @v. Return: 0 to run it again, 1 when it stops. */
@@ -417,6 +417,7 @@ static int kvm_run_all(struct vmm_kvm *k, int timeout, struct vmm_timing *t)
 
 	pthread_mutex_init(&k->exit_lock, NULL);
 	k->run_start_us = start;
+	k->main_thread = pthread_self();
 	sigemptyset(&block);
 	sigaddset(&block, SIGALRM);
 	sigaddset(&block, SIGUSR1);
