@@ -53,7 +53,7 @@ struct vmm_kvm {
 	struct vmm_console *con;
 	/* Exits are handled one at a time (console, devices, the status). */
 	pthread_mutex_t exit_lock;
-	pthread_t main_thread; /* waits for the stop; woken by SIGUSR1 */
+	pthread_t main_thread;		      /* waits for the stop; woken by SIGUSR1 */
 	volatile int stop;		      /* set once: every vCPU thread leaves its loop */
 	int status;			      /* the ptelab exit status, valid once stop is set */
 	int halted;			      /* a vCPU stopped with nothing to wake it */
