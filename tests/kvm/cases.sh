@@ -66,8 +66,8 @@ status_case 0 --timeout 200 run=selftest && out_has "$name" "^[1-9][0-9]* passed
 	pass "$name" && echo "kvm-stage: selftest: $(grep -E '^[0-9]+ passed' "$TMPD/out") in $(($(uptime_ms) - t0)) ms"
 # SMP: every cpu comes up (one vCPU thread each, in-kernel LAPIC / PSCI and
 # vGICv3), and the smp suite (smp_run on every CPU, the stale-TLB detector)
-# passes on 4. The whole selftest on 4 vCPUs is left out here: the nested
-# VM has one CPU for the 4 vCPU threads and the stage has minutes.
+# passes on 4. The whole selftest on 4 vCPUs is left out here for time
+# (about 4 minutes: the nested VM has one CPU for the 4 vCPU threads).
 status_case 0 --cpus 4 --timeout 60 run=hello && out_has "$name" "^smp: 4 of 4 cpus online" &&
 	out_has "$name" "^cpu3: online, node 1" && pass "$name"
 t0=$(uptime_ms)
