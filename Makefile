@@ -104,7 +104,7 @@ $(B)/host/%.o: %.c | $(DEPS)
 $(B)/ptelab: $(VMM_OBJS)
 	@mkdir -p $(dir $@)
 	$(call quiet,LD,$@)
-	$(Q)$(HOSTCC) -o $@ $^ -lfdt
+	$(Q)$(HOSTCC) -o $@ $^ -lfdt -pthread
 
 $(B)/timeit: tests/bench/timeit.c | $(DEPS)
 	$(call quiet,CC,$@)
@@ -126,7 +126,7 @@ $(B)/host-san/guest/dt.o $(B)/host-san/guest/machine.o: HOST_INC = -Iguest/inclu
 $(B)/host-tests: $(HT_OBJS)
 	@mkdir -p $(dir $@)
 	$(call quiet,LD,$@)
-	$(Q)$(HOSTCC) $(SAN) -o $@ $^ -lfdt
+	$(Q)$(HOSTCC) $(SAN) -o $@ $^ -lfdt -pthread
 
 # --- newlib, built once per guest arch --------------------------------------
 TRIPLE_x86_64 := x86_64-elf
@@ -144,7 +144,7 @@ $(B)/newlib/.built-aarch64-elf: | $(B)/newlib/.built-x86_64-elf
 CC_x86_64 := gcc
 CC_arm64 := aarch64-linux-gnu-gcc
 GFLAGS_x86_64 := -mno-red-zone -mcmodel=kernel
-GFLAGS_arm64 := -mcmodel=small
+GFLAGS_arm64 := -mcmodel=small -mno-outline-atomics # atomics inline (LL/SC), not libgcc's getauxval probe
 # The guest: its core, all of mm/, the mm test cases (run=selftest runs
 # them on the real MMU) and the arch's own files.
 GUEST_COMMON = $(wildcard guest/*.c guest/cmdline/*.c) $(wildcard tests/guest/*.c) tests/runner.c \

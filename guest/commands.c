@@ -7,6 +7,7 @@
 #include "kernel.h"
 #include "page.h"
 #include "ptelab/abi.h"
+#include "smp.h"
 
 static void print_size(uint64_t bytes)
 {
@@ -42,6 +43,10 @@ static void hello_cpus_distances(void)
 	for (int i = 0; i < machine.nr_cpus; i++)
 		printf("%scpu%d on node %d", i ? ", " : "", i, machine.cpu_node[i]);
 	printf(")\n");
+	/* Online CPUs are dense from 0: the boot brings each up or stops. */
+	for (unsigned i = 0; i < smp_nr_cpus(); i++)
+		printf("cpu%u: online, node %d, hwid %#llx\n", i, machine.cpu_node[i],
+		       (unsigned long long)machine.cpu_hwid[i]);
 	printf("distances (%s):", machine.has_distances ? "fdt" : "default");
 	for (int i = 0; i < machine.nr_nodes; i++) {
 		printf(" %d:[", machine.node[i].id);

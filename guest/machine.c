@@ -13,7 +13,17 @@
 #include "machine.h"
 #include "ptelab/abi.h"
 
-enum node_kind { NK_OTHER, NK_MEMORY, NK_CPUS, NK_CPU, NK_CHOSEN, NK_DISTANCE, NK_EXIT };
+enum node_kind {
+	NK_OTHER,
+	NK_MEMORY,
+	NK_CPUS,
+	NK_CPU,
+	NK_CHOSEN,
+	NK_DISTANCE,
+	NK_EXIT,
+	NK_PSCI,
+	NK_DEVICE
+};
 
 struct parse {
 	struct machine *m;
@@ -24,7 +34,10 @@ struct parse {
 	/* the open memory or cpu node */
 	const void *reg;
 	uint32_t reg_len;
-	int numa_id, is_memory_type;
+	int numa_id, is_memory_type, is_gicv3;
+	int cpu_cells;	     /* /cpus #address-cells */
+	const void *dev_reg; /* the open device node at the root */
+	uint32_t dev_reg_len;
 	/* /distance-map */
 	const void *dist;
 	uint32_t dist_len;
@@ -48,9 +61,13 @@ static enum node_kind classify(int depth, const char *name, enum node_kind paren
 		return NK_CHOSEN;
 	if (depth == 1 && strcmp(name, "distance-map") == 0)
 		return NK_DISTANCE;
+	if (depth == 1 && strcmp(name, "psci") == 0)
+		return NK_PSCI;
 	if (depth == 1 &&
 	    strncmp(name, PTELAB_FDT_EXIT_NODE "@", sizeof(PTELAB_FDT_EXIT_NODE)) == 0)
 		return NK_EXIT;
+	if (depth == 1 && strchr(name, '@'))
+		return NK_DEVICE;
 	return NK_OTHER;
 }
 
@@ -63,6 +80,11 @@ static int on_begin(void *ctx, int depth, const char *name)
 	p->reg_len = 0;
 	p->numa_id = 0;
 	p->is_memory_type = p->kind[depth] == NK_MEMORY;
+	if (depth == 1) {
+		p->is_gicv3 = 0;
+		p->dev_reg = NULL;
+		p->dev_reg_len = 0;
+	}
 	return 0;
 }
 
@@ -72,6 +94,21 @@ static void copy_string(char *dst, size_t size, const void *data, uint32_t len)
 
 	memcpy(dst, data, n);
 	dst[n] = 0;
+}
+
+/* Does the string list @data (@len bytes) contain @s? */
+static int has_string(const void *data, uint32_t len, const char *s)
+{
+	const char *p = data, *end = p + len;
+
+	while (p < end) {
+		size_t n = strnlen(p, (size_t)(end - p));
+
+		if (n < (size_t)(end - p) && strcmp(p, s) == 0)
+			return 1;
+		p += n + 1;
+	}
+	return 0;
 }
 
 static int root_prop(struct parse *p, const char *name, const void *data, uint32_t len)
@@ -110,6 +147,22 @@ static int on_prop(void *ctx, int depth, const char *name, const void *data, uin
 	case NK_CPUS:
 		if (strcmp(name, "timebase-frequency") == 0 && (len == 4 || len == 8))
 			m->timebase_hz = dt_cells(data, (int)len / 4);
+		else if (strcmp(name, "#address-cells") == 0 && len == 4)
+			p->cpu_cells = (int)dt_be32(data);
+		break;
+	case NK_DEVICE: /* its own fields: a child node's begin must not clear them */
+		if (strcmp(name, "compatible") == 0)
+			p->is_gicv3 = has_string(data, len, "arm,gic-v3");
+		else if (strcmp(name, "reg") == 0) {
+			p->dev_reg = data;
+			p->dev_reg_len = len;
+		}
+		break;
+	case NK_PSCI:
+		if (strcmp(name, "method") == 0)
+			m->psci_method = has_string(data, len, "hvc")	? MACHINE_PSCI_HVC
+					 : has_string(data, len, "smc") ? MACHINE_PSCI_SMC
+									: MACHINE_PSCI_NONE;
 		break;
 	case NK_CHOSEN:
 		if (strcmp(name, "bootargs") == 0)
@@ -191,7 +244,20 @@ static int on_end(void *ctx, int depth)
 	if (p->kind[depth] == NK_CPU) {
 		if (m->nr_cpus == MACHINE_MAX_CPUS)
 			return fail(p, "too many cpus");
+		if (p->cpu_cells < 1 || p->cpu_cells > 2 || !p->reg ||
+		    p->reg_len < 4u * (uint32_t)p->cpu_cells)
+			return fail(p, "a cpu node without a reg of /cpus #address-cells");
+		m->cpu_hwid[m->nr_cpus] = dt_cells(p->reg, p->cpu_cells);
 		m->cpu_node[m->nr_cpus++] = p->numa_id;
+	}
+	if (p->kind[depth] == NK_DEVICE && p->is_gicv3) {
+		uint32_t pair = 4u * (uint32_t)(p->addr_cells + p->size_cells);
+
+		if (!p->dev_reg || p->dev_reg_len < 2 * pair)
+			return fail(p,
+				    "arm,gic-v3 node without distributor and redistributor regs");
+		m->gicd_base = dt_cells(p->dev_reg, p->addr_cells);
+		m->gicr_base = dt_cells((const uint8_t *)p->dev_reg + pair, p->addr_cells);
 	}
 	return 0;
 }
@@ -232,7 +298,12 @@ int machine_node_index(const struct machine *m, int id)
 
 int machine_from_fdt(const void *blob, size_t max, struct machine *m, char *err, size_t errlen)
 {
-	struct parse p = { .m = m, .err = err, .errlen = errlen, .addr_cells = 2, .size_cells = 1 };
+	struct parse p = { .m = m,
+			   .err = err,
+			   .errlen = errlen,
+			   .addr_cells = 2,
+			   .size_cells = 1,
+			   .cpu_cells = 1 };
 	struct dt_visitor v = { on_begin, on_prop, on_end, &p };
 	struct dt dt;
 	int r;

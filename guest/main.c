@@ -10,6 +10,8 @@
 #include "kernel.h"
 #include "knob_parse.h"
 #include "ptelab/abi.h"
+#include "knobs.h"
+#include "percpu.h"
 
 struct machine machine;
 struct cmdline cmdline;
@@ -71,6 +73,7 @@ void kmain(struct boot_info *bi)
 	heap_init();
 	setvbuf(stdout, NULL, _IOLBF, 256);
 	time_init();
+	smp_init();
 	fflush(stdout);
 	_exit(run_commands());
 }

@@ -35,7 +35,7 @@ KVM_PTELAB_SRCS_$(1) := $(call vmm_srcs_for,$(KVM_VMMARCH_$(1))) $(VMM_GUEST_SRC
 $(B)/kvm/$(1)/ptelab: $$(KVM_PTELAB_SRCS_$(1)) $(B)/gen/version.h $(KVM_FETCHED_$(1)) | $(DEPS)
 	@mkdir -p $$(dir $$@)
 	$$(call quiet,CCLD,$$@)
-	$(Q)$(KVM_CC_$(1)) $(KVM_STATIC_CFLAGS) -o $$@ $$(KVM_PTELAB_SRCS_$(1)) $(KVM_FDT_$(1))
+	$(Q)$(KVM_CC_$(1)) $(KVM_STATIC_CFLAGS) -o $$@ $$(KVM_PTELAB_SRCS_$(1)) $(KVM_FDT_$(1)) -pthread
 	$(Q)$$(call kvm_deps,$(1),$$@,$$(KVM_PTELAB_SRCS_$(1)))
 
 $(B)/kvm/$(1)/mkelf: $(KVM_MKELF_SRCS) | $(DEPS)

@@ -20,6 +20,8 @@
 	X(mapcount_updates, "folio mapcount changes (one per call)")                               \
 	X(tlb_flushes, "TLB flush calls")                                                          \
 	X(tlb_pages, "pages covered by TLB flush calls")                                           \
+	X(tlb_shootdowns, "TLB flush calls that interrupted other CPUs (x86 IPIs)")                \
+	X(tlb_ipis, "TLB flush IPIs sent (one per other CPU that held the mm)")                    \
 	X(cont_folds, "contpte blocks folded")                                                     \
 	X(cont_unfolds, "contpte blocks unfolded")                                                 \
 	X(mark_accessed, "folio_mark_accessed() calls")                                            \

@@ -12,7 +12,7 @@
 #include "kernel.h"
 #include "mm_internal.h"
 
-struct mm *current_mm;
+struct mm *cpu_current_mm[NR_CPUS];
 struct mm *mm_list;
 static int next_mm_id = 1;
 

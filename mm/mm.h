@@ -12,6 +12,9 @@
 #include <stdint.h>
 
 #include "pgtable.h"
+#include "smp.h"
+
+#include <asm/mm_context.h> /* struct arch_mm_context */
 
 #define MM_USER_START 0x10000ul
 #define MM_USER_END (1ul << 47)
@@ -51,9 +54,10 @@ struct mm {
 	unsigned flags;	      /* MMF_* */
 	uint64_t nr_pt_pages; /* page-table pages below pgd */
 	int id;
-	int anon_family;    /* id of the mm this one was forked from, all the way
+	int anon_family;		/* id of the mm this one was forked from, all the way
 			       up: its anon folios are mapped only in its family */
-	struct mm *next_mm; /* all live mms, for the invariant checker */
+	struct mm *next_mm;		/* all live mms, for the invariant checker */
+	struct arch_mm_context context; /* the arch's (which CPUs hold it, ...) */
 	/* Migration's deferred TLB flush (mm/migrate.c): a range of this mm
 	 * cleared and not yet flushed, and the next mm that has one. */
 	unsigned long flush_start, flush_end;
@@ -62,13 +66,15 @@ struct mm {
 
 extern struct mm *mm_list;
 
-/* The mm whose user half is live in the MMU (CR3 / TTBR0), or NULL. */
-extern struct mm *current_mm;
+/* The mm whose user half is live in this CPU's MMU (CR3 / TTBR0), or
+ * NULL; each CPU has its own. */
+extern struct mm *cpu_current_mm[NR_CPUS];
+#define current_mm (cpu_current_mm[smp_processor_id()])
 
 struct mm *mm_create(void); /* NULL when out of memory */
 void mm_get(struct mm *mm);
-void mm_put(struct mm *mm); /* last reference: zap everything, free tables */
-void switch_mm(struct mm *mm);
+void mm_put(struct mm *mm);    /* last reference: zap everything, free tables */
+void switch_mm(struct mm *mm); /* on this CPU */
 
 /*
  * mm_fork - a copy-on-write child of @src (VMAs without VM_DONTCOPY).

@@ -60,8 +60,10 @@ static int add_cpus(void *fdt, const struct vmm_machine *m)
 		snprintf(name, sizeof(name), "cpu@%d", i);
 		FDT_TRY(fdt_begin_node(fdt, name));
 		FDT_TRY(fdt_property_string(fdt, "device_type", "cpu"));
-		if (m->arch == VMM_ARCH_ARM64)
+		if (m->arch == VMM_ARCH_ARM64) {
 			FDT_TRY(fdt_property_string(fdt, "compatible", "arm,armv8"));
+			FDT_TRY(fdt_property_string(fdt, "enable-method", "psci"));
+		}
 		FDT_TRY(fdt_property_u32(fdt, "reg", (uint32_t)i));
 		FDT_TRY(fdt_property_u32(fdt, "numa-node-id",
 					 (uint32_t)m->node[m->cpu_node[i]].id));
@@ -103,14 +105,41 @@ static int begin_device(void *fdt, const char *name, const char *compat, int com
 	return fdt_property(fdt, "reg", reg, sizeof(reg));
 }
 
+/* PSCI 0.2 through HVC (KVM's in-kernel PSCI), and the vGICv3: the
+ * distributor and one redistributor frame per cpu. */
+static int add_psci_gic(void *fdt, const struct vmm_machine *m)
+{
+	static const char psci[] = "arm,psci-0.2", gic[] = "arm,gic-v3";
+	fdt32_t reg[8] = { 0, cpu_to_fdt32(PTELAB_ARM64_GICD),
+			   0, cpu_to_fdt32(PTELAB_ARM64_GICD_SIZE),
+			   0, cpu_to_fdt32(PTELAB_ARM64_GICR),
+			   0, cpu_to_fdt32(PTELAB_ARM64_GICR_STRIDE * (uint32_t)m->nr_cpus) };
+	char node[48];
+
+	FDT_TRY(fdt_begin_node(fdt, "psci"));
+	FDT_TRY(fdt_property(fdt, "compatible", psci, sizeof(psci)));
+	FDT_TRY(fdt_property_string(fdt, "method", "hvc"));
+	FDT_TRY(fdt_end_node(fdt));
+	snprintf(node, sizeof(node), "intc@%x", PTELAB_ARM64_GICD);
+	FDT_TRY(fdt_begin_node(fdt, node));
+	FDT_TRY(fdt_property(fdt, "compatible", gic, sizeof(gic)));
+	FDT_TRY(fdt_property(fdt, "interrupt-controller", NULL, 0));
+	FDT_TRY(fdt_property_u32(fdt, "#interrupt-cells", 3));
+	FDT_TRY(fdt_property(fdt, "reg", reg, sizeof(reg)));
+	return fdt_end_node(fdt);
+}
+
 /*
  * add_arm64_devices - what ptelab's arm64 KVM machine has besides RAM and
- * cpus: the architected timer (no interrupts: there is no interrupt
- * controller), the PL011 the VMM emulates and the exit device.
+ * cpus: PSCI and the vGICv3 (for the secondary CPUs), the architected
+ * timer (no interrupts used), the PL011 the VMM emulates and the exit
+ * device.
  */
-static int add_arm64_devices(void *fdt)
+static int add_arm64_devices(void *fdt, const struct vmm_machine *m)
 {
 	static const char pl011[] = "arm,pl011\0arm,primecell", exit[] = PTELAB_FDT_EXIT_COMPAT;
+
+	FDT_TRY(add_psci_gic(fdt, m));
 
 	FDT_TRY(fdt_begin_node(fdt, "timer"));
 	FDT_TRY(fdt_property_string(fdt, "compatible", "arm,armv8-timer"));
@@ -154,7 +183,7 @@ int vmm_fdt_build(const struct vmm_machine *m, void *buf, size_t size)
 	FDT_TRY(add_cpus(buf, m));
 	FDT_TRY(add_distance_map(buf, m));
 	if (m->arch == VMM_ARCH_ARM64)
-		FDT_TRY(add_arm64_devices(buf));
+		FDT_TRY(add_arm64_devices(buf, m));
 	FDT_TRY(add_chosen(buf, m));
 	FDT_TRY(fdt_end_node(buf));
 	FDT_TRY(fdt_finish(buf));

@@ -1,9 +1,11 @@
 /*
  * kvm.c - the generic half of ptelab's KVM backend: the VM, its memory
- * slots, one vCPU, the run loop and the timeout.
+ * slots, one vCPU per cpu each run by a thread of its own, and the
+ * timeout, which the main thread waits for.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <linux/kvm.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,9 +22,8 @@
 
 #define KVM_API 12
 
-/* Set by the SIGALRM handler; it also kicks the vCPU out of KVM_RUN. */
+/* Set by the SIGALRM handler (the main thread's). */
 static volatile sig_atomic_t kvm_timed_out;
-static struct kvm_run *volatile kvm_timer_run;
 
 #define EXIT_NAME(x) [KVM_EXIT_##x] = "KVM_EXIT_" #x
 static const char *const exit_names[] = {
@@ -127,17 +128,25 @@ int vmm_kvm_usable(char *why, size_t whylen)
 /* Undo whatever of kvm_setup() was done; fds are -1 when not open. */
 static void kvm_teardown(struct vmm_kvm *k)
 {
-	if (k->run)
-		munmap(k->run, k->run_size);
-	if (k->vcpu_fd >= 0)
-		close(k->vcpu_fd);
+	for (int i = 0; i < k->nr_vcpus; i++) {
+		struct vmm_kvm_vcpu *v = &k->vcpu[i];
+
+		if (v->run)
+			munmap(v->run, k->run_size);
+		if (v->fd >= 0)
+			close(v->fd);
+		v->run = NULL;
+		v->fd = -1;
+	}
+	if (k->arch_fd >= 0)
+		close(k->arch_fd);
 	if (k->vm_fd >= 0)
 		close(k->vm_fd);
 	if (k->sys_fd >= 0)
 		close(k->sys_fd);
 	vmm_guest_mem_unmap(&k->mem);
-	k->run = NULL;
-	k->sys_fd = k->vm_fd = k->vcpu_fd = -1;
+	k->sys_fd = k->vm_fd = k->arch_fd = -1;
+	k->nr_vcpus = 0;
 }
 
 /* Map guest RAM (one region per contiguous run of @m) into the VM. */
@@ -164,18 +173,40 @@ static int kvm_add_memory(struct vmm_kvm *k, const struct vmm_machine *m)
 	return 0;
 }
 
+/* vCPU @id with its kvm_run mapping and the arch's identity for it. */
+static int kvm_add_vcpu(struct vmm_kvm *k, int id)
+{
+	struct vmm_kvm_vcpu *v = &k->vcpu[id];
+
+	*v = (struct vmm_kvm_vcpu){ .k = k, .id = id, .fd = -1 };
+	k->nr_vcpus = id + 1;
+	v->fd = ioctl(k->vm_fd, KVM_CREATE_VCPU, id);
+	if (v->fd < 0) {
+		vmm_msg("KVM_CREATE_VCPU %d: %s", id, strerror(errno));
+		return -1;
+	}
+	v->run = mmap(NULL, k->run_size, PROT_READ | PROT_WRITE, MAP_SHARED, v->fd, 0);
+	if (v->run == MAP_FAILED) {
+		v->run = NULL;
+		vmm_msg("mmap of vCPU %d's kvm_run: %s", id, strerror(errno));
+		return -1;
+	}
+	return vmm_kvm_arch_init_vcpu(v);
+}
+
 /*
  * kvm_setup - the VM with @m's RAM (unless @m is NULL) and the arch's VM
- * setup, vCPU 0 and its kvm_run mapping, vCPU identity set by the arch.
+ * setup, one vCPU per cpu of @m (one for a probe) with its kvm_run
+ * mapping and the arch's identity, then the arch's VM-wide devices.
  * Return: 0, or -1 (reported) with everything undone.
  */
 static int kvm_setup(struct vmm_kvm *k, struct vmm_machine *m)
 {
 	char why[256];
-	int size;
+	int size, n = m ? m->nr_cpus : 1;
 
 	memset(k, 0, sizeof(*k));
-	k->vm_fd = k->vcpu_fd = -1;
+	k->vm_fd = k->arch_fd = -1;
 	k->m = m;
 	k->sys_fd = kvm_open(why, sizeof(why));
 	if (k->sys_fd < 0) {
@@ -189,24 +220,16 @@ static int kvm_setup(struct vmm_kvm *k, struct vmm_machine *m)
 	}
 	if ((m && kvm_add_memory(k, m)) || vmm_kvm_arch_init_vm(k))
 		goto err_teardown;
-	k->vcpu_fd = ioctl(k->vm_fd, KVM_CREATE_VCPU, 0);
-	if (k->vcpu_fd < 0) {
-		vmm_msg("KVM_CREATE_VCPU: %s", strerror(errno));
-		goto err_teardown;
-	}
 	size = ioctl(k->sys_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
 	if (size < (int)sizeof(struct kvm_run)) {
 		vmm_msg("KVM_GET_VCPU_MMAP_SIZE: %s", size < 0 ? strerror(errno) : "too small");
 		goto err_teardown;
 	}
 	k->run_size = (size_t)size;
-	k->run = mmap(NULL, k->run_size, PROT_READ | PROT_WRITE, MAP_SHARED, k->vcpu_fd, 0);
-	if (k->run == MAP_FAILED) {
-		k->run = NULL;
-		vmm_msg("mmap of kvm_run: %s", strerror(errno));
-		goto err_teardown;
-	}
-	if (vmm_kvm_arch_init_vcpu(k))
+	for (int i = 0; i < n; i++)
+		if (kvm_add_vcpu(k, i))
+			goto err_teardown;
+	if (m && vmm_kvm_arch_finish_vm(k))
 		goto err_teardown;
 	return 0;
 
@@ -228,48 +251,27 @@ uint64_t vmm_kvm_probe_timebase_hz(void)
 	return hz;
 }
 
-static void on_alarm(int sig)
+/* The main thread's signals: the timeout (SIGALRM) and a vCPU thread
+ * saying it stopped (SIGUSR1). vCPU threads take SIGUSR1 only to leave a
+ * blocked KVM_RUN (EINTR). */
+static void on_signal(int sig)
 {
-	struct kvm_run *run = kvm_timer_run;
-
-	(void)sig;
-	kvm_timed_out = 1;
-	if (run)
-		run->immediate_exit = 1;
+	if (sig == SIGALRM)
+		kvm_timed_out = 1;
 }
 
 /* Arm a one-shot SIGALRM after @sec seconds (0 disarms). Without
  * SA_RESTART, so a blocked KVM_RUN returns EINTR. */
-static int kvm_arm_timeout(struct vmm_kvm *k, int sec)
+static int kvm_arm_timeout(int sec)
 {
-	struct sigaction sa = { .sa_handler = on_alarm };
+	struct sigaction sa = { .sa_handler = on_signal };
 	struct itimerval it = { .it_value = { .tv_sec = sec } };
 
-	kvm_timer_run = sec ? k->run : NULL;
 	kvm_timed_out = 0;
 	sigemptyset(&sa.sa_mask);
-	if (sec && sigaction(SIGALRM, &sa, NULL))
+	if (sec && (sigaction(SIGALRM, &sa, NULL) || sigaction(SIGUSR1, &sa, NULL)))
 		return -1;
 	return setitimer(ITIMER_REAL, &it, NULL);
-}
-
-/*
- * kvm_wait_for_timeout - sleep until the SIGALRM of kvm_arm_timeout().
- * SIGALRM is blocked while kvm_timed_out is tested, so an alarm between
- * the test and the sleep cannot be lost.
- */
-static void kvm_wait_for_timeout(void)
-{
-	sigset_t alrm, old, wait;
-
-	sigemptyset(&alrm);
-	sigaddset(&alrm, SIGALRM);
-	sigprocmask(SIG_BLOCK, &alrm, &old);
-	wait = old;
-	sigdelset(&wait, SIGALRM);
-	while (!kvm_timed_out)
-		sigsuspend(&wait);
-	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 /* An emulation failure with the instruction bytes: print them (the guest
@@ -292,14 +294,14 @@ static int kvm_report_emulation_failure(const struct kvm_run *run)
 }
 
 /* Report an exit nobody handled: its name, the details KVM gives, registers. */
-static void kvm_report_exit(struct vmm_kvm *k)
+static void kvm_report_exit(struct vmm_kvm_vcpu *v)
 {
-	struct kvm_run *run = k->run;
+	struct kvm_run *run = v->run;
 	char buf[32];
 
-	vmm_console_flush(k->con);
-	vmm_msg("guest crashed: unhandled exit %s",
-		vmm_kvm_exit_name(run->exit_reason, buf, sizeof(buf)));
+	vmm_console_flush(v->k->con);
+	vmm_msg("guest crashed: unhandled exit %s on vCPU %d",
+		vmm_kvm_exit_name(run->exit_reason, buf, sizeof(buf)), v->id);
 	switch (run->exit_reason) {
 	case KVM_EXIT_SHUTDOWN:
 		vmm_msg("(a triple fault; KVM may already have reset the registers below)");
@@ -322,57 +324,139 @@ static void kvm_report_exit(struct vmm_kvm *k)
 			(unsigned long long)run->mmio.phys_addr);
 		break;
 	}
-	vmm_kvm_arch_dump(k);
+	vmm_kvm_arch_dump(v);
+}
+
+/* Stop every vCPU with @status (the first stop wins): each thread sees
+ * k->stop, or immediate_exit, or leaves a blocked KVM_RUN by SIGUSR1;
+ * the main thread wakes by SIGUSR1 too. Context: k->exit_lock held. */
+static void kvm_stop(struct vmm_kvm *k, int status)
+{
+	if (k->stop)
+		return;
+	k->status = status;
+	k->stop = 1;
+	for (int i = 0; i < k->nr_vcpus; i++) {
+		k->vcpu[i].run->immediate_exit = 1;
+		if (k->vcpu[i].started && !pthread_equal(k->vcpu[i].thread, pthread_self()))
+			pthread_kill(k->vcpu[i].thread, SIGUSR1);
+	}
+	pthread_kill(k->main_thread, SIGUSR1); /* not kill(): a vCPU thread could take it */
+}
+
+/* One exit of vCPU @v. Return: 0 to run it again, 1 when it stops. */
+static int kvm_exit(struct vmm_kvm_vcpu *v)
+{
+	struct vmm_kvm *k = v->k;
+	int status = PTELAB_EXIT_CRASH, ret = 1;
+	enum vmm_kvm_exit what;
+
+	pthread_mutex_lock(&k->exit_lock);
+	if (k->stop)
+		goto out;
+	what = vmm_kvm_arch_handle_exit(v, &status);
+	if (what == VMM_KVM_CONTINUE) {
+		ret = 0;
+		goto out;
+	}
+	if (what == VMM_KVM_HALTED) {
+		k->halted = 1; /* a hang, as under QEMU: it ends at the timeout */
+		goto out;
+	}
+	if (what == VMM_KVM_UNHANDLED)
+		kvm_report_exit(v);
+	kvm_stop(k, what == VMM_KVM_DONE ? status : PTELAB_EXIT_CRASH);
+out:
+	pthread_mutex_unlock(&k->exit_lock);
+	return ret;
+}
+
+/* A vCPU thread: KVM_RUN until the guest is done, crashes, or the main
+ * thread stops everything. */
+static void *kvm_vcpu_thread(void *arg)
+{
+	struct vmm_kvm_vcpu *v = arg;
+	struct vmm_kvm *k = v->k;
+
+	while (!k->stop) {
+		int r = ioctl(v->fd, KVM_RUN, 0);
+
+		if (v->id == 0 && !k->first_exit_us)
+			k->first_exit_us = vmm_now_us() - k->run_start_us;
+		if (k->stop)
+			break;
+		if (r < 0 && (errno == EINTR || errno == EAGAIN)) {
+			v->run->immediate_exit = 0;
+			continue;
+		}
+		if (r < 0) {
+			pthread_mutex_lock(&k->exit_lock);
+			vmm_console_flush(k->con);
+			vmm_msg("KVM_RUN on vCPU %d: %s", v->id, strerror(errno));
+			vmm_kvm_arch_dump(v);
+			kvm_stop(k, PTELAB_EXIT_CRASH);
+			pthread_mutex_unlock(&k->exit_lock);
+			break;
+		}
+		if (kvm_exit(v))
+			break;
+	}
+	return NULL;
 }
 
 /*
- * kvm_loop - run vCPU 0 until the guest is done, crashes or times out.
- * Return: the ptelab exit status.
+ * kvm_run_all - one thread per vCPU; the main thread waits (signals
+ * blocked but while it sleeps) for a stop or the timeout, then stops and
+ * joins them. The vCPU threads block SIGALRM, so the timeout reaches the
+ * main thread. Return: the ptelab exit status.
  */
-static int kvm_loop(struct vmm_kvm *k, int timeout, struct vmm_timing *t)
+static int kvm_run_all(struct vmm_kvm *k, int timeout, struct vmm_timing *t)
 {
 	uint64_t start = vmm_now_us();
-	int status = PTELAB_EXIT_CRASH, first = 1, halted = 0;
+	sigset_t block, old, wait;
 
-	for (;;) {
-		int r = ioctl(k->vcpu_fd, KVM_RUN, 0);
-		enum vmm_kvm_exit what;
+	pthread_mutex_init(&k->exit_lock, NULL);
+	k->run_start_us = start;
+	k->main_thread = pthread_self();
+	sigemptyset(&block);
+	sigaddset(&block, SIGALRM);
+	sigaddset(&block, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	for (int i = 0; i < k->nr_vcpus; i++) {
+		sigset_t vcpu_mask = old;
 
-		if (first)
-			t->first_exit_us = vmm_now_us() - start;
-		first = 0;
-		if (kvm_timed_out) {
-			vmm_console_flush(k->con);
-			vmm_msg("guest timed out after %d s%s", timeout,
-				halted ? " (its vCPU had halted with nothing to wake it)" : "");
-			status = PTELAB_EXIT_TIMEOUT;
-			break;
+		sigaddset(&vcpu_mask, SIGALRM); /* inherited: SIGUSR1 open, SIGALRM not */
+		pthread_sigmask(SIG_SETMASK, &vcpu_mask, NULL);
+		k->vcpu[i].started =
+			!pthread_create(&k->vcpu[i].thread, NULL, kvm_vcpu_thread, &k->vcpu[i]);
+		pthread_sigmask(SIG_BLOCK, &block, NULL);
+		if (!k->vcpu[i].started) {
+			vmm_msg("cannot start the thread of vCPU %d", i);
+			pthread_mutex_lock(&k->exit_lock);
+			kvm_stop(k, PTELAB_EXIT_CRASH);
+			pthread_mutex_unlock(&k->exit_lock);
 		}
-		if (r < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (r < 0) {
-			vmm_console_flush(k->con);
-			vmm_msg("KVM_RUN: %s", strerror(errno));
-			vmm_kvm_arch_dump(k);
-			break;
-		}
-		what = vmm_kvm_arch_handle_exit(k, &status);
-		if (what == VMM_KVM_CONTINUE)
-			continue;
-		if (what == VMM_KVM_HALTED) {
-			/* A hang, as under QEMU: it ends at the timeout. */
-			halted = 1;
-			kvm_wait_for_timeout();
-			continue;
-		}
-		if (what == VMM_KVM_UNHANDLED)
-			kvm_report_exit(k);
-		if (what != VMM_KVM_DONE)
-			status = PTELAB_EXIT_CRASH;
-		break;
 	}
+	wait = old;
+	sigdelset(&wait, SIGALRM);
+	sigdelset(&wait, SIGUSR1);
+	while (!k->stop && !kvm_timed_out)
+		sigsuspend(&wait);
+	t->first_exit_us = k->first_exit_us;
+	pthread_mutex_lock(&k->exit_lock);
+	if (kvm_timed_out && !k->stop) {
+		vmm_console_flush(k->con);
+		vmm_msg("guest timed out after %d s%s", timeout,
+			k->halted ? " (a vCPU had halted with nothing to wake it)" : "");
+		kvm_stop(k, PTELAB_EXIT_TIMEOUT);
+	}
+	pthread_mutex_unlock(&k->exit_lock);
+	for (int i = 0; i < k->nr_vcpus; i++)
+		if (k->vcpu[i].started)
+			pthread_join(k->vcpu[i].thread, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	t->run_us = vmm_now_us() - start;
-	return status;
+	return k->status;
 }
 
 /* --verbose: the memory slots and the timebase. */
@@ -413,12 +497,12 @@ int vmm_kvm_boot(struct vmm_machine *m, const struct vmm_elf_image *img, const v
 		vmm_kvm_arch_print_layout(&k);
 		kvm_print_memslots(&k);
 	}
-	if (kvm_arm_timeout(&k, timeout)) {
+	if (kvm_arm_timeout(timeout)) {
 		vmm_msg("cannot arm the timeout: %s", strerror(errno));
 		goto err_teardown;
 	}
-	status = kvm_loop(&k, timeout, t);
-	kvm_arm_timeout(&k, 0);
+	status = kvm_run_all(&k, timeout, t);
+	kvm_arm_timeout(0);
 	kvm_teardown(&k);
 	return status;
 

@@ -3,10 +3,11 @@
  * hosts): the preferred vCPU target, the device tree and the boot
  * registers, the PL011 and the exit device as trapped MMIO, crash dumps.
  *
- * The machine has no interrupt controller: the guest polls its console
- * and never takes an interrupt, so KVM runs without a vGIC (its timer
- * then needs none either). A WFI with nothing pending blocks inside
- * KVM_RUN until the timeout's signal.
+ * Every vCPU has PSCI 0.2 in KVM (the tree's /psci, method hvc); vCPUs
+ * other than 0 start powered off until the guest's CPU_ON. An in-kernel
+ * vGICv3 (the tree's arm,gic-v3 node) carries the guest's wake-up SGIs;
+ * the guest polls its console and takes no device interrupt. A WFI with
+ * nothing pending blocks inside KVM_RUN.
  */
 #include <errno.h>
 #include <linux/kvm.h>
@@ -62,19 +63,59 @@ int vmm_kvm_arch_init_vm(struct vmm_kvm *k)
 	return 0;
 }
 
-int vmm_kvm_arch_init_vcpu(struct vmm_kvm *k)
+int vmm_kvm_arch_init_vcpu(struct vmm_kvm_vcpu *v)
 {
 	struct kvm_vcpu_init init;
 
 	memset(&init, 0, sizeof(init));
-	if (ioctl(k->vm_fd, KVM_ARM_PREFERRED_TARGET, &init)) {
+	if (ioctl(v->k->vm_fd, KVM_ARM_PREFERRED_TARGET, &init)) {
 		vmm_msg("KVM_ARM_PREFERRED_TARGET: %s", strerror(errno));
 		return -1;
 	}
-	if (ioctl(k->vcpu_fd, KVM_ARM_VCPU_INIT, &init)) {
-		vmm_msg("KVM_ARM_VCPU_INIT (target %u): %s", init.target, strerror(errno));
+	init.features[0] |= 1u << KVM_ARM_VCPU_PSCI_0_2;
+	if (v->id)
+		init.features[0] |= 1u << KVM_ARM_VCPU_POWER_OFF;
+	if (ioctl(v->fd, KVM_ARM_VCPU_INIT, &init)) {
+		vmm_msg("KVM_ARM_VCPU_INIT of vCPU %d (target %u): %s", v->id, init.target,
+			strerror(errno));
 		return -1;
 	}
+	return 0;
+}
+
+/* One attribute of the vGIC device. */
+static int vgic_attr(int fd, uint32_t group, uint64_t attr, const void *val, const char *what)
+{
+	struct kvm_device_attr a = { .group = group,
+				     .attr = attr,
+				     .addr = (uint64_t)(uintptr_t)val };
+
+	if (ioctl(fd, KVM_SET_DEVICE_ATTR, &a)) {
+		vmm_msg("vGICv3 %s: %s", what, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The in-kernel vGICv3 at the tree's addresses, initialised once every
+ * vCPU exists (its redistributors are per vCPU). */
+int vmm_kvm_arch_finish_vm(struct vmm_kvm *k)
+{
+	struct kvm_create_device d = { .type = KVM_DEV_TYPE_ARM_VGIC_V3 };
+	uint64_t dist = PTELAB_ARM64_GICD, redist = PTELAB_ARM64_GICR;
+
+	if (ioctl(k->vm_fd, KVM_CREATE_DEVICE, &d)) {
+		vmm_msg("KVM_CREATE_DEVICE (vGICv3): %s", strerror(errno));
+		return -1;
+	}
+	k->arch_fd = (int)d.fd;
+	if (vgic_attr(k->arch_fd, KVM_DEV_ARM_VGIC_GRP_ADDR, KVM_VGIC_V3_ADDR_TYPE_DIST, &dist,
+		      "distributor address") ||
+	    vgic_attr(k->arch_fd, KVM_DEV_ARM_VGIC_GRP_ADDR, KVM_VGIC_V3_ADDR_TYPE_REDIST, &redist,
+		      "redistributor address") ||
+	    vgic_attr(k->arch_fd, KVM_DEV_ARM_VGIC_GRP_CTRL, KVM_DEV_ARM_VGIC_CTRL_INIT, NULL,
+		      "init"))
+		return -1;
 	return 0;
 }
 
@@ -86,11 +127,11 @@ uint64_t vmm_kvm_arch_timebase_hz(struct vmm_kvm *k)
 	return vmm_host_counter_hz(); /* CNTFRQ_EL0 */
 }
 
-static int set_reg(struct vmm_kvm *k, uint64_t id, uint64_t v, const char *name)
+static int set_reg(int fd, uint64_t id, uint64_t v, const char *name)
 {
 	struct kvm_one_reg r = { .id = id, .addr = (uint64_t)(uintptr_t)&v };
 
-	if (ioctl(k->vcpu_fd, KVM_SET_ONE_REG, &r)) {
+	if (ioctl(fd, KVM_SET_ONE_REG, &r)) {
 		vmm_msg("KVM_SET_ONE_REG %s: %s", name, strerror(errno));
 		return -1;
 	}
@@ -98,11 +139,11 @@ static int set_reg(struct vmm_kvm *k, uint64_t id, uint64_t v, const char *name)
 }
 
 /* Return: 0 with *@v, or -1 (errno set). */
-static int get_reg(struct vmm_kvm *k, uint64_t id, uint64_t *v)
+static int get_reg(struct vmm_kvm_vcpu *vc, uint64_t id, uint64_t *v)
 {
 	struct kvm_one_reg r = { .id = id, .addr = (uint64_t)(uintptr_t)v };
 
-	return ioctl(k->vcpu_fd, KVM_GET_ONE_REG, &r);
+	return ioctl(vc->fd, KVM_GET_ONE_REG, &r);
 }
 
 /* The tree at the base of RAM, then PC = the entry, X0 = the tree. */
@@ -121,16 +162,18 @@ int vmm_kvm_arch_boot(struct vmm_kvm *k, const struct vmm_elf_image *img)
 			size);
 		return -1;
 	}
-	if (set_reg(k, REG_PSTATE, BOOT_PSTATE, "PSTATE") || set_reg(k, REG_PC, img->entry, "PC") ||
-	    set_reg(k, REG_X(0), PTELAB_ARM64_FDT, "X0"))
+	if (set_reg(k->vcpu[0].fd, REG_PSTATE, BOOT_PSTATE, "PSTATE") ||
+	    set_reg(k->vcpu[0].fd, REG_PC, img->entry, "PC") ||
+	    set_reg(k->vcpu[0].fd, REG_X(0), PTELAB_ARM64_FDT, "X0"))
 		return -1;
 	return 0;
 }
 
 /* The exit device: a write of the guest's status at offset 0. */
-static enum vmm_kvm_exit exit_device(struct vmm_kvm *k, uint64_t off, int *status)
+static enum vmm_kvm_exit exit_device(struct vmm_kvm_vcpu *vc, uint64_t off, int *status)
 {
-	struct kvm_run *run = k->run;
+	struct vmm_kvm *k = vc->k;
+	struct kvm_run *run = vc->run;
 	uint64_t v = 0;
 
 	if (!run->mmio.is_write || off != 0) {
@@ -150,9 +193,10 @@ static enum vmm_kvm_exit exit_device(struct vmm_kvm *k, uint64_t off, int *statu
 
 /* The PL011, transmit only: DR takes a byte, FR says idle, the rest reads
  * as 0 and ignores writes. */
-static enum vmm_kvm_exit pl011(struct vmm_kvm *k, uint64_t off)
+static enum vmm_kvm_exit pl011(struct vmm_kvm_vcpu *vc, uint64_t off)
 {
-	struct kvm_run *run = k->run;
+	struct vmm_kvm *k = vc->k;
+	struct kvm_run *run = vc->run;
 
 	if (run->mmio.is_write) {
 		if (off == PL011_DR)
@@ -165,29 +209,30 @@ static enum vmm_kvm_exit pl011(struct vmm_kvm *k, uint64_t off)
 	return VMM_KVM_CONTINUE;
 }
 
-static enum vmm_kvm_exit handle_mmio(struct vmm_kvm *k, int *status)
+static enum vmm_kvm_exit handle_mmio(struct vmm_kvm_vcpu *vc, int *status)
 {
-	uint64_t a = k->run->mmio.phys_addr;
+	uint64_t a = vc->run->mmio.phys_addr;
 
 	if (a >= PTELAB_ARM64_UART && a - PTELAB_ARM64_UART < PTELAB_ARM64_UART_SIZE)
-		return pl011(k, a - PTELAB_ARM64_UART);
+		return pl011(vc, a - PTELAB_ARM64_UART);
 	if (a >= PTELAB_ARM64_EXIT && a - PTELAB_ARM64_EXIT < PTELAB_ARM64_EXIT_SIZE)
-		return exit_device(k, a - PTELAB_ARM64_EXIT, status);
+		return exit_device(vc, a - PTELAB_ARM64_EXIT, status);
 	return VMM_KVM_UNHANDLED;
 }
 
-enum vmm_kvm_exit vmm_kvm_arch_handle_exit(struct vmm_kvm *k, int *status)
+enum vmm_kvm_exit vmm_kvm_arch_handle_exit(struct vmm_kvm_vcpu *vc, int *status)
 {
-	struct kvm_run *run = k->run;
+	struct vmm_kvm *k = vc->k;
+	struct kvm_run *run = vc->run;
 
 	if (run->exit_reason == KVM_EXIT_MMIO)
-		return handle_mmio(k, status);
+		return handle_mmio(vc, status);
 	if (run->exit_reason == KVM_EXIT_ARM_NISV) {
 		vmm_console_flush(k->con);
 		vmm_msg("guest crashed: KVM_EXIT_ARM_NISV: an access to IPA 0x%llx that KVM cannot "
 			"decode (no instruction syndrome; ESR ISS 0x%llx)",
 			X(run->arm_nisv.fault_ipa), X(run->arm_nisv.esr_iss));
-		vmm_kvm_arch_dump(k);
+		vmm_kvm_arch_dump(vc);
 		return VMM_KVM_CRASH;
 	}
 	return VMM_KVM_UNHANDLED;
@@ -245,7 +290,7 @@ static const char *pstate_mode(uint64_t pstate)
 }
 
 /* A register by name into @line (unreadable ones say so). */
-static int fmt_reg(struct vmm_kvm *k, char *line, size_t size, const char *name, uint64_t id)
+static int fmt_reg(struct vmm_kvm_vcpu *k, char *line, size_t size, const char *name, uint64_t id)
 {
 	uint64_t v;
 
@@ -254,7 +299,7 @@ static int fmt_reg(struct vmm_kvm *k, char *line, size_t size, const char *name,
 	return snprintf(line, size, " %s=0x%016llx", name, X(v));
 }
 
-static void dump_gprs(struct vmm_kvm *k)
+static void dump_gprs(struct vmm_kvm_vcpu *k)
 {
 	char line[160], name[8];
 
@@ -269,7 +314,7 @@ static void dump_gprs(struct vmm_kvm *k)
 	}
 }
 
-void vmm_kvm_arch_dump(struct vmm_kvm *k)
+void vmm_kvm_arch_dump(struct vmm_kvm_vcpu *k)
 {
 	uint64_t pc, pstate, esr, far, elr;
 	char line[200];

@@ -25,6 +25,7 @@
 #define CPUID_ADDR_SIZES 0x80000008u
 #define GUEST_ADDR_SIZES 0x3028u
 
+#define CPUID_1_ECX_X2APIC (1u << 21)
 #define CR0_PE (1ULL << 0)
 #define CR0_ET (1ULL << 4)
 #define CR0_PG (1ULL << 31)
@@ -67,7 +68,17 @@ int vmm_kvm_arch_init_vm(struct vmm_kvm *k)
 {
 	uint64_t id = KVM_IDENTITY_MAP_ADDR;
 
-	if (!k->m || ram_overlaps(k->m, KVM_IDENTITY_MAP_ADDR, KVM_PRIVATE_END))
+	if (!k->m)
+		return 0;
+	/* The in-kernel LAPIC (and the PIC and IOAPIC that come with it):
+	 * KVM itself delivers the guest's INIT, STARTUP and fixed IPIs and
+	 * keeps the APs waiting for their SIPI; HLT sleeps inside KVM_RUN.
+	 * Nothing raises a device interrupt, so no PIT. */
+	if (ioctl(k->vm_fd, KVM_CREATE_IRQCHIP, 0)) {
+		vmm_msg("KVM_CREATE_IRQCHIP: %s", strerror(errno));
+		return -1;
+	}
+	if (ram_overlaps(k->m, KVM_IDENTITY_MAP_ADDR, KVM_PRIVATE_END))
 		return 0;
 	if (ioctl(k->vm_fd, KVM_SET_IDENTITY_MAP_ADDR, &id)) {
 		vmm_msg("KVM_SET_IDENTITY_MAP_ADDR 0x%llx: %s", X(id), strerror(errno));
@@ -98,18 +109,33 @@ static struct kvm_cpuid2 *supported_cpuid(int sys_fd)
 	return NULL;
 }
 
-int vmm_kvm_arch_init_vcpu(struct vmm_kvm *k)
+/* The vCPU's APIC ID (= its id, the tree's cpu reg) where CPUID reports
+ * it: leaf 1 EBX[31:24], and the x2APIC ID of leaves 0xb and 0x1f. The
+ * in-kernel LAPIC emulates x2APIC, so leaf 1 offers it. */
+static void cpuid_set_apic_id(struct kvm_cpuid_entry2 *e, uint32_t id)
 {
-	struct kvm_cpuid2 *c = supported_cpuid(k->sys_fd);
+	if (e->function == 1) {
+		e->ebx = (e->ebx & 0x00ffffffu) | id << 24;
+		e->ecx |= CPUID_1_ECX_X2APIC;
+	}
+	if (e->function == 0xb || e->function == 0x1f)
+		e->edx = id;
+}
+
+int vmm_kvm_arch_init_vcpu(struct vmm_kvm_vcpu *v)
+{
+	struct kvm_cpuid2 *c = supported_cpuid(v->k->sys_fd);
 
 	if (!c) {
 		vmm_msg("KVM_GET_SUPPORTED_CPUID: %s", strerror(errno));
 		return -1;
 	}
-	for (uint32_t i = 0; i < c->nent; i++)
+	for (uint32_t i = 0; i < c->nent; i++) {
 		if (c->entries[i].function == CPUID_ADDR_SIZES)
 			c->entries[i].eax = GUEST_ADDR_SIZES;
-	if (ioctl(k->vcpu_fd, KVM_SET_CPUID2, c)) {
+		cpuid_set_apic_id(&c->entries[i], (uint32_t)v->id);
+	}
+	if (ioctl(v->fd, KVM_SET_CPUID2, c)) {
 		vmm_msg("KVM_SET_CPUID2: %s", strerror(errno));
 		free(c);
 		return -1;
@@ -118,9 +144,15 @@ int vmm_kvm_arch_init_vcpu(struct vmm_kvm *k)
 	return 0;
 }
 
+int vmm_kvm_arch_finish_vm(struct vmm_kvm *k)
+{
+	(void)k;
+	return 0;
+}
+
 uint64_t vmm_kvm_arch_timebase_hz(struct vmm_kvm *k)
 {
-	int khz = ioctl(k->vcpu_fd, KVM_GET_TSC_KHZ, 0);
+	int khz = ioctl(k->vcpu[0].fd, KVM_GET_TSC_KHZ, 0);
 
 	return khz > 0 ? (uint64_t)khz * 1000 : 0;
 }
@@ -204,12 +236,12 @@ static struct kvm_segment flat_segment(uint16_t selector, uint8_t type)
  * entry checks pass), CR0 = PE|ET, CR4 = EFER = 0, RFLAGS = 2,
  * EIP = @entry, EBX = the hvm_start_info address.
  */
-static int set_pvh_state(struct vmm_kvm *k, uint64_t entry)
+static int set_pvh_state(int fd, uint64_t entry)
 {
 	struct kvm_sregs s;
 	struct kvm_regs r = { .rflags = 2, .rip = entry, .rbx = PTELAB_BOOT_START_INFO };
 
-	if (ioctl(k->vcpu_fd, KVM_GET_SREGS, &s)) {
+	if (ioctl(fd, KVM_GET_SREGS, &s)) {
 		vmm_msg("KVM_GET_SREGS: %s", strerror(errno));
 		return -1;
 	}
@@ -221,11 +253,11 @@ static int set_pvh_state(struct vmm_kvm *k, uint64_t entry)
 	s.idt = (struct kvm_dtable){ .base = 0, .limit = 0xffff };
 	s.cr0 = CR0_PE | CR0_ET;
 	s.cr2 = s.cr3 = s.cr4 = s.efer = 0;
-	if (ioctl(k->vcpu_fd, KVM_SET_SREGS, &s)) {
+	if (ioctl(fd, KVM_SET_SREGS, &s)) {
 		vmm_msg("KVM_SET_SREGS: %s", strerror(errno));
 		return -1;
 	}
-	if (ioctl(k->vcpu_fd, KVM_SET_REGS, &r)) {
+	if (ioctl(fd, KVM_SET_REGS, &r)) {
 		vmm_msg("KVM_SET_REGS: %s", strerror(errno));
 		return -1;
 	}
@@ -236,7 +268,7 @@ int vmm_kvm_arch_boot(struct vmm_kvm *k, const struct vmm_elf_image *img)
 {
 	if (write_boot_info(k))
 		return -1;
-	return set_pvh_state(k, img->entry);
+	return set_pvh_state(k->vcpu[0].fd, img->entry);
 }
 
 /* The byte an IN from @port reads: a ready, empty UART; nothing elsewhere. */
@@ -265,9 +297,10 @@ static enum vmm_kvm_exit exit_port(struct vmm_kvm *k, const uint8_t *data, uint8
 	return VMM_KVM_DONE;
 }
 
-static enum vmm_kvm_exit handle_io(struct vmm_kvm *k, int *status)
+static enum vmm_kvm_exit handle_io(struct vmm_kvm_vcpu *v, int *status)
 {
-	struct kvm_run *run = k->run;
+	struct vmm_kvm *k = v->k;
+	struct kvm_run *run = v->run;
 	uint64_t unit = run->io.size, bytes = unit * run->io.count;
 	uint8_t *data = (uint8_t *)run + run->io.data_offset;
 
@@ -294,13 +327,13 @@ static enum vmm_kvm_exit handle_io(struct vmm_kvm *k, int *status)
 	return VMM_KVM_CONTINUE;
 }
 
-enum vmm_kvm_exit vmm_kvm_arch_handle_exit(struct vmm_kvm *k, int *status)
+enum vmm_kvm_exit vmm_kvm_arch_handle_exit(struct vmm_kvm_vcpu *v, int *status)
 {
-	if (k->run->exit_reason == KVM_EXIT_IO)
-		return handle_io(k, status);
-	/* HLT exits to us because there is no in-kernel irqchip; with no
-	 * interrupt source at all, a halted vCPU never runs again. */
-	if (k->run->exit_reason == KVM_EXIT_HLT)
+	if (v->run->exit_reason == KVM_EXIT_IO)
+		return handle_io(v, status);
+	/* With the in-kernel irqchip HLT sleeps inside KVM_RUN; an exit means
+	 * KVM gave it to us anyway: nothing here would ever wake the vCPU. */
+	if (v->run->exit_reason == KVM_EXIT_HLT)
 		return VMM_KVM_HALTED;
 	return VMM_KVM_UNHANDLED;
 }
@@ -339,12 +372,13 @@ static void print_walk(struct vmm_kvm *k, uint64_t cr3, uint64_t va, const char 
 	vmm_msg("%s", line);
 }
 
-void vmm_kvm_arch_dump(struct vmm_kvm *k)
+void vmm_kvm_arch_dump(struct vmm_kvm_vcpu *v)
 {
+	struct vmm_kvm *k = v->k;
 	struct kvm_regs r;
 	struct kvm_sregs s;
 
-	if (ioctl(k->vcpu_fd, KVM_GET_REGS, &r) || ioctl(k->vcpu_fd, KVM_GET_SREGS, &s)) {
+	if (ioctl(v->fd, KVM_GET_REGS, &r) || ioctl(v->fd, KVM_GET_SREGS, &s)) {
 		vmm_msg("cannot read the vCPU registers: %s", strerror(errno));
 		return;
 	}

@@ -154,7 +154,8 @@ static int boot_args(struct vmm_qemu_argv *a, const struct vmm_config *cfg,
 int vmm_qemu_build_argv(const struct vmm_config *cfg, const struct vmm_machine *m, const char *dir,
 			const char *dumpdtb, struct vmm_qemu_argv *a)
 {
-	const char *machine = cfg->arch == VMM_ARCH_X86_64 ? "pc" : "virt";
+	/* arm64: a GICv3, whose SGIs wake the guest's secondary CPUs. */
+	const char *machine = cfg->arch == VMM_ARCH_X86_64 ? "pc" : "virt,gic-version=3";
 	char esc[PATH_MAX * 2];
 
 	a->argc = 0;

@@ -5,15 +5,18 @@
  * the timeout); the arch part, kvm_x86.c or kvm_arm64.c after the host's
  * arch (the Makefile picks one), defines the vmm_kvm_arch_* hooks below:
  * vCPU identity, boot state, device exits (port I/O or MMIO) and register
- * dumps. Only one vCPU runs; the other cpus of the machine exist only in
- * the device tree.
+ * dumps. Every cpu of the machine is a vCPU with a thread of its own;
+ * vCPU 0 starts at the entry, the others wait in the in-kernel interrupt
+ * controller (x86 LAPIC: INIT-SIPI; arm64: powered off until PSCI CPU_ON).
  */
 #ifndef VMM_KVM_H
 #define VMM_KVM_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vmm_config.h"
 #include "vmm_console.h"
 #include "vmm_elf.h"
 #include "vmm_guestmem.h"
@@ -22,13 +25,33 @@
 
 struct kvm_run;
 
-struct vmm_kvm {
-	int sys_fd, vm_fd, vcpu_fd;
+struct vmm_kvm;
+
+/* One vCPU: its fd, its kvm_run mapping and the thread that runs it. */
+struct vmm_kvm_vcpu {
+	struct vmm_kvm *k;
+	int id, fd;
 	struct kvm_run *run;
-	size_t run_size; /* of the kvm_run mapping */
+	pthread_t thread;
+	int started; /* the thread exists */
+};
+
+struct vmm_kvm {
+	int sys_fd, vm_fd;
+	int nr_vcpus;
+	struct vmm_kvm_vcpu vcpu[VMM_MAX_CPUS];
+	size_t run_size; /* of each kvm_run mapping */
+	int arch_fd;	 /* the arch's device fd (arm64: the vGIC), -1 without */
 	struct vmm_guest_mem mem;
 	struct vmm_machine *m;
 	struct vmm_console *con;
+	/* Exits are handled one at a time (console, devices, the status). */
+	pthread_mutex_t exit_lock;
+	pthread_t main_thread;		      /* waits for the stop; woken by SIGUSR1 */
+	volatile int stop;		      /* set once: every vCPU thread leaves its loop */
+	int status;			      /* the ptelab exit status, valid once stop is set */
+	int halted;			      /* a vCPU stopped with nothing to wake it */
+	uint64_t run_start_us, first_exit_us; /* for --timing: vCPU 0's first exit */
 };
 
 /* What an arch exit handler decided. */
@@ -72,25 +95,31 @@ const char *vmm_kvm_exit_name(uint32_t reason, char *buf, size_t size);
 extern const enum vmm_arch vmm_kvm_guest_arch;
 
 /* VM-wide setup once RAM is in (k->m may be NULL for a probe), before the
- * vCPU exists. Return: 0, or -1 (reported). */
+ * vCPUs exist (x86: the in-kernel irqchip). Return: 0, or -1 (reported). */
 int vmm_kvm_arch_init_vm(struct vmm_kvm *k);
 
-/* Set up the vCPU's identity (CPUID on x86, the preferred target on
- * arm64). Return: 0, or -1 (reported). */
-int vmm_kvm_arch_init_vcpu(struct vmm_kvm *k);
+/* Set up vCPU @v's identity (CPUID and APIC ID on x86, the target and
+ * PSCI, powered off unless it is vCPU 0, on arm64). Return: 0, or -1
+ * (reported). */
+int vmm_kvm_arch_init_vcpu(struct vmm_kvm_vcpu *v);
+
+/* VM-wide setup that needs every vCPU (arm64: the vGICv3). Return: 0,
+ * or -1 (reported). */
+int vmm_kvm_arch_finish_vm(struct vmm_kvm *k);
 
 /* The timebase the guest counts in, in Hz; 0 when unknown. */
 uint64_t vmm_kvm_arch_timebase_hz(struct vmm_kvm *k);
 
 /* Write the boot information (FDT, boot structures) into guest RAM and
- * set the vCPU's registers to enter @img. Return: 0, or -1 (reported). */
+ * set vCPU 0's registers to enter @img. Return: 0, or -1 (reported). */
 int vmm_kvm_arch_boot(struct vmm_kvm *k, const struct vmm_elf_image *img);
 
-/* Handle the exit in k->run; on VMM_KVM_DONE store the guest's status. */
-enum vmm_kvm_exit vmm_kvm_arch_handle_exit(struct vmm_kvm *k, int *status);
+/* Handle the exit in v->run; on VMM_KVM_DONE store the guest's status.
+ * Context: k->exit_lock held. */
+enum vmm_kvm_exit vmm_kvm_arch_handle_exit(struct vmm_kvm_vcpu *v, int *status);
 
-/* Print the vCPU's registers (and what helps, e.g. a page walk) on stderr. */
-void vmm_kvm_arch_dump(struct vmm_kvm *k);
+/* Print vCPU @v's registers (and what helps, e.g. a page walk) on stderr. */
+void vmm_kvm_arch_dump(struct vmm_kvm_vcpu *v);
 
 /* Print the arch's boot structures for --verbose. */
 void vmm_kvm_arch_print_layout(struct vmm_kvm *k);

@@ -80,6 +80,14 @@ _start:
  * the physical one), and SCTLR_EL1 starts from a known MMU-off value.
  */
 el2_entry:
+	bl	el2_setup
+	adr	x0, el1_entry
+	msr	elr_el2, x0
+	eret
+
+/* el2_setup - everything of the EL2 -> EL1 drop but the return address
+ * (the boot CPU's and a secondary's differ). Clobbers x0. */
+el2_setup:
 	ldr	x0, =HCR_EL2_RW
 	msr	hcr_el2, x0
 	mrs	x0, cnthctl_el2
@@ -98,9 +106,15 @@ el2_entry:
 	msr	sctlr_el1, x0
 	mov	x0, #SPSR_EL1H_MASKED
 	msr	spsr_el2, x0
-	adr	x0, el1_entry
-	msr	elr_el2, x0
-	eret
+	mrs	x0, id_aa64pfr0_el1	/* GICv3 system registers: let EL1 use them */
+	ubfx	x0, x0, #24, #4
+	cbz	x0, 1f
+	mrs	x0, ICC_SRE_EL2
+	orr	x0, x0, #ICC_SRE_SRE
+	orr	x0, x0, #ICC_SRE_ENABLE
+	msr	ICC_SRE_EL2, x0
+	isb
+1:	ret
 
 el1_entry:
 	ldr	x0, =SCTLR_EL1_MMU_OFF
@@ -195,6 +209,35 @@ park:
 	b	park
 
 /*
+ * arm64_secondary_entry - where PSCI CPU_ON starts a secondary CPU: MMU
+ * off, at EL1 (or EL2), the physical address. The same steps as the boot
+ * CPU's up to the boot tables (still intact: nothing reuses them), then
+ * the linked address, its per-CPU register, vectors and the two stacks
+ * from arm64_secondary_boot (smp.c fills it before each CPU_ON; CPUs
+ * start one at a time), and arm64_secondary_start(percpu).
+ */
+	.globl	arm64_secondary_entry
+arm64_secondary_entry:
+	msr	daifset, #0xf
+	mrs	x19, CurrentEL
+	lsr	x19, x19, #CURRENTEL_SHIFT
+	cmp	x19, #2
+	b.ne	secondary_el1
+	bl	el2_setup
+	adr	x0, secondary_el1
+	msr	elr_el2, x0
+	eret
+secondary_el1:
+	ldr	x0, =SCTLR_EL1_MMU_OFF
+	msr	sctlr_el1, x0
+	mov	x0, #CPACR_EL1_FPEN
+	msr	cpacr_el1, x0
+	isb
+	bl	enable_mmu
+	ldr	x0, =secondary_high
+	br	x0
+
+/*
  * early_fail - print the string at x0 on the PL011 (physical address, MMU
  * off) and stop through semihosting with PTELAB_EXIT_CRASH.
  */
@@ -234,6 +277,9 @@ high_entry:
 	dsb	nsh
 	isb
 
+	adrp	x0, percpu_area	/* CPU 0's; entry.S counts nesting there */
+	add	x0, x0, :lo12:percpu_area
+	msr	tpidr_el1, x0
 	adrp	x0, arm64_vectors
 	add	x0, x0, :lo12:arm64_vectors
 	msr	vbar_el1, x0
@@ -263,6 +309,33 @@ high_entry:
 	bl	arm64_start
 3:	wfi				/* arm64_start does not return */
 	b	3b
+
+secondary_high:
+	mrs	x0, tcr_el1
+	orr	x0, x0, #TCR_EPD0
+	msr	tcr_el1, x0
+	isb
+	tlbi	vmalle1
+	dsb	nsh
+	isb
+	adrp	x1, arm64_secondary_boot
+	add	x1, x1, :lo12:arm64_secondary_boot
+	ldr	x0, [x1]		/* struct percpu * */
+	msr	tpidr_el1, x0
+	adrp	x2, arm64_vectors
+	add	x2, x2, :lo12:arm64_vectors
+	msr	vbar_el1, x2
+	isb
+	ldr	x2, [x1, #8]		/* exception stack top */
+	mov	sp, x2
+	ldr	x2, [x1, #16]		/* kernel stack top */
+	msr	sp_el0, x2
+	msr	spsel, #0
+	mov	x29, xzr
+	mov	x30, xzr
+	bl	arm64_secondary_start
+4:	wfi
+	b	4b
 
 	.section .bss.stack, "aw", %nobits
 	.balign 4096

@@ -10,13 +10,15 @@
  * the state is restored from the frame (the handler may have moved ELR to
  * a fixup) and the code resumes.
  *
- * Nesting: arm64_exception_depth counts the exceptions being handled. An
+ * Nesting: each CPU counts the exceptions it is handling in its struct
+ * percpu (TPIDR_EL1 + PERCPU_EXC_DEPTH, <asm/percpu.h>). An
  * exception inside a handler arrives on the SP_EL1 vectors and is reported
  * by C as nested; one more level than EXCEPTION_DEPTH_MAX means the report
  * itself faults, so the guest prints a fixed line and exits through
  * semihosting without C (too_deep below).
  */
 #include <asm/layout.h>
+#include <asm/percpu.h>
 #include <asm/traps.h>
 
 	.macro	VENTRY kind
@@ -103,10 +105,10 @@ exception_entry:
 	stp	q28, q29, [x1, #(14 * 32)]
 	stp	q30, q31, [x1, #(15 * 32)]
 
-	adrp	x2, arm64_exception_depth
-	ldr	x3, [x2, :lo12:arm64_exception_depth]
+	mrs	x2, tpidr_el1
+	ldr	x3, [x2, #PERCPU_EXC_DEPTH]
 	add	x3, x3, #1
-	str	x3, [x2, :lo12:arm64_exception_depth]
+	str	x3, [x2, #PERCPU_EXC_DEPTH]
 	stp	x0, x3, [sp, #PT_KIND]
 	cmp	x3, #EXCEPTION_DEPTH_MAX
 	b.hi	too_deep
@@ -119,10 +121,10 @@ exception_entry:
 	bl	arm64_trap
 	add	sp, sp, #16
 
-	adrp	x2, arm64_exception_depth
-	ldr	x3, [x2, :lo12:arm64_exception_depth]
+	mrs	x2, tpidr_el1
+	ldr	x3, [x2, #PERCPU_EXC_DEPTH]
 	sub	x3, x3, #1
-	str	x3, [x2, :lo12:arm64_exception_depth]
+	str	x3, [x2, #PERCPU_EXC_DEPTH]
 
 	add	x1, sp, #PT_Q0
 	ldp	q0, q1, [x1, #(0 * 32)]
@@ -220,11 +222,5 @@ fatal_exit_block:
 	.quad	3			/* PTELAB_EXIT_CRASH */
 msg_too_deep:
 	.asciz	"\nguest: exception while reporting an exception; stopping (exit 3)\n"
-
-	.bss
-	.balign	8
-	.globl	arm64_exception_depth
-arm64_exception_depth:
-	.quad	0
 
 	.section .note.GNU-stack, "", %progbits

@@ -6,8 +6,11 @@
  * by handle_mm_fault(): without FEAT_HAFDBS the access flag and the dirty
  * state are software's job, and the fault path sets them.
  */
+#include <errno.h>
+
 #include "kernel.h"
 #include "mm.h"
+#include "percpu.h"
 
 #include <asm/traps.h>
 
@@ -18,6 +21,8 @@ int arch_handle_user_fault(unsigned long far, unsigned long esr, unsigned long e
 	(void)elr;
 	if (far >= MM_USER_END || !current_mm)
 		return 0;
+	if (this_cpu()->pagefault_disabled)
+		return -EFAULT; /* pagefault_disable(): the copy's fixup says so */
 	err = handle_mm_fault(current_mm, far, esr_dabt_is_write(esr) ? FAULT_WRITE : 0);
 	return err ? err : 1;
 }

@@ -7,9 +7,9 @@
  * which includes the kernel image (KERNEL_VBASE = PAGE_OFFSET +
  * KERNEL_PBASE), so the RAM map is executable at EL1 and never at EL0.
  * TTBR0_EL1 holds the current mm's pgd, or an empty table when there is
- * none. Every mm uses ASID 0, so switching mm invalidates the whole TLB
- * (TLBI VMALLE1IS): simple and correct, at the price of the kernel's
- * entries too; per-mm ASIDs would avoid that.
+ * none. Every mm uses ASID 0, so switching mm invalidates this CPU's
+ * whole TLB (TLBI VMALLE1): simple and correct, at the price of the
+ * kernel's entries too; per-mm ASIDs would avoid that.
  *
  * TLB maintenance follows the architecture's rule: DSB ISHST so the table
  * writes are visible to the walker, TLBI, then DSB ISH to wait for it and
@@ -24,6 +24,7 @@
 #include "kernel.h"
 #include "mm_internal.h"
 #include "mm.h"
+#include "percpu.h"
 #include "pgtable.h"
 
 #include <asm/mmu.h>
@@ -67,25 +68,49 @@ static void flush_user_pages(unsigned long start, unsigned long end)
 	isb();
 }
 
+/*
+ * TLBI ...IS reaches every CPU's TLB, so no CPU is interrupted. Nothing
+ * to do when no CPU has @mm loaded (switching to it flushes everything);
+ * the barrier orders the caller's table writes before that check, as the
+ * CPU that sets its bit (arch_switch_mm) loads TTBR0 only afterwards.
+ */
 void arch_flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end)
 {
-	if (mm != current_mm)
-		return; /* not in the TLB: switching to it flushes everything */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (mm && !__atomic_load_n(&mm->context.cpumask, __ATOMIC_RELAXED))
+		return;
 	if (end - start > TLBI_PAGES_MAX * PAGE_SIZE)
 		TLB_SYNC(tlbi_aside1is_0());
 	else
 		flush_user_pages(start, end);
 }
 
+/* IRQs are always masked in this kernel, so nothing runs between the
+ * mask updates and the TTBR0 write on this CPU. */
 void arch_switch_mm(struct mm *mm, uint64_t pgd_phys)
 {
-	(void)mm;
+	struct percpu *pc = this_cpu();
+	struct mm *prev = pc->arch.loaded_mm;
+	unsigned long bit = 1ul << pc->cpu;
+
 	if (!empty_pgd_phys)
 		panic("arch_switch_mm: called before arch_mm_init");
+	if (mm)
+		__atomic_fetch_or(&mm->context.cpumask, bit, __ATOMIC_SEQ_CST);
+	pc->arch.loaded_mm = mm;
 	dsb(ishst);
 	write_sysreg(pgd_phys ? pgd_phys : empty_pgd_phys, ttbr0_el1); /* ASID 0 */
 	isb();
-	TLB_SYNC(tlbi_vmalle1is());
+	/* Only this CPU's TLB holds what it walked of the old root; others
+	 * flush their own when they switch (Linux's local flush after an
+	 * ASID rollover relies on the same). A broadcast here would stop
+	 * every vCPU of QEMU's MTTCG for each switch. */
+	dsb(nshst);
+	__asm__ volatile("tlbi vmalle1" : : : "memory");
+	dsb(nsh);
+	isb();
+	if (prev && prev != mm)
+		__atomic_fetch_and(&prev->context.cpumask, ~bit, __ATOMIC_SEQ_CST);
 }
 
 /* The kernel half is TTBR1's: a user pgd needs nothing from it. */
@@ -138,9 +163,29 @@ static void map_kernel_half(void)
 	kmap_ram(&k, KERNEL_NORMAL);
 }
 
+void arm64_mmu_cpu_init(void)
+{
+	if (!kernel_pgd_phys)
+		return; /* arch_mm_init() runs it on every CPU once it has the tables */
+	dsb(ishst);
+	write_sysreg(empty_pgd_phys, ttbr0_el1);
+	write_sysreg(kernel_pgd_phys, ttbr1_el1);
+	isb();
+	TLB_SYNC(tlbi_vmalle1is());
+	write_sysreg(read_sysreg(tcr_el1) & ~(TCR_EPD0 | TCR_HA | TCR_HD), tcr_el1);
+	isb();
+}
+
+static void mmu_cpu_init_on(unsigned cpu, void *arg)
+{
+	(void)arg;
+	if (cpu)
+		arm64_mmu_cpu_init();
+}
+
 void arch_mm_init(void)
 {
-	uint64_t tcr = check_boot_mmu();
+	check_boot_mmu();
 
 	kernel_pgd = kmap_table(&kernel_pgd_phys);
 	kmap_table(&empty_pgd_phys);
@@ -152,13 +197,8 @@ void arch_mm_init(void)
 	 * differ, which the architecture allows to raise a TLB conflict
 	 * abort; QEMU TCG never does), and the TLBI right after drops them.
 	 */
-	dsb(ishst);
-	write_sysreg(empty_pgd_phys, ttbr0_el1);
-	write_sysreg(kernel_pgd_phys, ttbr1_el1);
-	isb();
-	TLB_SYNC(tlbi_vmalle1is());
-	write_sysreg(tcr & ~(TCR_EPD0 | TCR_HA | TCR_HD), tcr_el1);
-	isb();
+	arm64_mmu_cpu_init();
+	smp_run(smp_nr_cpus(), mmu_cpu_init_on, NULL); /* the secondaries too */
 	printf("mm: kernel page tables at %#llx (TTBR1), user half empty (TTBR0 %#llx)\n",
 	       (unsigned long long)kernel_pgd_phys, (unsigned long long)empty_pgd_phys);
 }

@@ -14,6 +14,7 @@
 #include "dt.h"
 #include "kernel.h"
 #include "machine.h"
+#include "percpu.h"
 
 #include <asm/mmu.h>
 #include <asm/traps.h>
@@ -74,10 +75,17 @@ static void find_exit_device(void)
 		arm64_exit_pa = early.exit_mmio;
 }
 
+extern uint64_t arm64_boot_stack[], arm64_boot_stack_top[];
+
 void arm64_start(uint64_t x0, uint64_t entry_el, uint64_t entry_counter);
 void arm64_start(uint64_t x0, uint64_t entry_el, uint64_t entry_counter)
 {
-	arm64_stack_init();
+	struct percpu *pc = &percpu_area[0]; /* boot.S set TPIDR_EL1 to it */
+
+	pc->self = pc;
+	pc->stack = arm64_boot_stack;
+	pc->stack_size = (unsigned long)((char *)arm64_boot_stack_top - (char *)arm64_boot_stack);
+	arm64_stack_init(pc);
 	boot_x0 = x0;
 	bi.current_el = (int)entry_el;
 	bi.entry_counter = entry_counter;

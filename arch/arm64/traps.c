@@ -14,6 +14,7 @@
 
 #include "kernel.h"
 #include "ptelab/abi.h"
+#include "percpu.h"
 
 #include <asm/traps.h>
 
@@ -34,8 +35,7 @@ _Static_assert(offsetof(struct pt_regs, kind) == PT_KIND, "PT_KIND");
 _Static_assert(offsetof(struct pt_regs, q) == PT_Q0, "PT_Q0");
 _Static_assert(sizeof(struct pt_regs) == PT_FRAME_SIZE, "PT_FRAME_SIZE");
 
-/* From boot.S and uaccess.S. */
-extern uint64_t arm64_boot_stack[], arm64_boot_stack_top[];
+/* From uaccess.S. */
 extern char arm64_uaccess_start[], arm64_uaccess_end[], arm64_uaccess_fixup[];
 
 static const char *const ec_names[64] = {
@@ -85,24 +85,38 @@ __attribute__((weak)) int arch_handle_user_fault(unsigned long far, unsigned lon
 	return 0;
 }
 
-void arm64_stack_init(void)
+void arm64_stack_init(struct percpu *pc)
 {
+	uint64_t *guard = pc->stack;
+
 	for (int i = 0; i < STACK_CANARY_WORDS; i++)
-		arm64_boot_stack[i] = STACK_CANARY;
+		guard[i] = STACK_CANARY;
+}
+
+/* This CPU's kernel stack is [stack_lo(), stack_hi()). */
+static uint64_t stack_lo(void)
+{
+	return (uint64_t)(uintptr_t)this_cpu()->stack;
+}
+
+static uint64_t stack_hi(void)
+{
+	return stack_lo() + this_cpu()->stack_size;
 }
 
 static bool sp_outside_stack(uint64_t sp)
 {
-	return sp < (uint64_t)(uintptr_t)arm64_boot_stack ||
-	       sp > (uint64_t)(uintptr_t)arm64_boot_stack_top;
+	return sp < stack_lo() || sp > stack_hi();
 }
 
 const char *arm64_stack_problem(uint64_t sp)
 {
+	const uint64_t *guard = this_cpu()->stack;
+
 	if (sp && sp_outside_stack(sp))
 		return "kernel stack overflow (SP is outside the kernel stack)";
 	for (int i = 0; i < STACK_CANARY_WORDS; i++)
-		if (arm64_boot_stack[i] != STACK_CANARY)
+		if (guard[i] != STACK_CANARY)
 			return "kernel stack overflow (the guard pattern in its lowest 4 KiB is "
 			       "overwritten)";
 	return NULL;
@@ -156,7 +170,8 @@ static void report_and_exit(const struct pt_regs *r)
 {
 	unsigned ec = esr_ec(r->esr), type = r->kind & 3, group = (r->kind >> 2) & 3;
 
-	console_printf("\nguest: unhandled %s from %s\n", vec_types[type], vec_groups[group]);
+	console_printf("\nguest: unhandled %s from %s on cpu%u\n", vec_types[type],
+		       vec_groups[group], smp_processor_id());
 	if (type == VEC_TYPE_SYNC || type == VEC_TYPE_SERROR)
 		console_printf("guest:   exception class %s (EC 0x%02x)\n",
 			       ec_names[ec] ? ec_names[ec] : "reserved", ec);
@@ -172,7 +187,7 @@ static void report_and_exit(const struct pt_regs *r)
 	report_regs(r);
 	if (group == VEC_GROUP_EL1_SP0 && sp_outside_stack(r->sp))
 		console_printf("guest:   SP is outside the kernel stack [%p, %p): overflow?\n",
-			       (void *)arm64_boot_stack, (void *)arm64_boot_stack_top);
+			       (void *)stack_lo(), (void *)stack_hi());
 	arch_exit(PTELAB_EXIT_CRASH); /* reports an overwritten stack guard */
 }
 

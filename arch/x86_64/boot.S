@@ -145,6 +145,7 @@ boot_gdt_desc64:
 
 	.section .bss.boot, "aw", @nobits
 	.p2align 12
+	.globl boot_pml4
 boot_pml4:
 	.skip 4096
 boot_pdpt:

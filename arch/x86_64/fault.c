@@ -8,9 +8,12 @@
  * copy resumes at its fixup and returns handle_mm_fault()'s error. Any
  * other kernel fault is a bug, reported by traps.c.
  */
+#include <errno.h>
+
 #include "kernel.h"
 #include "mm.h"
 #include "mm_internal.h"
+#include "percpu.h"
 
 #include <asm/traps.h>
 
@@ -24,14 +27,27 @@ int arch_copy_user(unsigned long uaddr, void *kbuf, unsigned long len, int write
 	return (int)(write ? x86_copy_user(u, kbuf, len) : x86_copy_user(kbuf, u, len));
 }
 
+#define X86_EFLAGS_IF (1ul << 9)
+
+/*
+ * mm/ may send TLB-flush IPIs and wait for them, so it runs with
+ * interrupts enabled when the faulting code had them: two CPUs faulting
+ * and flushing at each other must both be able to take the other's IPI.
+ * With pagefault_disable() the fault goes straight to the fixup.
+ */
 int arch_handle_user_fault(struct trap_frame *f, uint64_t addr)
 {
 	unsigned flags = f->error & X86_PF_WRITE ? FAULT_WRITE : 0;
-	int err;
+	int err = -EFAULT;
 
 	if (addr >= MM_USER_END || !current_mm)
 		return 0;
-	err = handle_mm_fault(current_mm, addr, flags);
+	if (!this_cpu()->pagefault_disabled) {
+		if (f->rflags & X86_EFLAGS_IF)
+			__asm__ volatile("sti" : : : "memory");
+		err = handle_mm_fault(current_mm, addr, flags);
+		__asm__ volatile("cli" : : : "memory");
+	}
 	if (err == 0)
 		return 1;
 	if (f->rip != (uint64_t)(uintptr_t)x86_copy_user_insn)

@@ -21,11 +21,12 @@
 #include "kernel.h"
 #include "mm_internal.h"
 #include "mm.h"
+#include "percpu.h"
 #include "pgtable.h"
 
+#include <asm/apic.h>
 #include <asm/mmu.h>
 
-#define INVLPG_MAX 32 /* pages; a larger range reloads CR3 instead */
 #define X86_CR0_WP (1ul << 16)
 #define X86_CR4_PGE (1ul << 7)
 #define MSR_EFER 0xc0000080u
@@ -46,24 +47,60 @@ static pgd_t *kernel_pgd;
 static uint64_t kernel_pgd_phys;
 static bool gbpages;
 
+/*
+ * INVLPG only drops this CPU's entries; every other CPU that has @mm
+ * loaded (mm->context.cpumask) gets the range by IPI (arch/x86_64/tlb.c).
+ * Context: the page-table change is complete (the caller cleared or
+ * changed the entries before asking).
+ */
 void arch_flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end)
 {
-	if (mm != current_mm)
-		return; /* not in the TLB: loading its CR3 will flush */
-	if (end - start > INVLPG_MAX * PAGE_SIZE) {
-		write_cr3(read_cr3());
-		return;
-	}
-	for (unsigned long a = start & ~(PAGE_SIZE - 1); a < end; a += PAGE_SIZE)
-		invlpg(a);
+	if (mm == this_cpu()->arch.loaded_mm)
+		x86_flush_tlb_local(start, end);
+	x86_flush_tlb_others(mm, start, end);
 }
 
+/*
+ * Interrupts are off while this CPU's mask bits and loaded_mm change, so
+ * a flush IPI sees the state before or after, never a root loaded that
+ * loaded_mm does not name yet (arch/x86_64/tlb.c compares with it).
+ */
 void arch_switch_mm(struct mm *mm, uint64_t pgd_phys)
 {
-	(void)mm;
+	struct percpu *pc = this_cpu();
+	unsigned long bit = 1ul << pc->cpu, flags;
+	struct mm *prev;
+
 	if (!kernel_pgd_phys)
 		panic("arch_switch_mm: called before arch_mm_init");
+	__asm__ volatile("pushfq; pop %0; cli" : "=r"(flags) : : "memory");
+	prev = pc->arch.loaded_mm;
+	if (mm)
+		__atomic_fetch_or(&mm->context.cpumask, bit, __ATOMIC_SEQ_CST);
+	pc->arch.loaded_mm = mm;
 	write_cr3(pgd_phys ? pgd_phys : kernel_pgd_phys);
+	if (prev && prev != mm)
+		__atomic_fetch_and(&prev->context.cpumask, ~bit, __ATOMIC_SEQ_CST);
+	__asm__ volatile("push %0; popfq" : : "r"(flags) : "memory", "cc");
+}
+
+void x86_mmu_cpu_init(void)
+{
+	if (!kernel_pgd_phys)
+		return; /* arch_mm_init() runs it on every CPU once it has the tables */
+	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_NXE);
+	write_cr3(kernel_pgd_phys);
+	write_cr4(read_cr4() | X86_CR4_PGE);
+	/* Without WP the kernel's stores ignore read-only user entries, and
+	 * arch_copy_user() would write straight through a COW mapping. */
+	write_cr0(read_cr0() | X86_CR0_WP);
+}
+
+static void mmu_cpu_init_on(unsigned cpu, void *arg)
+{
+	(void)arg;
+	if (cpu)
+		x86_mmu_cpu_init();
 }
 
 void arch_pgd_init(void *pgd)
@@ -120,11 +157,11 @@ void arch_mm_init(void)
 	k = (struct kmap){ kernel_pgd, gbpages };
 	kmap_ram(&k, KERNEL_RW_NX); /* the direct map, not executable */
 	kmap_range(&k, KERNEL_MAP_BASE, 0, image_end, KERNEL_RW);
-	write_cr3(kernel_pgd_phys);
-	write_cr4(read_cr4() | X86_CR4_PGE);
-	/* Without WP the kernel's stores ignore read-only user entries, and
-	 * arch_copy_user() would write straight through a COW mapping. */
-	write_cr0(read_cr0() | X86_CR0_WP);
+	if (apic_mmio_phys()) /* the xAPIC's registers, uncached, in the direct map */
+		kmap_range(&k, PAGE_OFFSET + apic_mmio_phys(), apic_mmio_phys(), PAGE_SIZE,
+			   KERNEL_RW_NX | _PAGE_PCD | _PAGE_PWT);
+	x86_mmu_cpu_init();
+	smp_run(smp_nr_cpus(), mmu_cpu_init_on, NULL); /* the secondaries too */
 	printf("mm: kernel page tables at %#llx: direct map with %s pages, image [0, %#llx)\n",
 	       (unsigned long long)kernel_pgd_phys, gbpages ? "1G" : "2M",
 	       (unsigned long long)image_end);

@@ -7,6 +7,7 @@
 
 #include "kernel.h"
 #include "ptelab/abi.h"
+#include "percpu.h"
 
 #include <asm/io.h>
 #include <asm/traps.h>
@@ -106,6 +107,8 @@ void arch_describe_boot(void)
 void x86_start(uint32_t start_info_phys);
 void x86_start(uint32_t start_info_phys)
 {
+	percpu_area[0].self = &percpu_area[0]; /* before anything asks for its CPU */
+	arch_percpu_set(&percpu_area[0]);
 	outb(UART_FCR, 0x07); /* enable and clear the FIFOs */
 	traps_init();
 	bi.boot_path = "pvh";

@@ -10,11 +10,14 @@
 
 #include "kernel.h"
 #include "ptelab/abi.h"
+#include "percpu.h"
 
 #include <asm/io.h>
 #include <asm/traps.h>
 
-#define NR_VECTORS 32
+#define NR_VECTORS 32 /* the CPU's exceptions */
+#define NR_IDT 256    /* and the interrupt vectors above them */
+#define GDT_ENTRIES 5 /* null, code, data, the TSS's two */
 #define KERNEL_CS 0x08
 #define TSS_SEL 0x18
 #define IST_STACK_SIZE 8192
@@ -36,11 +39,14 @@ struct tss {
 
 extern uint64_t boot_gdt[];
 extern const uint64_t trap_stubs[NR_VECTORS];
+extern char vec_ipi[], vec_spurious[];
 
-static struct idt_gate idt[NR_VECTORS];
-static struct tss tss;
-static uint8_t ist_stack[IST_STACK_SIZE] __attribute__((aligned(16)));
-static int in_trap; /* a fault while reporting one: do not recurse */
+/* One IDT for all CPUs; a GDT, TSS and IST stack each (a TSS is busy
+ * while loaded, so CPUs cannot share one). */
+static struct idt_gate idt[NR_IDT];
+static uint64_t cpu_gdt[NR_CPUS][GDT_ENTRIES] __attribute__((aligned(16)));
+static struct tss cpu_tss[NR_CPUS];
+static uint8_t ist_stack[NR_CPUS][IST_STACK_SIZE] __attribute__((aligned(16)));
 
 static const char *const vector_names[NR_VECTORS] = {
 	"#DE divide error",
@@ -74,46 +80,63 @@ __attribute__((weak)) int arch_handle_user_fault(struct trap_frame *f, uint64_t 
 	return 0;
 }
 
-/* The TSS descriptor (16 bytes at selector 0x18) and its IST1 stack, used
- * by #DF, NMI and #MC so a blown kernel stack still gets reported. */
-static void tss_init(void)
-{
-	uint64_t base = (uint64_t)(uintptr_t)&tss, limit = sizeof(tss) - 1;
+struct descriptor_ptr {
+	uint16_t limit;
+	uint64_t base;
+} __attribute__((packed));
 
-	tss.ist[0] = (uint64_t)(uintptr_t)(ist_stack + IST_STACK_SIZE);
-	tss.iomap = sizeof(tss);
-	boot_gdt[TSS_SEL / 8] = (limit & 0xffff) | (base & 0xffffff) << 16 | 0x89ull << 40 |
-				((limit >> 16) & 0xf) << 48 | ((base >> 24) & 0xff) << 56;
-	boot_gdt[TSS_SEL / 8 + 1] = base >> 32;
+/* CPU @cpu's GDT: boot.S's code and data descriptors, then its own TSS
+ * (16 bytes at selector 0x18) whose IST1 stack #DF, NMI and #MC use, so a
+ * blown kernel stack still gets reported. */
+static void gdt_tss_init(unsigned cpu)
+{
+	struct tss *tss = &cpu_tss[cpu];
+	uint64_t *gdt = cpu_gdt[cpu];
+	uint64_t base = (uint64_t)(uintptr_t)tss, limit = sizeof(*tss) - 1;
+	struct descriptor_ptr gdtr = { sizeof(cpu_gdt[0]) - 1, (uint64_t)(uintptr_t)gdt };
+
+	tss->ist[0] = (uint64_t)(uintptr_t)(ist_stack[cpu] + IST_STACK_SIZE);
+	tss->iomap = sizeof(*tss);
+	gdt[0] = boot_gdt[0];
+	gdt[1] = boot_gdt[1];
+	gdt[2] = boot_gdt[2];
+	gdt[TSS_SEL / 8] = (limit & 0xffff) | (base & 0xffffff) << 16 | 0x89ull << 40 |
+			   ((limit >> 16) & 0xf) << 48 | ((base >> 24) & 0xff) << 56;
+	gdt[TSS_SEL / 8 + 1] = base >> 32;
+	__asm__ volatile("lgdt %0" : : "m"(gdtr));
 	__asm__ volatile("ltr %w0" : : "r"(TSS_SEL));
+}
+
+static void set_gate(int v, uint64_t a, int ist)
+{
+	idt[v] = (struct idt_gate){ (uint16_t)a,	 KERNEL_CS,	      GATE_INTR | ist,
+				    (uint16_t)(a >> 16), (uint32_t)(a >> 32), 0 };
+}
+
+void traps_cpu_init(unsigned cpu)
+{
+	struct descriptor_ptr idtr = { sizeof(idt) - 1, (uint64_t)(uintptr_t)idt };
+
+	gdt_tss_init(cpu);
+	__asm__ volatile("lidt %0" : : "m"(idtr));
 }
 
 void traps_init(void)
 {
-	struct {
-		uint16_t limit;
-		uint64_t base;
-	} __attribute__((packed)) idtr = { sizeof(idt) - 1, (uint64_t)(uintptr_t)idt };
-
-	tss_init();
-	for (int v = 0; v < NR_VECTORS; v++) {
-		uint64_t a = trap_stubs[v];
-		int ist = v == 2 || v == 8 || v == 18;
-
-		idt[v] = (struct idt_gate){ (uint16_t)a,	 KERNEL_CS,
-					    GATE_INTR | ist,	 (uint16_t)(a >> 16),
-					    (uint32_t)(a >> 32), 0 };
-	}
-	__asm__ volatile("lidt %0" : : "m"(idtr));
+	for (int v = 0; v < NR_VECTORS; v++)
+		set_gate(v, trap_stubs[v], v == 2 || v == 8 || v == 18);
+	set_gate(X86_IPI_VECTOR, (uint64_t)(uintptr_t)vec_ipi, 0);
+	set_gate(X86_SPURIOUS_VECTOR, (uint64_t)(uintptr_t)vec_spurious, 0);
+	traps_cpu_init(0);
 }
 
 static void report_frame(const struct trap_frame *f, uint64_t cr2)
 {
 	unsigned v = (unsigned)f->vector;
 
-	console_printf("\nguest: unhandled exception %s (vector %u), error code 0x%llx\n",
+	console_printf("\nguest: unhandled exception %s (vector %u) on cpu%u, error code 0x%llx\n",
 		       v < NR_VECTORS && vector_names[v] ? vector_names[v] : "reserved", v,
-		       (unsigned long long)f->error);
+		       smp_processor_id(), (unsigned long long)f->error);
 	console_printf(
 		"guest: RIP 0x%016llx CR2 (fault address) 0x%016llx RSP 0x%016llx RFLAGS 0x%llx\n",
 		(unsigned long long)f->rip, (unsigned long long)cr2, (unsigned long long)f->rsp,
@@ -130,10 +153,17 @@ void x86_trap(struct trap_frame *f);
 void x86_trap(struct trap_frame *f)
 {
 	uint64_t cr2 = read_cr2();
+	int *in_trap = &this_cpu()->arch.in_trap;
 
-	if (f->vector == 14 && !in_trap && arch_handle_user_fault(f, cr2))
+	if (f->vector == X86_IPI_VECTOR) {
+		x86_ipi_handler();
 		return;
-	if (in_trap++) {
+	}
+	if (f->vector == X86_SPURIOUS_VECTOR)
+		return; /* no EOI for a spurious interrupt */
+	if (f->vector == 14 && !*in_trap && arch_handle_user_fault(f, cr2))
+		return;
+	if ((*in_trap)++) {
 		console_printf("\nguest: exception %llu while reporting an exception\n",
 			       (unsigned long long)f->vector);
 		arch_exit(PTELAB_EXIT_CRASH);

@@ -16,6 +16,10 @@
 #define MACHINE_MAX_CPUS 64
 #define MACHINE_BOOTARGS_MAX 1024
 
+#define MACHINE_PSCI_NONE 0
+#define MACHINE_PSCI_HVC 1
+#define MACHINE_PSCI_SMC 2
+
 struct mem_range {
 	uint64_t base, size;
 };
@@ -31,7 +35,10 @@ struct machine {
 	int nr_nodes; /* nodes with memory, sorted by id */
 	struct numa_node node[MACHINE_MAX_NODES];
 	int nr_cpus;
-	int cpu_node[MACHINE_MAX_CPUS]; /* numa-node-id of each cpu, in DT order */
+	int cpu_node[MACHINE_MAX_CPUS];	     /* numa-node-id of each cpu, in DT order */
+	uint64_t cpu_hwid[MACHINE_MAX_CPUS]; /* its reg: APIC ID (x86), MPIDR affinity (arm64) */
+	int psci_method;		     /* /psci method: MACHINE_PSCI_* */
+	uint64_t gicd_base, gicr_base;	     /* arm,gic-v3 reg: distributor, redistributors */
 	int has_distances;
 	uint8_t distance[MACHINE_MAX_NODES][MACHINE_MAX_NODES]; /* by node index */
 	char bootargs[MACHINE_BOOTARGS_MAX];
@@ -46,8 +53,9 @@ struct machine {
  * Reads every memory@ node's reg (using the root's #address-cells and
  * #size-cells) grouped by numa-node-id (0 when absent), the cpus and their
  * numa-node-id, /distance-map (distance-matrix triples), /chosen/bootargs
- * and /cpus/timebase-frequency (32 or 64 bits), and the address of the exit
- * device /ptelab-exit@... (ptelab/abi.h).
+ * and /cpus/timebase-frequency (32 or 64 bits), each cpu's reg (its hardware
+ * id), /psci's method, the two reg ranges of an arm,gic-v3 node at the root,
+ * and the address of the exit device /ptelab-exit@... (ptelab/abi.h).
  */
 int machine_from_fdt(const void *blob, size_t max, struct machine *m, char *err, size_t errlen);
 

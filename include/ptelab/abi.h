@@ -37,7 +37,8 @@
 #define PTELAB_BOOT_MODLIST 0x6800    /* hvm_modlist_entry[1]: the FDT */
 #define PTELAB_BOOT_MEMMAP 0x7000     /* hvm_memmap_table_entry[] */
 #define PTELAB_BOOT_MEMMAP_MAX 64
-#define PTELAB_BOOT_FDT 0x10000 /* flattened device tree */
+#define PTELAB_X86_TRAMPOLINE 0x8000 /* the guest's SMP trampoline page: keep free */
+#define PTELAB_BOOT_FDT 0x10000	     /* flattened device tree */
 #define PTELAB_BOOT_FDT_MAX 0x10000
 #define PTELAB_BOOT_END 0x100000 /* first byte ELF segments may use */
 
@@ -48,6 +49,10 @@
  * the FDT's address (QEMU's ELF loader passes 0 and leaves its tree at the
  * base of RAM, which the guest then uses).
  */
+#define PTELAB_ARM64_GICD 0x08000000 /* vGICv3 distributor, 64 KiB (as QEMU virt) */
+#define PTELAB_ARM64_GICD_SIZE 0x10000
+#define PTELAB_ARM64_GICR 0x080a0000 /* redistributors, 128 KiB per vCPU */
+#define PTELAB_ARM64_GICR_STRIDE 0x20000
 #define PTELAB_ARM64_UART 0x09000000 /* PL011: DR at +0x00, FR at +0x18 */
 #define PTELAB_ARM64_UART_SIZE 0x1000
 #define PTELAB_ARM64_EXIT 0x090f0000 /* the exit device, see below */

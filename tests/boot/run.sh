@@ -48,14 +48,45 @@ status_case() {
 	expect_status "$name" "$want" "$PTELAB" $(backend_args "$be") --timeout 60 "$@" && pass "$name"
 }
 
-# Three nodes: the migration cases that map {0,1} -> {1,2} need them.
-selftest_case() {
-	be=$1
-	name="$be: selftest (3 nodes)"
+# selftest_start BACKEND CPUS: run the whole in-guest selftest on CPUS cpus
+# and three nodes (the migration cases that map {0,1} -> {1,2} need them)
+# in the background (the longest case: it overlaps the others); its output
+# goes to $TMPD/selftest-BACKEND-CPUS, its status to the same with .rc.
+selftest_start() {
+	st_out=$TMPD/selftest-$1-$2
 	# shellcheck disable=SC2046
-	expect_status "$name" 0 "$PTELAB" $(backend_args "$be") --timeout 300 --nodes 3 --mem 1536M \
-		run=selftest || return
+	("$PTELAB" $(backend_args "$1") --cpus "$2" --nodes 3 --mem 1536M \
+		--timeout 400 run=selftest >"$st_out" 2>&1
+	echo $? >"$st_out.rc") &
+}
+
+# selftest_check BACKEND CPUS: wait for selftest_start's run; every case
+# passed (on more than one CPU the smp suite's stale-TLB detector ran on
+# all of them).
+selftest_check() {
+	name="$1: selftest --cpus $2"
+	st_out=$TMPD/selftest-$1-$2
+	while [ ! -f "$st_out.rc" ]; do sleep 1; done
+	cp "$st_out" "$TMPD/out"
+	[ "$(cat "$st_out.rc")" -eq 0 ] || {
+		fail "$name" "exit status $(cat "$st_out.rc"), wanted 0; output: $(tail -n 5 "$TMPD/out" | tr '\n' '|')"
+		return
+	}
+	out_has "$name" "^ok   smp/stale_tlb_munmap" || return
 	out_has "$name" "^[1-9][0-9]* passed, 0 failed\$" && pass "$name"
+}
+
+# smp_hello_case BACKEND: --cpus 4 brings every cpu up, each on its node.
+smp_hello_case() {
+	be=$1
+	name="$be: hello --cpus 4"
+	# shellcheck disable=SC2046
+	expect_status "$name" 0 "$PTELAB" $(backend_args "$be") --cpus 4 --nodes 2 --timeout 60 \
+		run=hello || return
+	for c in 0 1 2 3; do
+		out_has "$name" "^cpu$c: online, node $((c % 2)), hwid " || return
+	done
+	out_has "$name" "^smp: 4 of 4 cpus online, secondaries up in [0-9]+ us\$" && pass "$name"
 }
 
 # Every exit status must pass through exactly: these cover isa-debug-exit's
@@ -125,11 +156,13 @@ aarch64 | arm64) kvm_be=kvm-arm64 ;;
 esac
 for be in $kvm_be qemu-x86_64 qemu-arm64; do
 	if ! backend_ok "$be"; then
-		for c in hello-1G-2 hello-768M-3 hello-big $STATUS_CASES selftest usage; do
+		for c in hello-1G-2 hello-768M-3 hello-big $STATUS_CASES hello-cpus-4 selftest-cpus-1 \
+			selftest-cpus-4 usage; do
 			skip "$be: $c" "$why"
 		done
 		continue
 	fi
+	selftest_start "$be" 4
 	hello_case "$be" 1G 2 1024 "512 MiB"
 	hello_case "$be" 768M 3 768 "256 MiB"
 	hello_case "$be" 5G 1 5120 "5 GiB"
@@ -137,7 +170,10 @@ for be in $kvm_be qemu-x86_64 qemu-arm64; do
 		status_case "$be" "$st" run=exit:"$st"
 	done
 	status_case "$be" 5 run=hello,exit:5
-	selftest_case "$be"
+	smp_hello_case "$be"
+	selftest_start "$be" 1
+	selftest_check "$be" 1
+	selftest_check "$be" 4
 	name="$be: unknown command -> exit 2"
 	# shellcheck disable=SC2046
 	expect_status "$name" 2 "$PTELAB" $(backend_args "$be") --timeout 60 run=nosuchcommand &&

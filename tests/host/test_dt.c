@@ -44,8 +44,27 @@ static size_t make_tree(void *buf, size_t size)
 	fdt_property_string(buf, "device_type", "memory");
 	fdt_end_node(buf);
 	fdt_begin_node(buf, "cpus");
+	fdt_property_u32(buf, "#address-cells", 1);
 	fdt_begin_node(buf, "cpu@0");
 	fdt_property_u32(buf, "numa-node-id", 1);
+	fdt_property_u32(buf, "reg", 0x100);
+	fdt_end_node(buf);
+	fdt_end_node(buf);
+	fdt_begin_node(buf, "psci");
+	fdt_property_string(buf, "method", "hvc");
+	fdt_end_node(buf);
+	/* QEMU's GICv3 node: distributor and redistributor regs, an ITS child
+	 * (whose begin must not hide the parent's reg). */
+	fdt_begin_node(buf, "intc@8000000");
+	fdt_property_string(buf, "compatible", "arm,gic-v3");
+	{
+		fdt32_t gic[8] = { 0, cpu_to_fdt32(0x8000000), 0, cpu_to_fdt32(0x10000),
+				   0, cpu_to_fdt32(0x80a0000), 0, cpu_to_fdt32(0xf60000) };
+
+		fdt_property(buf, "reg", gic, sizeof(gic));
+	}
+	fdt_begin_node(buf, "its@8080000");
+	fdt_property_u32(buf, "reg", 1);
 	fdt_end_node(buf);
 	fdt_end_node(buf);
 	fdt_begin_node(buf, "chosen");
@@ -72,6 +91,10 @@ TEST(qemu_shaped_tree)
 	CHECK_EQ(m.distance[1][1], 10);
 	CHECK_EQ(m.nr_cpus, 1);
 	CHECK_EQ(m.cpu_node[0], 1);
+	CHECK_EQ(m.cpu_hwid[0], 0x100);
+	CHECK_EQ(m.psci_method, MACHINE_PSCI_HVC);
+	CHECK_EQ(m.gicd_base, 0x8000000);
+	CHECK_EQ(m.gicr_base, 0x80a0000);
 	CHECK_STR(m.bootargs, "run=hello");
 	CHECK_EQ(m.timebase_hz, 0);
 	CHECK_EQ(m.exit_mmio, 0); /* QEMU's tree: the guest exits through semihosting */
@@ -192,8 +215,9 @@ TEST(walk_depths)
 	make_tree(buf, sizeof(buf));
 	CHECK_EQ(dt_open(&dt, buf, sizeof(buf)), 0);
 	CHECK_EQ(dt_walk(&dt, &v), 0);
-	CHECK_EQ(nodes, 7);	/* root, distance-map, 2 memory, cpus, cpu@0, chosen */
-	CHECK_EQ(depth_sum, 7); /* 5 at depth 1, cpu@0 at 2 */
+	/* root, distance-map, 2 memory, cpus, cpu@0, psci, intc, its, chosen */
+	CHECK_EQ(nodes, 10);
+	CHECK_EQ(depth_sum, 11); /* 7 at depth 1, cpu@0 and its@ at 2 */
 }
 
 TEST_SUITE(dt, qemu_shaped_tree, exit_device, truncated_blob_refused, every_byte_flip_is_survived,

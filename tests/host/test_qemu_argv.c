@@ -62,7 +62,7 @@ TEST(x86_64_command_line)
 	CHECK(find_arg("-append") < 0); /* the command line is in the FDT */
 }
 
-/* arm64: virt machine, semihosting for the exit, -append for the command
+/* arm64: virt machine with a GICv3, semihosting for the exit, -append for the command
  * line, dumpdtb with a ',' in the path doubled as QEMU's syntax needs. */
 TEST(arm64_command_line_and_dumpdtb)
 {
@@ -71,7 +71,7 @@ TEST(arm64_command_line_and_dumpdtb)
 	CHECK_EQ(vmm_machine_init(&m, VMM_LAYOUT_VIRT, 2ULL << 30, 4, 1, "run=selftest x=1"), 0);
 	CHECK_EQ(vmm_qemu_build_argv(&cfg, &m, NULL, "/tmp/a,b.dtb", &a), 0);
 	CHECK_STR(a.argv[0], "qemu-system-aarch64");
-	CHECK(has_pair("-M", "virt,dumpdtb=/tmp/a,,b.dtb"));
+	CHECK(has_pair("-M", "virt,gic-version=3,dumpdtb=/tmp/a,,b.dtb")); /* a GICv3 for SGIs */
 	CHECK(has_pair("-append", "run=selftest x=1"));
 	CHECK(has_pair("-semihosting-config", "enable=on,target=native"));
 	CHECK(has_pair("-numa", "dist,src=2,dst=3,val=20"));

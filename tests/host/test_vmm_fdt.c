@@ -44,8 +44,10 @@ static void same_machine(const struct machine *g, const struct vmm_machine *v)
 		}
 	}
 	CHECK_EQ(g->nr_cpus, v->nr_cpus);
-	for (int c = 0; c < v->nr_cpus && c < g->nr_cpus; c++)
+	for (int c = 0; c < v->nr_cpus && c < g->nr_cpus; c++) {
 		CHECK_EQ(g->cpu_node[c], v->node[v->cpu_node[c]].id);
+		CHECK_EQ(g->cpu_hwid[c], c); /* APIC ID / MPIDR = the vCPU id */
+	}
 	CHECK_EQ(g->has_distances, 1);
 	for (int i = 0; i < v->nr_nodes && i < g->nr_nodes; i++)
 		for (int j = 0; j < v->nr_nodes && j < g->nr_nodes; j++)
@@ -206,6 +208,14 @@ TEST(arm64_tree_has_devices)
 	CHECK_EQ(fdt_node_check_compatible(blob, off, "arm,armv8"), 0);
 	CHECK_EQ(machine_from_fdt(blob, (size_t)size, &gm, err, sizeof(err)), 0);
 	CHECK_EQ(gm.exit_mmio, PTELAB_ARM64_EXIT);
+	/* The secondaries: PSCI by HVC, the vGICv3 with a redistributor each. */
+	CHECK_EQ(gm.psci_method, MACHINE_PSCI_HVC);
+	CHECK_EQ(gm.gicd_base, PTELAB_ARM64_GICD);
+	CHECK_EQ(gm.gicr_base, PTELAB_ARM64_GICR);
+	reg = fdt_getprop(blob, fdt_path_offset(blob, "/intc@8000000"), "reg", &len);
+	CHECK_EQ(len, 32);
+	if (reg && len == 32)
+		CHECK_EQ(fdt32_to_cpu(reg[7]), 2 * PTELAB_ARM64_GICR_STRIDE);
 	CHECK_EQ(vmm_machine_init(&vm, VMM_LAYOUT_FLAT, 1ULL << 30, 2, 2, "run=hello"), 0);
 	size = vmm_fdt_build(&vm, blob, sizeof(blob));
 	CHECK(size > 0);

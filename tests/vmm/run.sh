@@ -339,7 +339,7 @@ synthetic_cases() {
 		out_has "$name" "unhandled exit KVM_EXIT_SHUTDOWN" &&
 		out_has "$name" "^ptelab: RIP=0x[0-9a-f]{16} " && pass "$name"
 	run_be "$be: tiny guest stores where there is no RAM" 3 "$be" --kernel "$g-mmio.elf" &&
-		out_has "$name" "MMIO write of 4 bytes at 0xfee00000 \(no device there\)" &&
+		out_has "$name" "MMIO write of 4 bytes at 0xfed00000 \(no device there\)" &&
 		pass "$name"
 	run_be "$be: tiny guest writes exit status 0x1234" 3 "$be" --kernel "$g-bigexit.elf" &&
 		out_has "$name" "exit status 4660 \(limit 0..255\)" && pass "$name"

@@ -20,6 +20,13 @@
 		v_;                                                                                \
 	})
 #define write_sysreg(v, reg) __asm__ volatile("msr " #reg ", %0" : : "r"((uint64_t)(v)) : "memory")
+/* The same for a register named by a macro (<asm/sysreg.h>'s encodings). */
+#define read_sysreg_s(reg) read_sysreg(reg)
+#define write_sysreg_s(v, reg) write_sysreg(v, reg)
+
+/* Make this CPU use the kernel's tables (TTBR1) and the empty user root
+ * once arch_mm_init() has built them; before that, nothing. */
+void arm64_mmu_cpu_init(void);
 
 /* TLBI operands: VA[55:12] in bits 43:0, ASID in bits 63:48 (always 0). */
 static inline uint64_t tlbi_va_arg(unsigned long va)

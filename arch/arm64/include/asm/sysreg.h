@@ -54,6 +54,17 @@
 /* CNTHCTL_EL2.EL1PCTEN | EL1PCEN: EL1 may use the physical counter/timer. */
 #define CNTHCTL_EL2_EL1PC _UL(3)
 
+/* GICv3 CPU interface registers by encoding (any assembler knows these). */
+#define ICC_SRE_EL2 S3_4_C12_C9_5
+#define ICC_SRE_EL1 S3_0_C12_C12_5
+#define ICC_PMR_EL1 S3_0_C4_C6_0
+#define ICC_IGRPEN1_EL1 S3_0_C12_C12_7
+#define ICC_IAR1_EL1 S3_0_C12_C12_0
+#define ICC_EOIR1_EL1 S3_0_C12_C12_1
+#define ICC_SGI1R_EL1 S3_0_C12_C11_5
+#define ICC_SRE_SRE 1	 /* system-register interface */
+#define ICC_SRE_ENABLE 8 /* EL2: EL1 may use ICC_SRE_EL1 */
+
 /* SPSR for an exception return to EL1 on SP_EL1 with D, A, I, F masked. */
 #define SPSR_EL1H_MASKED _UL(0x3c5)
 

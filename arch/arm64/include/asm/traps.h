@@ -91,11 +91,13 @@ int arch_handle_user_fault(unsigned long far, unsigned long esr, unsigned long e
 /* Called by entry.S for every exception; returns only to resume. */
 void arm64_trap(struct pt_regs *regs);
 
-/* Fill the guard pattern into the lowest 4 KiB of the kernel stack
- * (boot, once). */
-void arm64_stack_init(void);
+struct percpu;
 
-/* Is the kernel stack intact: its guard pattern unchanged and, unless @sp is 0,
+/* Fill the guard pattern into the lowest 4 KiB of @pc's kernel stack
+ * (once per CPU, before it runs on it). */
+void arm64_stack_init(struct percpu *pc);
+
+/* Is this CPU's kernel stack intact: its guard pattern unchanged and, unless @sp is 0,
  * @sp (an SP_EL0 value) inside it? Return: NULL when so, else what broke. */
 const char *arm64_stack_problem(uint64_t sp);
 

@@ -10,6 +10,23 @@
 
 #include "arch_mmu.h" /* the required hooks, declared once */
 
+/* Switch this CPU to the kernel's page tables (with NX, global pages and
+ * write protection in ring 0) once arch_mm_init() has built them; before
+ * that, nothing (the CPU stays on boot.S's tables). */
+void x86_mmu_cpu_init(void);
+
+/* Drop this CPU's translations of [@start, @end): INVLPG per page, or a
+ * CR3 reload above X86_TLB_FLUSH_CEILING pages. */
+void x86_flush_tlb_local(unsigned long start, unsigned long end);
+
+/* Send [@start, @end) of @mm to every other CPU that has it loaded, one
+ * IPI each, and wait until all have flushed (arch/x86_64/tlb.c). */
+void x86_flush_tlb_others(struct mm *mm, unsigned long start, unsigned long end);
+
+/* Above this many pages a flush reloads CR3 (Linux's
+ * tlb_single_page_flush_ceiling). */
+#define X86_TLB_FLUSH_CEILING 33
+
 static inline void invlpg(unsigned long va)
 {
 	__asm__ volatile("invlpg (%0)" : : "r"(va) : "memory");

@@ -29,6 +29,19 @@ struct trap_frame {
  */
 int arch_handle_user_fault(struct trap_frame *f, uint64_t addr);
 
+/* Interrupt vectors: the one IPI (TLB flush requests and smp_run's
+ * wake-up), and the x2APIC's spurious vector. */
+#define X86_IPI_VECTOR 0xf0
+#define X86_SPURIOUS_VECTOR 0xff
+
+/* The boot CPU: build the IDT and load it with CPU 0's GDT and TSS. */
 void traps_init(void);
+
+/* Load the IDT and CPU @cpu's own GDT and TSS (every secondary). */
+void traps_cpu_init(unsigned cpu);
+
+/* The IPI vector's handler (arch/x86_64/smp.c): serve this CPU's flush
+ * requests, then EOI. Context: interrupts off. */
+void x86_ipi_handler(void);
 
 #endif

@@ -1,0 +1,33 @@
+/*
+ * apic.h (x86_64) - the local APIC (arch/x86_64/apic.c): x2APIC through
+ * MSRs when the CPU has it, else xAPIC through its MMIO page.
+ */
+#ifndef ASM_APIC_H
+#define ASM_APIC_H
+
+#include <stdint.h>
+
+/* Enable this CPU's APIC (x2APIC mode when CPUID has it; the boot CPU
+ * decides for all), mask its local interrupts (timer, LINT0/1, error). */
+void apic_cpu_init(void);
+
+/* "x2APIC (MSRs)" or "xAPIC (MMIO)"; the xAPIC's physical page (0 with
+ * x2APIC), which the kernel's page tables must map uncached. */
+const char *apic_mode(void);
+uint64_t apic_mmio_phys(void);
+
+/* This CPU's APIC ID. */
+uint32_t apic_id(void);
+
+/* A fixed IPI with @vector to APIC ID @dest. Earlier stores are visible
+ * to the target first. */
+void apic_send_ipi(uint32_t dest, uint8_t vector);
+
+/* INIT, then STARTUP at the real-mode page @page (address >> 12). */
+void apic_send_init(uint32_t dest);
+void apic_send_sipi(uint32_t dest, uint8_t page);
+
+/* End of interrupt: the in-service vector may be delivered again. */
+void apic_eoi(void);
+
+#endif
