@@ -1,0 +1,61 @@
+#!/bin/sh
+# tests/bench/linux/check.sh [ARCH...] - the `linux` stage of make test:
+# the Linux side of `make compare` works. For each ARCH (default: x86_64
+# arm64, side by side) boot Debian's 6.12 under QEMU icount with lbench
+# running one operation (fork, bench fork) on 16 MiB of 4K, 64K (mTHP)
+# and 2M (PMD) folios, three repetitions, twice; check that every row
+# came back, got the folio size it asked for (pagemap + kpageflags), and
+# that the two runs' medians agree within 0.5% (icount). No QEMU or no
+# network for the first fetch: SKIP with the reason.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../../lib.sh"
+TOP=$(cd "$(dirname "$0")/../../.." && pwd) # lib.sh assumes tests/NAME/
+# shellcheck source=tests/bench/linux/boot.sh
+. "$TOP/tests/bench/linux/boot.sh"
+ARCHES=${*:-x86_64 arm64}
+FOLIOS="4K 64K 2M-pmd"
+LX_TIMEOUT=${LX_TIMEOUT:-300}
+
+# check_arch ARCH LOG: the case lines of one boot.
+check_arch() {
+	a=$1 log=$2
+	if ! grep -q '^compare: end' "$log"; then
+		fail "linux-$a: boot" "lbench did not finish: $(tail -n 3 "$log" | tr '\n' '|')"
+		return
+	fi
+	for f in $FOLIOS; do
+		rows=$(grep "^RESULT .*\"bench\":\"fork\".*\"folio\":\"$f\"" "$log")
+		n=$(echo "$rows" | grep -c '"folio_ok":true')
+		got=$(echo "$rows" | sed -n 's/.*"folio_got":"\([^"]*\)".*/\1/p' | sort -u | tr '\n' ' ')
+		if [ "$n" -ne 2 ]; then
+			fail "linux-$a: fork $f" "wanted 2 rows with $f folios, got $n (folios: ${got:-none})"
+			continue
+		fi
+		pass "linux-$a: fork $f: every folio is $f"
+		meds=$(echo "$rows" | sed -n 's/.*"median_us":\([0-9.]*\).*/\1/p' | tr '\n' ' ')
+		if echo "$meds" | awk '{ d = $1 - $2; if (d < 0) d = -d; exit !(d <= 0.005 * $1) }'; then
+			pass "linux-$a: fork $f repeats within 0.5% (median us, icount: $meds)"
+		else
+			fail "linux-$a: fork $f repeats" "medians $meds differ by more than 0.5%"
+		fi
+	done
+}
+
+booted=""
+for a in $ARCHES; do
+	lx_prepare "$a"
+	case $? in
+	0) booted="$booted $a" ;;
+	1) skip "linux-$a" "$why" ;;
+	*) fail "linux-$a" "$why" ;;
+	esac
+done
+for a in $booted; do
+	lx_boot "$a" 6.12 tuned "$TMPD/linux-$a.log" bench=fork "folios=$(echo $FOLIOS | tr ' ' ,)" \
+		size=16 reps=3 runs=2 &
+done
+wait
+for a in $booted; do
+	check_arch "$a" "$TMPD/linux-$a.log"
+done
+summary
