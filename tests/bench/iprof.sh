@@ -8,7 +8,8 @@
 # their share. Use size= small and one variant (e.g. fork=max) and reps=1:
 # the log is streamed, but QEMU runs about 10x slower.
 #   tests/bench/iprof.sh arm64 run=bench:fork size=4 reps=1 folios=4K fork=max
-# Clock: icount (guest instructions), exact.
+# Clock: icount (guest instructions), exact. Addresses are compared on
+# their low 40 bits (awk numbers are doubles).
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 arch=$1
 shift
@@ -28,11 +29,11 @@ nm -n "$elf" | awk '$2 ~ /^[tT]$/ { print $1, $3 }' >"$tmp/syms"
 start=$(awk '$2 == "bench_start" { print $1 }' "$tmp/syms")
 stop=$(awk '$2 == "bench_stop" { print $1 }' "$tmp/syms")
 awk -v start="$start" -v stop="$stop" -v syms="$tmp/syms" '
-function hex(s,    i, v, c) { v = 0; s = tolower(s); for (i = 1; i <= length(s); i++) { c = index("0123456789abcdef", substr(s, i, 1)); v = v * 16 + c - 1 } return v }
+function hex(s,    i, v, c) { v = 0; s = tolower(substr(s, length(s) - 9)); for (i = 1; i <= length(s); i++) { c = index("0123456789abcdef", substr(s, i, 1)); v = v * 16 + c - 1 } return v }
 BEGIN { n = 0; while ((getline l < syms) > 0) { split(l, p, " "); addr[++n] = hex(p[1]); name[n] = p[2] }
 	s0 = hex(start); s1 = hex(stop) }
 /^Trace/ {
-	split($0, f, "/"); pc = f[2]
+	split($0, part, "/"); pc = part[2]
 	if (!(pc in val)) val[pc] = hex(pc)
 	v = val[pc]
 	if (v == s0) on = 1
@@ -46,7 +47,7 @@ END {
 		fn[name[lo]] += cnt[pc]
 	}
 	printf "%d guest instructions between bench_start and bench_stop (all repetitions and variants)\n", total
-	for (f in fn) printf "%10d %5.1f%%  %s\n", fn[f], 100 * fn[f] / total, f | "sort -rn"
+	for (g in fn) printf "%10d %5.1f%%  %s\n", fn[g], 100 * fn[g] / total, g | "sort -rn"
 }' "$tmp/trace" &
 # shellcheck disable=SC2086
 eval "$cmd -singlestep -d exec,nochain -D $tmp/trace" >/dev/null 2>&1 </dev/null

@@ -290,6 +290,23 @@ static bool on_node(char *p, unsigned long size, int node)
 	return ok;
 }
 
+/* One 4 KiB copy as 512 `rep movsq` iterations (@bytewise: 4096 `rep
+ * movsb` ones); a plain memcpy off x86_64. */
+static void copy_page_rep(char *dst, const char *src, int bytewise)
+{
+#ifdef __x86_64__
+	unsigned long n = bytewise ? PAGE : PAGE / 8;
+
+	if (bytewise)
+		asm volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+	else
+		asm volatile("rep movsq" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+#else
+	(void)bytewise;
+	memcpy(dst, src, PAGE);
+#endif
+}
+
 /* --- the operations --------------------------------------------------------- */
 
 /* One repetition's outcome: up to two timed parts (gup: pin and unpin;
@@ -502,6 +519,55 @@ static int op_gup(const struct fsize *fs, struct rep *r)
 	return a || b ? -1 : munmap(p, opt.size);
 }
 
+/* memcpy() of @size bytes there and back between two written regions:
+ * the physical limit of a migration round trip of the same bytes
+ * (reported as bench copy). */
+static int op_copy(const struct fsize *fs, struct rep *r)
+{
+	char *a = region_map(&fsizes[0], opt.size, true),
+	     *b = region_map(&fsizes[0], opt.size, true);
+	uint64_t t0;
+
+	(void)fs;
+	snprintf(r->got, sizeof(r->got), "-");
+	if (!a || !b)
+		return -1;
+	vmstat_read(&r->vm0);
+	t0 = now_ns();
+	memcpy(b, a, opt.size);
+	memcpy(a, b, opt.size);
+	r->t[0] = now_ns() - t0;
+	vmstat_read(&r->vm1);
+	return munmap(a, opt.size) | munmap(b, opt.size);
+}
+
+/*
+ * The page copy Linux's x86_64 migration does, in user space under the
+ * same clock: @size bytes as 4 KiB `rep movsq` (6.1's copy_page) and as
+ * 4 KiB `rep movsb` (6.12's copy_mc with ERMS), there and back. QEMU
+ * counts every iteration of a rep string instruction, so these are what
+ * such a copy costs in icount (bench copy_movsq, copy_movsb; x86_64 only).
+ */
+static int op_copy_rep(const struct fsize *fs, struct rep *r)
+{
+	char *a = region_map(&fsizes[0], opt.size, true),
+	     *b = region_map(&fsizes[0], opt.size, true);
+
+	(void)fs;
+	snprintf(r->got, sizeof(r->got), "-");
+	if (!a || !b)
+		return -1;
+	for (int k = 0; k < 2; k++) {
+		uint64_t t0 = now_ns();
+
+		for (int way = 0; way < 2; way++)
+			for (unsigned long o = 0; o < opt.size; o += PAGE)
+				copy_page_rep(way ? a + o : b + o, way ? b + o : a + o, k);
+		r->t[k] = now_ns() - t0;
+	}
+	return munmap(a, opt.size) | munmap(b, opt.size);
+}
+
 /* --- the harness ---------------------------------------------------------- */
 
 struct bench {
@@ -518,6 +584,8 @@ static const struct bench benches[] = {
 	{ "migrate", "migrate_leg1", op_migrate },
 	{ "move_pages", "move_pages_leg1", op_move_pages },
 	{ "gup", "gup_put", op_gup },
+	{ "copy", NULL, op_copy },
+	{ "copy_movsq", "copy_movsb", op_copy_rep },
 };
 
 static int cmp_u64(const void *a, const void *b)
@@ -642,7 +710,8 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < sizeof(benches) / sizeof(benches[0]); i++) {
 		if (!in_list(opt.benches, benches[i].name))
 			continue;
-		if (benches[i].fn == op_fork_bare) {
+		if (benches[i].fn == op_fork_bare || benches[i].fn == op_copy ||
+		    benches[i].fn == op_copy_rep) {
 			err |= run_bench(&benches[i], NULL);
 			continue;
 		}

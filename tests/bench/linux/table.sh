@@ -11,8 +11,11 @@
 # not compared; "~" = migrate/move_pages whose way back split the folios
 # (6.12): twice the way there; "n/a" = no such row (6.1 has no mTHP,
 # ptelab no move_pages bench). "ahead": ptelab batched below the cheaper
-# kernel. x86_64 migrate/move_pages rows are marked: their page copy is
-# counted differently (rep movsb/movsq, docs/linux.md).
+# kernel. Notes: x86_64 migrate/move_pages ("copy differs") and fault
+# ("zeroing differs"): Linux copies and clears pages with rep movs/stos,
+# which QEMU counts per iteration; gup/gup_put ("Linux: io_uring"): the
+# pin is io_uring's buffer registration, with its own per-page work
+# (docs/linux.md).
 DIR=$1
 CSV=$DIR/results.csv
 [ -s "$CSV" ] || { echo "table: no $CSV"; exit 1; }
@@ -68,6 +71,8 @@ END {
 				ratio = best != "" && pb != "" && pb > 0 ? sprintf("%.2f", best / pb) : ""
 				ahead = ratio == "" ? "-" : best > pb ? "ahead" : "BEHIND"
 				note = a == "x86_64" && (b == "migrate" || b == "move_pages") ? "copy differs" : ""
+				if (a == "x86_64" && b == "fault") note = "zeroing differs"
+				if (b ~ /^gup/) note = "Linux: io_uring"
 				printf "  %-10s %-7s %9s %9s %9s %9s %8s %s%s\n", b, f, t61, t612,
 					p1 == "" ? "n/a" : num(p1), pb == "" ? "n/a" : num(pb),
 					ratio == "" ? "-" : ratio "x", ahead == "-" ? "" : ahead, note == "" ? "" : " (" note ")" >> ttxt
