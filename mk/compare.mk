@@ -1,7 +1,7 @@
 # mk/compare.mk - `make compare` (tests/bench/compare.sh): ptelab beside
 # Debian's Linux 6.1 and 6.12 on the same clock. Builds the static
 # Linux-side benchmark per arch and the RESULT-to-CSV converter (ptelab's
-# own vmm/csv.c). ARCHES=, KERNELS=, SIZE=, REPS=, BENCH=, FOLIOS= pass
+# own vmm/csv.c). ARCHES=, KERNELS=, SIZE=, REPS=, BENCH=, FOLIOS=, OPTS= pass
 # through the environment.
 
 LB_CC_x86_64 := gcc
@@ -23,5 +23,5 @@ $(B)/results-csv: tests/bench/linux/results_csv.c vmm/csv.c | $(DEPS)
 .PHONY: compare
 compare: $(B)/ptelab $(foreach a,$(GUEST_ARCHES),$(B)/$(a)/guest.elf) $(B)/results-csv \
 		$(B)/compare/x86_64/lbench $(B)/compare/arm64/lbench
-	@ARCHES="$(ARCHES)" KERNELS="$(KERNELS)" SIZE="$(SIZE)" REPS="$(REPS)" BENCH="$(BENCH)" \
+	@ARCHES="$(ARCHES)" KERNELS="$(KERNELS)" SIZE="$(SIZE)" REPS="$(REPS)" BENCH="$(BENCH)" OPTS="$(OPTS)" \
 		FOLIOS="$(FOLIOS)" tests/bench/compare.sh

@@ -519,16 +519,20 @@ static int op_gup(const struct fsize *fs, struct rep *r)
 	return a || b ? -1 : munmap(p, opt.size);
 }
 
-/* memcpy() of @size bytes there and back between two written regions:
- * the physical limit of a migration round trip of the same bytes
- * (reported as bench copy). */
+/* memcpy() of @size bytes there and back between two written regions of
+ * 2 MiB THPs (where the knobs allow: the copy, not TLB misses): the
+ * physical limit of a migration round trip of the same bytes (reported
+ * as bench copy). */
 static int op_copy(const struct fsize *fs, struct rep *r)
 {
-	char *a = region_map(&fsizes[0], opt.size, true),
-	     *b = region_map(&fsizes[0], opt.size, true);
+	const struct fsize *thp = &fsizes[NR_FSIZES - 1];
+	char *a, *b;
 	uint64_t t0;
 
 	(void)fs;
+	knobs_set(thp);
+	a = region_map(thp, opt.size, true);
+	b = region_map(thp, opt.size, true);
 	snprintf(r->got, sizeof(r->got), "-");
 	if (!a || !b)
 		return -1;
