@@ -5,7 +5,8 @@
 # running one operation on 4 MiB of 4K, 64K (mTHP) and 2M (PMD) folios,
 # five repetitions, twice; check that every row
 # came back, got the folio size it asked for (pagemap + kpageflags), and
-# that the two runs' medians agree within 0.5% (icount). No QEMU or no
+# that the two runs' medians agree within 0.5% (icount), and that ptelab's
+# CSV writer (build/results-csv) takes the rows unchanged. No QEMU or no
 # network for the first fetch: SKIP with the reason. The operation is
 # mprotect RO then RW: it allocates nothing, so no allocator state (6.12
 # tunes its per-CPU free lists as it runs: munmap of 4K pages costs twice
@@ -46,7 +47,26 @@ check_arch() {
 	done
 }
 
+# csv_check ARCH LOG: the rows go through ptelab's CSV writer unchanged.
+csv_check() {
+	a=$1
+	if ! "$TOP/build/results-csv" <"$2" >"$TMPD/$a.csv"; then
+		fail "linux-$a: csv" "build/results-csv read no RESULT line"
+		return
+	fi
+	bad=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["backend"] != "linux" || $c["clock"] != "icount" || $c["version"] !~ /^6\.12\./ ||
+		$c["median_us"] + 0 <= 0 { n++ } END { print n + 0 }' "$TMPD/$a.csv")
+	rows=$(($(wc -l <"$TMPD/$a.csv") - 1))
+	if [ "$rows" -eq 6 ] && [ "$bad" -eq 0 ]; then
+		pass "linux-$a: 6 rows in ptelab's CSV schema (backend linux, clock icount, version 6.12)"
+	else
+		fail "linux-$a: csv" "$rows rows, $bad without backend linux, clock icount, a 6.12 version or a time"
+	fi
+}
+
 booted=""
+why=$(lx_make build/results-csv 2>&1) || { fail "linux: build" "build/results-csv: $why"; summary; exit; }
 for a in $ARCHES; do
 	lx_prepare "$a"
 	case $? in
@@ -62,5 +82,6 @@ done
 wait
 for a in $booted; do
 	check_arch "$a" "$TMPD/linux-$a.log"
+	csv_check "$a" "$TMPD/linux-$a.log"
 done
 summary

@@ -31,6 +31,7 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		kernels[k] = 1
 		ver[k] = $c["version"]
 		if (b == "fork_bare") { bare[a, k] = pp; next }
+		if (b ~ /^copy_movs/) { rep[a, b] = pp; next }
 		L[a, b, f, k] = pp; LV[a, b, f, k] = var
 	} else if (var == "unbatched") P1[a, b, f] = pp
 	else if (var == "batched" || var == "walk+grab") PB[a, b, f] = pp
@@ -56,6 +57,8 @@ END {
 	for (a in arches) {
 		printf "%s, guest instructions per 4 KiB page (icount); Linux: 6.1 = %s, 6.12 = %s\n", a, ver["6.1"] ? ver["6.1"] : "-", ver["6.12"] ? ver["6.12"] : "-" >> ttxt
 		printf "  fork is net of the bare fork (6.1: %.0f, 6.12: %.0f instructions in all)\n", bare[a, "6.1"] * pages, bare[a, "6.12"] * pages >> ttxt
+		if ((a, "copy_movsq") in rep)
+			printf "  a page copied there and back as QEMU counts it: rep movsq %.0f (6.1), rep movsb %.0f (6.12)\n", rep[a, "copy_movsq"], rep[a, "copy_movsb"] >> ttxt
 		printf "  %-10s %-7s %9s %9s %9s %9s %8s %s\n", "bench", "folio", "6.1", "6.12", "cap1", "batched", "L/ptelab", "" >> ttxt
 		for (i = 1; i <= nb; i++) {
 			b = B[i]
