@@ -29,11 +29,10 @@ OPTS=${OPTS:-tuned}
 OUT=${OUT:-$LX/$(date +%Y%m%d-%H%M%S)-$OPTS}
 mkdir -p "$OUT" || exit 1
 
-# ptelab's benches for BENCH: no move_pages bench; gup runs bench:gup_put too.
+# ptelab's benches for BENCH: gup runs bench:gup_put too.
 pt_benches=""
 for b in $(echo "$BENCH" | tr ',' ' '); do
 	case $b in
-	move_pages) ;;
 	gup) pt_benches="$pt_benches,bench:gup,bench:gup_put" ;;
 	*) pt_benches="$pt_benches,bench:$b" ;;
 	esac
