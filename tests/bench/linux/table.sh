@@ -11,8 +11,9 @@
 # not compared; "~" = migrate/move_pages whose way back split the folios
 # (6.12): twice the way there; "n/a" = no such row (6.1 has no mTHP).
 # "ahead": ptelab batched below the cheaper kernel. Notes: x86_64
-# migrate/move_pages ("copy differs") and fault ("zeroing differs"): Linux copies and clears pages with rep movs/stos,
-# which QEMU counts per iteration; gup/gup_put ("Linux: io_uring"): the
+# migrate/move_pages ("copy differs") and fault ("zeroing differs"):
+# Linux copies and clears pages with rep movs/stos, which QEMU counts per
+# iteration; gup/gup_put ("Linux: io_uring"): the
 # pin is io_uring's buffer registration, with its own per-page work
 # (docs/linux.md).
 DIR=$1
