@@ -9,7 +9,10 @@
 #                       (QEMU, network: a skip), 2 when our build fails.
 #   lx_boot ARCH KERNEL OPTS LOG LBENCH_WORDS...
 #                       boot build/compare/ARCH/KERNEL/kernel (6.1, 6.12)
-#                       with -icount shift=0, LX_MEM of RAM over LX_NODES
+#                       with -icount shift=0,sleep=off (as ptelab: an idle
+#                       CPU jumps to its next timer event, so a wait is
+#                       counted the same on every run, not in wall time),
+#                       LX_MEM of RAM over LX_NODES
 #                       nodes (ptelab's --mem/--nodes), one CPU on node 0;
 #                       OPTS: tuned (mitigations=off init_on_alloc=0) or
 #                       debian (Debian's defaults); numa_balancing is off in
@@ -84,7 +87,7 @@ lx_boot() {
 		"console=ttyAMA0 panic=-1 quiet numa_balancing=disable $opts$words" ;;
 	esac
 	# shellcheck disable=SC2086
-	timeout "$LX_TIMEOUT" nice -n 5 "$@" -icount shift=0 -m "${mb}M" -smp 1 $numa \
+	timeout "$LX_TIMEOUT" nice -n 5 "$@" -icount shift=0,sleep=off -m "${mb}M" -smp 1 $numa \
 		-kernel "$LX/$a/$k/kernel" -initrd "$LX/$a/initrd" -nographic -no-reboot \
 		</dev/null 2>&1 | tr -d '\r' >"$log"
 }
