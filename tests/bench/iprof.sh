@@ -22,7 +22,7 @@ trap 'rm -rf "$tmp" $kept' EXIT
 "$TOP/build/ptelab" --arch "$arch" --accel icount --verbose --keep --timeout 600 --quiet "$@" \
 	>"$tmp/verbose" 2>&1
 cmd=$(sed -n 's/^ptelab: \(qemu-system-[^ ]* .*\)$/\1/p' "$tmp/verbose" | head -n 1)
-kept=$(grep -o '/tmp/ptelab[^ ]*' "$tmp/verbose" | head -n 1)
+kept=$(grep -o '/tmp/ptelab\.[A-Za-z0-9]*' "$tmp/verbose" | head -n 1)
 [ -n "$cmd" ] || { echo "iprof: no QEMU command from ptelab --verbose"; exit 1; }
 mkfifo "$tmp/trace"
 nm -n "$elf" | awk '$2 ~ /^[tT]$/ { print $1, $3 }' >"$tmp/syms"
