@@ -46,6 +46,7 @@ run_one cli tests/vmm/cli.sh
 run_one docs tests/docs/run.sh
 run_one boot tests/boot/run.sh
 run_one kvm tests/kvm/run.sh
+run_one linux tests/bench/linux/check.sh
 echo
 [ -n "$broken" ] && echo "failing runners:$broken"
 echo "$total_p passed, $total_f failed, $total_s skipped"

@@ -195,7 +195,7 @@ uint64_t cmdline_bench_mem(unsigned size_mb, unsigned nodes, bool every_node)
 
 bool cmdline_bench_every_node(const char *name)
 {
-	return !strcmp(name, "migrate");
+	return !strcmp(name, "migrate") || !strcmp(name, "move_pages");
 }
 
 bool cmdline_run_every_node(const struct cmdline *cl)

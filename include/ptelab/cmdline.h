@@ -129,7 +129,8 @@ int folios_check(const char *list, char *err, size_t errlen);
  */
 uint64_t cmdline_bench_mem(unsigned size_mb, unsigned nodes, bool every_node);
 
-/* Does benchmark @name ("migrate") need room for size= on every node? */
+/* Does benchmark @name ("migrate", "move_pages": they move the whole set
+ * to another node) need room for size= on every node? */
 bool cmdline_bench_every_node(const char *name);
 
 /* Do the benchmarks that @cl's run= list runs need room on every node

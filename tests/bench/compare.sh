@@ -1,0 +1,74 @@
+#!/bin/sh
+# tests/bench/compare.sh - `make compare`: ptelab beside Linux on the same
+# clock. For each arch (ARCHES, default "x86_64 arm64", one after the
+# other), boots Debian's Linux 6.1 and 6.12 (KERNELS) under QEMU with
+# -icount shift=0, with lbench (tests/bench/linux/lbench.c) as the work of
+# /init, side by side, and runs ptelab's own benchmarks under --accel
+# icount with the same --mem and --nodes (LX_MEM=2G, LX_NODES=2), the same
+# size (SIZE MiB, default 64) and folio sizes (FOLIOS). Linux runs REPS
+# repetitions (default 3; the median), ptelab one (icount is exact).
+# OPTS=tuned (default: mitigations=off init_on_alloc=0) or debian (the
+# distribution's defaults). BENCH: fault,zap,mprotect,fork,migrate,
+# move_pages,gup (gup also times the unpin, as gup_put).
+#
+# Writes build/compare/<time>/: linux-ARCH-KERNEL.log and ptelab-ARCH.log
+# (the consoles), results.csv (every RESULT line, ptelab --csv's schema),
+# and through tests/bench/linux/table.sh table.txt, table.csv and one plot
+# per arch and operation (plot-ARCH-BENCH.png).
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+# shellcheck source=tests/bench/linux/boot.sh
+. "$TOP/tests/bench/linux/boot.sh"
+ARCHES=${ARCHES:-x86_64 arm64}
+KERNELS=${KERNELS:-6.1 6.12}
+SIZE=${SIZE:-64}
+REPS=${REPS:-3}
+BENCH=${BENCH:-fault,zap,mprotect,fork,migrate,move_pages,gup}
+FOLIOS=${FOLIOS:-4K,16K,32K,64K,128K,256K,512K,1M,2M-pte,2M-pmd}
+OPTS=${OPTS:-tuned}
+OUT=${OUT:-$LX/$(date +%Y%m%d-%H%M%S)-$OPTS}
+mkdir -p "$OUT" || exit 1
+
+# ptelab's benches for BENCH: gup runs bench:gup_put too.
+pt_benches=""
+for b in $(echo "$BENCH" | tr ',' ' '); do
+	case $b in
+	gup) pt_benches="$pt_benches,bench:gup,bench:gup_put" ;;
+	*) pt_benches="$pt_benches,bench:$b" ;;
+	esac
+done
+pt_benches=${pt_benches#,}
+
+t0=$(date +%s)
+for a in $ARCHES; do
+	lx_prepare "$a"
+	case $? in
+	0) ;;
+	1) echo "compare: SKIP Linux on $a: $why" && continue ;;
+	*) echo "compare: $why" && exit 1 ;;
+	esac
+	echo "compare: $a: booting Linux $KERNELS under icount ($OPTS boot options), ptelab beside it"
+	for k in $KERNELS; do
+		# x86_64: Linux's page copies as QEMU counts them (docs/linux.md).
+		extra=fork_bare
+		[ "$a" = x86_64 ] && extra=$extra,copy_movsq
+		lx_boot "$a" "$k" "$OPTS" "$OUT/linux-$a-$k.log" "bench=$BENCH,$extra" \
+			"folios=$FOLIOS" "size=$SIZE" "reps=$REPS" &
+	done
+	if [ -n "$pt_benches" ]; then
+		"$PTELAB" --arch "$a" --accel icount --mem "$LX_MEM" --nodes "$LX_NODES" --quiet \
+			"run=$pt_benches" "size=$SIZE" reps=1 "folios=$FOLIOS" >"$OUT/ptelab-$a.log" 2>&1 ||
+			echo "compare: ptelab $a exited $?: $(tail -n 3 "$OUT/ptelab-$a.log" | tr '\n' '|')"
+	fi
+	wait
+	for k in $KERNELS; do
+		grep -q '^compare: end' "$OUT/linux-$a-$k.log" ||
+			echo "compare: Linux $k on $a did not finish: $(tail -n 3 "$OUT/linux-$a-$k.log" | tr '\n' '|')"
+		grep '^lbench: ' "$OUT/linux-$a-$k.log" | grep -v 'done$' | sed "s/^/  $k: /"
+	done
+	echo "compare: $a done after $(($(date +%s) - t0)) s"
+done
+cat "$OUT"/linux-*.log "$OUT"/ptelab-*.log 2>/dev/null | "$TOP/build/results-csv" >"$OUT/results.csv" ||
+	{ echo "compare: no RESULT line in $OUT"; exit 1; }
+"$TOP/tests/bench/linux/table.sh" "$OUT"
+echo "compare: results in ${OUT#"$TOP"/} ($(($(date +%s) - t0)) s)"

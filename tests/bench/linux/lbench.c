@@ -1,0 +1,728 @@
+/*
+ * lbench.c - the Linux side of `make compare`: ptelab's mm benchmarks as
+ * system calls on a real Linux kernel, printing RESULT lines in ptelab's
+ * JSON schema (guest/bench.c) with "backend":"linux" and the kernel
+ * release as "version", so ptelab --csv's reader, the plots and the
+ * tables take them unchanged.
+ *
+ *   lbench [bench=fault,zap,...] [folios=4K,64K,...] [size=MiB] [reps=N]
+ *          [clock=icount|host] [knobs=on|off]
+ *
+ * Static, run as /init's child in a kernel booted under QEMU icount (a
+ * CLOCK_MONOTONIC difference is then a guest instruction count) or
+ * natively (clock=host). Each repetition maps a fresh region of @size,
+ * populates it with folios of the asked size (the mTHP/THP sysfs knobs
+ * when knobs=on), checks the sizes with /proc/self/pagemap and
+ * /proc/kpageflags, times one operation and unmaps it, as ptelab's
+ * harness does with a fresh mm. A row whose folios are not the asked size
+ * gets "variant":"got-<size>" and "folio_ok":false: not comparable.
+ * Counters are the /proc/vmstat deltas of one repetition.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/io_uring.h>
+
+#define PAGE 4096ul
+#define PMD (2ul << 20)
+#define MPOL_BIND 2
+#define MPOL_MF_MOVE 2
+
+struct fsize {
+	const char *label;
+	unsigned kb;
+	bool pmd;
+};
+
+static const struct fsize fsizes[] = {
+	{ "4K", 4, false },	  { "16K", 16, false },	  { "32K", 32, false },
+	{ "64K", 64, false },	  { "128K", 128, false }, { "256K", 256, false },
+	{ "512K", 512, false },	  { "1M", 1024, false },  { "2M-pte", 2048, false },
+	{ "2M-pmd", 2048, true },
+};
+#define NR_FSIZES (sizeof(fsizes) / sizeof(fsizes[0]))
+
+static struct {
+	const char *benches, *folios, *clock;
+	unsigned long size;
+	int reps;
+	bool knobs;
+	char version[80], arch[72];
+} opt = { "fault,zap,mprotect,fork,migrate,move_pages,gup",
+	  "4K,16K,32K,64K,128K,256K,512K,1M,2M-pte,2M-pmd",
+	  "icount",
+	  64ul << 20,
+	  3,
+	  true,
+	  "",
+	  "" };
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* --- /proc/vmstat --------------------------------------------------------- */
+
+#define VM_MAX 320
+struct vmstat {
+	int n;
+	char name[VM_MAX][48];
+	unsigned long long v[VM_MAX];
+};
+
+static void vmstat_read(struct vmstat *s)
+{
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	s->n = 0;
+	while (f && s->n < VM_MAX && fscanf(f, "%47s %llu", s->name[s->n], &s->v[s->n]) == 2)
+		s->n++;
+	if (f)
+		fclose(f);
+}
+
+/* The non-zero deltas @b - @a as a JSON object body. */
+static void vmstat_json(const struct vmstat *a, const struct vmstat *b, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < a->n && i < b->n && o < len; i++) {
+		long long d = (long long)(b->v[i] - a->v[i]);
+
+		if (d && !strcmp(a->name[i], b->name[i]))
+			o += (size_t)snprintf(buf + o, len - o, "%s\"%s\":%lld", o ? "," : "",
+					      a->name[i], d);
+	}
+}
+
+/* --- THP knobs ------------------------------------------------------------ */
+
+#define THP "/sys/kernel/mm/transparent_hugepage"
+
+static int put_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* Ask for folios of @fs on new anonymous faults: every mTHP size "never"
+ * but the one asked (6.8 and later have hugepages-<kB>kB; 6.1 has none,
+ * so only 4K and 2M can be asked there). */
+static void knobs_set(const struct fsize *fs)
+{
+	char path[96];
+
+	if (!opt.knobs)
+		return;
+	for (unsigned kb = 8; kb <= 2048; kb *= 2) {
+		snprintf(path, sizeof(path), THP "/hugepages-%ukB/enabled", kb);
+		put_file(path, kb == fs->kb ? "always" : "never");
+	}
+	put_file(THP "/enabled", fs->kb == 2048 ? "always" : "never");
+}
+
+/* --- folio sizes: pagemap + kpageflags ------------------------------------ */
+
+#define KPF_COMPOUND_TAIL 16
+
+/* Does smaps_rollup show PMD-mapped anon THPs? */
+static bool has_pmd_thp(void)
+{
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+	char line[128];
+	unsigned long kb = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "AnonHugePages: %lu", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb > 0;
+}
+
+static int read_pfns(const char *p, unsigned long n, uint64_t *pfn)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	ssize_t want = (ssize_t)(n * 8);
+	bool ok = fd >= 0 && pread(fd, pfn, (size_t)want, (off_t)((uintptr_t)p / PAGE * 8)) == want;
+
+	if (fd >= 0)
+		close(fd);
+	for (unsigned long i = 0; ok && i < n; i++) {
+		if (!(pfn[i] >> 63) || !(pfn[i] & ((1ull << 55) - 1)))
+			return -1; /* not present, or PFNs hidden (not root) */
+		pfn[i] &= (1ull << 55) - 1;
+	}
+	return ok ? 0 : -1;
+}
+
+/* kpageflags of every PFN in @pfn, read in runs of consecutive PFNs. */
+static int read_flags(const uint64_t *pfn, unsigned long n, uint64_t *flags)
+{
+	int fd = open("/proc/kpageflags", O_RDONLY);
+	unsigned long i = 0, j;
+
+	while (fd >= 0 && i < n) {
+		for (j = i + 1; j < n && j - i < 4096 && pfn[j] == pfn[j - 1] + 1; j++)
+			;
+		if (pread(fd, flags + i, (j - i) * 8, (off_t)(pfn[i] * 8)) !=
+		    (ssize_t)((j - i) * 8))
+			break;
+		i = j;
+	}
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0 && i == n ? 0 : -1;
+}
+
+/*
+ * census - the folio size backing [@p, @p + @size): every folio the same
+ * number of pages, or "mixed", or "unknown" (no PFNs). The label is
+ * ptelab's (2M-pmd when smaps shows PMD mappings). Return: the number of
+ * folios (0 when not uniform).
+ */
+static unsigned long census(const char *p, unsigned long size, char *label, size_t len)
+{
+	unsigned long n = size / PAGE, folios = 0, pages = 0, cur = 0;
+	uint64_t *pfn = malloc(n * 8), *flags = malloc(n * 8);
+
+	snprintf(label, len, "unknown");
+	if (pfn && flags && !read_pfns(p, n, pfn) && !read_flags(pfn, n, flags)) {
+		for (unsigned long i = 0; i <= n; i++) {
+			if (i < n && i && (flags[i] >> KPF_COMPOUND_TAIL & 1) &&
+			    pfn[i] == pfn[i - 1] + 1) {
+				cur++;
+				continue;
+			}
+			if (i && pages && cur != pages)
+				pages = ~0ul;
+			if (i && !pages)
+				pages = cur;
+			folios += i > 0;
+			cur = 1;
+		}
+		if (pages == ~0ul)
+			snprintf(label, len, "mixed"), folios = 0;
+		else if (pages * 4 >= 1024)
+			snprintf(label, len, "%luM%s", pages * 4 / 1024,
+				 pages == 512 ? (has_pmd_thp() ? "-pmd" : "-pte") : "");
+		else
+			snprintf(label, len, "%luK", pages * 4);
+	}
+	free(pfn);
+	free(flags);
+	return folios;
+}
+
+/* --- the region ----------------------------------------------------------- */
+
+static void set_policy_node0(void)
+{
+	unsigned long mask = 1;
+
+	syscall(SYS_set_mempolicy, MPOL_BIND, &mask, 64ul);
+}
+
+/* A 2 MiB-aligned region of @size for @fs, every page written. 2M-pte:
+ * each PMD is split by a one-page mprotect round trip (the folio stays
+ * whole, mapped by 512 PTEs). Return: the region or NULL. */
+static char *region_map(const struct fsize *fs, unsigned long size, bool populate)
+{
+	char *raw = mmap(NULL, size + PMD, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			 0),
+	     *p;
+
+	if (raw == MAP_FAILED)
+		return NULL;
+	p = (char *)(((uintptr_t)raw + PMD - 1) & ~(PMD - 1));
+	if (p > raw)
+		munmap(raw, (size_t)(p - raw));
+	munmap(p + size, (size_t)(raw + PMD - p));
+	madvise(p, size, fs->kb == 4 ? MADV_NOHUGEPAGE : MADV_HUGEPAGE);
+	for (unsigned long o = 0; populate && o < size; o += PAGE)
+		p[o] = 1;
+	for (unsigned long o = 0; populate && fs->kb == 2048 && !fs->pmd && o < size; o += PMD) {
+		mprotect(p + o, PAGE, PROT_READ);
+		mprotect(p + o, PAGE, PROT_READ | PROT_WRITE);
+	}
+	return p;
+}
+
+/* Are all pages of [p, p + size) on @node? (move_pages with no target.) */
+static bool on_node(char *p, unsigned long size, int node)
+{
+	unsigned long n = size / PAGE;
+	void **pages = malloc(n * sizeof(*pages));
+	int *status = malloc(n * sizeof(*status));
+	bool ok = pages && status;
+
+	for (unsigned long i = 0; ok && i < n; i++)
+		pages[i] = p + i * PAGE;
+	ok = ok && syscall(SYS_move_pages, 0, n, pages, NULL, status, 0) == 0;
+	for (unsigned long i = 0; ok && i < n; i++)
+		ok = status[i] == node;
+	free(pages);
+	free(status);
+	return ok;
+}
+
+/* One 4 KiB copy as 512 `rep movsq` iterations (@bytewise: 4096 `rep
+ * movsb` ones); a plain memcpy off x86_64. */
+static void copy_page_rep(char *dst, const char *src, int bytewise)
+{
+#ifdef __x86_64__
+	unsigned long n = bytewise ? PAGE : PAGE / 8;
+
+	if (bytewise)
+		asm volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+	else
+		asm volatile("rep movsq" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+#else
+	(void)bytewise;
+	memcpy(dst, src, PAGE);
+#endif
+}
+
+/* --- the operations --------------------------------------------------------- */
+
+/* One repetition's outcome: up to two timed parts (gup: pin and unpin;
+ * migrate, move_pages: the round trip and the way there). */
+struct rep {
+	uint64_t t[2];
+	uint64_t leg[2]; /* migration: the two legs */
+	char got[32];	 /* folio size census before the operation */
+	char after[32];	 /* migration: after the way back */
+	struct vmstat vm0, vm1;
+};
+
+typedef int (*op_fn)(const struct fsize *fs, struct rep *r);
+
+static char *prepare(const struct fsize *fs, struct rep *r)
+{
+	char *p;
+
+	knobs_set(fs);
+	p = region_map(fs, opt.size, true);
+	if (p)
+		census(p, opt.size, r->got, sizeof(r->got));
+	return p;
+}
+
+static int op_fault(const struct fsize *fs, struct rep *r)
+{
+	char *p;
+	uint64_t t0;
+
+	knobs_set(fs);
+	p = region_map(fs, opt.size, false);
+	if (!p)
+		return -1;
+	vmstat_read(&r->vm0);
+	t0 = now_ns();
+	for (unsigned long o = 0; o < opt.size; o += PAGE)
+		p[o] = 1;
+	r->t[0] = now_ns() - t0;
+	vmstat_read(&r->vm1);
+	census(p, opt.size, r->got, sizeof(r->got));
+	return munmap(p, opt.size);
+}
+
+static int op_zap(const struct fsize *fs, struct rep *r)
+{
+	char *p = prepare(fs, r);
+	uint64_t t0;
+	int err;
+
+	if (!p)
+		return -1;
+	vmstat_read(&r->vm0);
+	t0 = now_ns();
+	err = munmap(p, opt.size);
+	r->t[0] = now_ns() - t0;
+	vmstat_read(&r->vm1);
+	return err;
+}
+
+static int op_mprotect(const struct fsize *fs, struct rep *r)
+{
+	char *p = prepare(fs, r);
+	uint64_t t0;
+	int err;
+
+	if (!p)
+		return -1;
+	vmstat_read(&r->vm0);
+	t0 = now_ns();
+	err = mprotect(p, opt.size, PROT_READ) || mprotect(p, opt.size, PROT_READ | PROT_WRITE);
+	r->t[0] = now_ns() - t0;
+	vmstat_read(&r->vm1);
+	return err | munmap(p, opt.size);
+}
+
+/* The parent's fork() call, SCHED_FIFO when we may (the child, of the same
+ * priority, waits until the parent blocks in waitpid, outside the window). */
+static int timed_fork(struct rep *r)
+{
+	struct sched_param sp = { .sched_priority = 1 }, sp0 = { 0 };
+	bool fifo = sched_setscheduler(0, SCHED_FIFO, &sp) == 0;
+	uint64_t t0;
+	pid_t pid;
+	int st;
+
+	vmstat_read(&r->vm0);
+	t0 = now_ns();
+	pid = fork();
+	if (pid == 0)
+		_exit(0);
+	r->t[0] = now_ns() - t0;
+	vmstat_read(&r->vm1);
+	if (fifo)
+		sched_setscheduler(0, SCHED_OTHER, &sp0);
+	return pid < 0 || waitpid(pid, &st, 0) != pid ? -1 : 0;
+}
+
+static int op_fork(const struct fsize *fs, struct rep *r)
+{
+	char *p = prepare(fs, r);
+
+	return p ? timed_fork(r) | munmap(p, opt.size) : -1;
+}
+
+/* fork() of this process with no region: what every fork costs besides
+ * copying the region (reported apart as bench fork_bare). */
+static int op_fork_bare(const struct fsize *fs, struct rep *r)
+{
+	(void)fs;
+	snprintf(r->got, sizeof(r->got), "-");
+	return timed_fork(r);
+}
+
+/* migrate_pages() of the whole process, node 0 -> 1, then 1 -> 0; each
+ * leg timed apart (6.12 splits mTHP folios on the way back). */
+static int op_migrate(const struct fsize *fs, struct rep *r)
+{
+	unsigned long n0 = 1, n1 = 2;
+	char *p = prepare(fs, r);
+	char mid[24];
+	uint64_t t0;
+	long a, b;
+
+	if (!p)
+		return -1;
+	vmstat_read(&r->vm0);
+	t0 = now_ns();
+	a = syscall(SYS_migrate_pages, 0, 64ul, &n0, &n1);
+	r->leg[0] = now_ns() - t0;
+	census(p, opt.size, mid, sizeof(mid));
+	if (!on_node(p, opt.size, 1) || strcmp(mid, r->got))
+		snprintf(r->got, sizeof(r->got), "moved-%s", mid);
+	t0 = now_ns();
+	b = syscall(SYS_migrate_pages, 0, 64ul, &n1, &n0);
+	r->leg[1] = now_ns() - t0;
+	vmstat_read(&r->vm1);
+	r->t[0] = r->leg[0] + r->leg[1];
+	r->t[1] = r->leg[0];
+	census(p, opt.size, r->after, sizeof(r->after));
+	if (!on_node(p, opt.size, 0))
+		snprintf(r->after, sizeof(r->after), "not-back");
+	return a != 0 || b != 0 ? -1 : munmap(p, opt.size);
+}
+
+/* move_pages() of every page to node 1 and back, one call each way; the
+ * folio sizes after the way back in r->after. */
+static int op_move_pages(const struct fsize *fs, struct rep *r)
+{
+	unsigned long n = opt.size / PAGE;
+	void **pages = malloc(n * sizeof(*pages));
+	int *nodes = malloc(n * sizeof(*nodes)), *status = malloc(n * sizeof(*status));
+	char *p = prepare(fs, r);
+	long a = -1, b = -1;
+	uint64_t t0;
+
+	if (p && pages && nodes && status) {
+		for (unsigned long i = 0; i < n; i++)
+			pages[i] = p + i * PAGE, nodes[i] = 1;
+		vmstat_read(&r->vm0);
+		t0 = now_ns();
+		a = syscall(SYS_move_pages, 0, n, pages, nodes, status, MPOL_MF_MOVE);
+		r->leg[0] = now_ns() - t0;
+		for (unsigned long i = 0; i < n; i++)
+			nodes[i] = 0;
+		t0 = now_ns();
+		b = syscall(SYS_move_pages, 0, n, pages, nodes, status, MPOL_MF_MOVE);
+		r->leg[1] = now_ns() - t0;
+		vmstat_read(&r->vm1);
+		r->t[0] = r->leg[0] + r->leg[1];
+		r->t[1] = r->leg[0];
+		census(p, opt.size, r->after, sizeof(r->after));
+		if (!on_node(p, opt.size, 0))
+			snprintf(r->after, sizeof(r->after), "not-back");
+	}
+	free(pages);
+	free(nodes);
+	free(status);
+	return a != 0 || b != 0 ? -1 : munmap(p, opt.size);
+}
+
+/* A long-term pin of the whole region and its release: io_uring buffer
+ * registration (one iovec: one pin_user_pages(FOLL_WRITE | FOLL_LONGTERM)
+ * call) and unregistration (unpin_user_pages), as ptelab's default
+ * gup_op=longterm. io_uring's own per-page work is in the figure too. */
+static int op_gup(const struct fsize *fs, struct rep *r)
+{
+	static int ring = -1;
+	struct io_uring_params prm;
+	struct iovec iov;
+	char *p = prepare(fs, r);
+	uint64_t t0;
+	long a, b;
+
+	memset(&prm, 0, sizeof(prm));
+	if (ring < 0)
+		ring = (int)syscall(SYS_io_uring_setup, 1, &prm);
+	if (!p || ring < 0)
+		return -1;
+	iov.iov_base = p;
+	iov.iov_len = opt.size;
+	vmstat_read(&r->vm0);
+	t0 = now_ns();
+	a = syscall(SYS_io_uring_register, ring, IORING_REGISTER_BUFFERS, &iov, 1);
+	r->t[0] = now_ns() - t0;
+	t0 = now_ns();
+	b = syscall(SYS_io_uring_register, ring, IORING_UNREGISTER_BUFFERS, NULL, 0);
+	r->t[1] = now_ns() - t0;
+	vmstat_read(&r->vm1);
+	return a || b ? -1 : munmap(p, opt.size);
+}
+
+/* memcpy() of @size bytes there and back between two written regions of
+ * 2 MiB THPs (where the knobs allow: the copy, not TLB misses): the
+ * physical limit of a migration round trip of the same bytes (reported
+ * as bench copy). */
+static int op_copy(const struct fsize *fs, struct rep *r)
+{
+	const struct fsize *thp = &fsizes[NR_FSIZES - 1];
+	char *a, *b;
+	uint64_t t0;
+
+	(void)fs;
+	knobs_set(thp);
+	a = region_map(thp, opt.size, true);
+	b = region_map(thp, opt.size, true);
+	snprintf(r->got, sizeof(r->got), "-");
+	if (!a || !b)
+		return -1;
+	vmstat_read(&r->vm0);
+	t0 = now_ns();
+	memcpy(b, a, opt.size);
+	memcpy(a, b, opt.size);
+	r->t[0] = now_ns() - t0;
+	vmstat_read(&r->vm1);
+	return munmap(a, opt.size) | munmap(b, opt.size);
+}
+
+/*
+ * The page copy Linux's x86_64 migration does, in user space under the
+ * same clock: @size bytes as 4 KiB `rep movsq` (6.1's copy_page) and as
+ * 4 KiB `rep movsb` (6.12's copy_mc with ERMS), there and back. QEMU
+ * counts every iteration of a rep string instruction, so these are what
+ * such a copy costs in icount (bench copy_movsq, copy_movsb; x86_64 only).
+ */
+static int op_copy_rep(const struct fsize *fs, struct rep *r)
+{
+	char *a = region_map(&fsizes[0], opt.size, true),
+	     *b = region_map(&fsizes[0], opt.size, true);
+
+	(void)fs;
+	snprintf(r->got, sizeof(r->got), "-");
+	if (!a || !b)
+		return -1;
+	for (int k = 0; k < 2; k++) {
+		uint64_t t0 = now_ns();
+
+		for (int way = 0; way < 2; way++)
+			for (unsigned long o = 0; o < opt.size; o += PAGE)
+				copy_page_rep(way ? a + o : b + o, way ? b + o : a + o, k);
+		r->t[k] = now_ns() - t0;
+	}
+	return munmap(a, opt.size) | munmap(b, opt.size);
+}
+
+/* --- the harness ---------------------------------------------------------- */
+
+struct bench {
+	const char *name, *second; /* second: the name of t[1], if timed */
+	op_fn fn;
+};
+
+static const struct bench benches[] = {
+	{ "fault", NULL, op_fault },
+	{ "zap", NULL, op_zap },
+	{ "mprotect", NULL, op_mprotect },
+	{ "fork", NULL, op_fork },
+	{ "fork_bare", NULL, op_fork_bare },
+	{ "migrate", "migrate_leg1", op_migrate },
+	{ "move_pages", "move_pages_leg1", op_move_pages },
+	{ "gup", "gup_put", op_gup },
+	{ "copy", NULL, op_copy },
+	{ "copy_movsq", "copy_movsb", op_copy_rep },
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool in_list(const char *list, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (const char *s = list; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL)
+		if (!strncmp(s, w, n) && (s[n] == ',' || !s[n]))
+			return true;
+	return false;
+}
+
+/* One RESULT line: part @k of @reps repetitions @r of @b on @fs. */
+static void print_result(const char *name, const struct fsize *fs, struct rep *r, int k)
+{
+	static char counters[8192];
+	uint64_t t[64], med;
+	const char *got = r[0].got, *label = fs ? fs->label : "-";
+	bool ok = !strcmp(got, label);
+	char variant[40];
+
+	for (int i = 0; i < opt.reps; i++) {
+		t[i] = r[i].t[k];
+		if (strcmp(r[i].got, got))
+			ok = false;
+	}
+	qsort(t, (size_t)opt.reps, 8, cmp_u64);
+	med = opt.reps % 2 ? t[opt.reps / 2] : (t[opt.reps / 2 - 1] + t[opt.reps / 2]) / 2;
+	snprintf(variant, sizeof(variant), ok ? "linux" : "got-%s", got);
+	if (ok && k == 0 && r[0].after[0] && strcmp(r[0].after, label))
+		snprintf(variant, sizeof(variant), "split-back");
+	vmstat_json(&r[0].vm0, &r[0].vm1, counters, sizeof(counters));
+	printf("RESULT {\"bench\":\"%s\",\"arch\":\"%s\",\"backend\":\"linux\",\"clock\":\"%s\","
+	       "\"version\":\"%s\",\"folio\":\"%s\",\"variant\":\"%s\",\"cap\":\"-\",\"reps\":%d,"
+	       "\"size_mb\":%lu,\"median_us\":%.1f,\"min_us\":%.1f,\"max_us\":%.1f,"
+	       "\"spread_pct\":%.1f,\"folio_ok\":%s,\"folio_got\":\"%s\"",
+	       name, opt.arch, opt.clock, opt.version, label, variant, opt.reps, opt.size >> 20,
+	       med / 1000.0, t[0] / 1000.0, t[opt.reps - 1] / 1000.0,
+	       med ? 100.0 * (double)(t[opt.reps - 1] - t[0]) / (double)med : 0.0,
+	       ok ? "true" : "false", got);
+	if (r[0].leg[0])
+		printf(",\"leg1_us\":%.1f,\"leg2_us\":%.1f,\"folio_after\":\"%s\"",
+		       r[0].leg[0] / 1000.0, r[0].leg[1] / 1000.0, r[0].after);
+	printf(",\"caps\":{},\"counters\":{%s}}\n", counters);
+	fflush(stdout);
+}
+
+/* Can this kernel be asked for @fs? mTHP needs hugepages-<kB>kB (6.8+). */
+static bool size_available(const struct fsize *fs)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), THP "/hugepages-%ukB/enabled", fs->kb);
+	return !opt.knobs || fs->kb == 4 || fs->kb == 2048 || access(path, W_OK) == 0;
+}
+
+static int run_bench(const struct bench *b, const struct fsize *fs)
+{
+	static struct rep r[64];
+
+	if (fs && !size_available(fs)) {
+		printf("lbench: %s %s: this kernel has no hugepages-%ukB knob (no mTHP): left "
+		       "out\n",
+		       b->name, fs->label, fs->kb);
+		return 0;
+	}
+	memset(r, 0, sizeof(r));
+	for (int i = 0; i < opt.reps; i++)
+		if (b->fn(fs, &r[i])) {
+			printf("lbench: %s %s failed: %s\n", b->name, fs ? fs->label : "-",
+			       strerror(errno));
+			return -1;
+		}
+	print_result(b->name, fs, r, 0);
+	if (b->second)
+		print_result(b->second, fs, r, 1);
+	return 0;
+}
+
+static void parse(int argc, char **argv)
+{
+	struct utsname u;
+
+	for (int i = 1; i < argc; i++) {
+		char *v = strchr(argv[i], '=');
+
+		if (!v)
+			continue;
+		*v++ = 0;
+		if (!strcmp(argv[i], "bench"))
+			opt.benches = v;
+		else if (!strcmp(argv[i], "folios"))
+			opt.folios = v;
+		else if (!strcmp(argv[i], "clock"))
+			opt.clock = v;
+		else if (!strcmp(argv[i], "size"))
+			opt.size = strtoul(v, NULL, 0) << 20;
+		else if (!strcmp(argv[i], "reps"))
+			opt.reps = atoi(v) < 1 ? 1 : atoi(v) > 64 ? 64 : atoi(v);
+		else if (!strcmp(argv[i], "knobs"))
+			opt.knobs = !strcmp(v, "on");
+	}
+	uname(&u);
+	snprintf(opt.version, sizeof(opt.version), "%s", u.release);
+	snprintf(opt.arch, sizeof(opt.arch), "%s",
+		 strcmp(u.machine, "aarch64") ? u.machine : "arm64");
+}
+
+int main(int argc, char **argv)
+{
+	int err = 0;
+
+	parse(argc, argv);
+	set_policy_node0();
+	for (unsigned i = 0; i < sizeof(benches) / sizeof(benches[0]); i++) {
+		if (!in_list(opt.benches, benches[i].name))
+			continue;
+		if (benches[i].fn == op_fork_bare || benches[i].fn == op_copy ||
+		    benches[i].fn == op_copy_rep) {
+			err |= run_bench(&benches[i], NULL);
+			continue;
+		}
+		for (unsigned f = 0; f < NR_FSIZES; f++)
+			if (in_list(opt.folios, fsizes[f].label))
+				err |= run_bench(&benches[i], &fsizes[f]);
+	}
+	printf("lbench: done\n");
+	return err ? 1 : 0;
+}

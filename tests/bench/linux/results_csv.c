@@ -1,0 +1,32 @@
+/*
+ * results_csv.c - RESULT lines (ptelab's, or lbench's from a Linux
+ * console) on stdin, one CSV row each on stdout through ptelab's own
+ * writer (vmm/csv.c), so both sides of `make compare` share one schema.
+ * Other lines are ignored. Exit 1 when no RESULT line was read.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "vmm_console.h"
+
+int main(void)
+{
+	static char line[16384];
+	bool header = false;
+	int rows = 0;
+
+	while (fgets(line, sizeof(line), stdin)) {
+		char *json = strstr(line, "RESULT {");
+		size_t len;
+
+		if (!json)
+			continue;
+		json += strlen("RESULT ");
+		len = strcspn(json, "\r\n");
+		if (vmm_csv_row(stdout, json, len, &header))
+			return 1;
+		rows++;
+	}
+	return rows ? 0 : 1;
+}

@@ -1,0 +1,107 @@
+#!/bin/sh
+# tests/bench/linux/table.sh DIR - the comparison table of a `make compare`
+# run from DIR/results.csv: operation x folio size x {Linux 6.1, Linux
+# 6.12, ptelab cap 1, ptelab batched} in guest instructions per 4 KiB page
+# (icount: median_us x 1000 / pages), per arch. Writes DIR/table.txt,
+# DIR/table.csv and, with gnuplot, DIR/plot-ARCH-BENCH.png (log y axis, a
+# line per column, the folio sizes along x; as tests/bench/plot.sh's).
+#
+# Linux cells: fork is net of fork_bare (the same kernel's fork with no
+# region); "!SIZE" = the kernel gave folios of SIZE, not the asked size,
+# not compared; "~" = migrate/move_pages whose way back split the folios
+# (6.12): twice the way there; "n/a" = no such row (6.1 has no mTHP).
+# "ahead": ptelab batched below the cheaper kernel. Notes: x86_64
+# migrate/move_pages ("copy differs") and fault ("zeroing differs"):
+# Linux copies and clears pages with rep movs/stos, which QEMU counts per
+# iteration; gup/gup_put ("Linux: io_uring"): the
+# pin is io_uring's buffer registration, with its own per-page work
+# (docs/linux.md).
+DIR=$1
+CSV=$DIR/results.csv
+[ -s "$CSV" ] || { echo "table: no $CSV"; exit 1; }
+awk -F, -v out="$DIR" '
+# A figure: one decimal below 10, none above.
+function num(v) { return v < 10 ? sprintf("%.1f", v) : sprintf("%.0f", v) }
+NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+{
+	a = $c["arch"]; b = $c["bench"]; f = $c["folio"]; var = $c["variant"]
+	pages[$c["arch"]] = $c["size_mb"] * 256
+	pp = $c["median_us"] * 1000 / pages[$c["arch"]]
+	if ($c["backend"] == "linux") {
+		k = $c["version"] ~ /^6\.12\./ ? "6.12" : $c["version"] ~ /^6\.1\./ ? "6.1" : $c["version"]
+		kernels[k] = 1
+		ver[k] = $c["version"]
+		if (b == "fork_bare") { bare[a, k] = pp; next }
+		# User space, the same on every kernel: the least disturbed.
+		if (b ~ /^copy_movs/) { if (!((a, b) in rep) || pp < rep[a, b]) rep[a, b] = pp; next }
+		L[a, b, f, k] = pp; LV[a, b, f, k] = var
+	} else if (var == "unbatched") P1[a, b, f] = pp
+	else if (var == "batched" || var == "walk+grab") PB[a, b, f] = pp
+	else next
+	arches[a] = 1; seen[a, b, f] = 1
+}
+# The Linux cell: value (or empty when not comparable) and its text.
+function lin(a, b, f, k,    v, t) {
+	lv = ""; lt = "n/a"
+	if (!((a, b, f, k) in L)) return
+	v = L[a, b, f, k]; t = LV[a, b, f, k]
+	if (t ~ /^got-/) { lt = "!" substr(t, 5); return }
+	if (b == "fork") v -= bare[a, k]
+	if (t == "split-back") { v = 2 * L[a, b "_leg1", f, k]; lt = "~" num(v); lv = v; return }
+	lv = v; lt = num(v)
+}
+END {
+	nb = split("fault zap mprotect fork migrate move_pages gup gup_put", B, " ")
+	nf = split("4K 16K 32K 64K 128K 256K 512K 1M 2M-pte 2M-pmd", F, " ")
+	tcsv = out "/table.csv"; ttxt = out "/table.txt"
+	print "arch,bench,folio,linux_6.1,linux_6.12,ptelab_cap1,ptelab_batched,best_linux,linux_over_ptelab,ahead,note" > tcsv
+	printf "" > ttxt
+	for (a in arches) {
+		printf "%s, guest instructions per 4 KiB page (icount); Linux: 6.1 = %s, 6.12 = %s\n", a, ver["6.1"] ? ver["6.1"] : "-", ver["6.12"] ? ver["6.12"] : "-" >> ttxt
+		printf "  fork is net of the bare fork (6.1: %.0f, 6.12: %.0f instructions in all)\n", bare[a, "6.1"] * pages[a], bare[a, "6.12"] * pages[a] >> ttxt
+		if ((a, "copy_movsq") in rep)
+			printf "  a page copied there and back as QEMU counts it: rep movsq %.0f (6.1), rep movsb %.0f (6.12)\n", rep[a, "copy_movsq"], rep[a, "copy_movsb"] >> ttxt
+		printf "  %-10s %-7s %9s %9s %9s %9s %8s %s\n", "bench", "folio", "6.1", "6.12", "cap1", "batched", "L/ptelab", "" >> ttxt
+		for (i = 1; i <= nb; i++) {
+			b = B[i]
+			dat = out "/plot-" a "-" b ".dat"; rows = 0
+			for (j = 1; j <= nf; j++) {
+				f = F[j]
+				if (!((a, b, f) in seen)) continue
+				lin(a, b, f, "6.1"); v61 = lv; t61 = lt
+				lin(a, b, f, "6.12"); v612 = lv; t612 = lt
+				best = v61 != "" && (v612 == "" || v61 < v612) ? v61 : v612
+				pb = (a, b, f) in PB ? PB[a, b, f] : ""
+				p1 = (a, b, f) in P1 ? P1[a, b, f] : ""
+				ratio = best != "" && pb != "" && pb > 0 ? sprintf("%.2f", best / pb) : ""
+				ahead = ratio == "" ? "-" : best > pb ? "ahead" : "BEHIND"
+				note = a == "x86_64" && (b == "migrate" || b == "move_pages") ? "copy differs" : ""
+				if (a == "x86_64" && b == "fault") note = "zeroing differs"
+				if (b ~ /^gup/) note = "Linux: io_uring"
+				printf "  %-10s %-7s %9s %9s %9s %9s %8s %s%s\n", b, f, t61, t612,
+					p1 == "" ? "n/a" : num(p1), pb == "" ? "n/a" : num(pb),
+					ratio == "" ? "-" : ratio "x", ahead == "-" ? "" : ahead, note == "" ? "" : " (" note ")" >> ttxt
+				printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", a, b, f, t61, t612, p1 == "" ? "" : sprintf("%.1f", p1),
+					pb == "" ? "" : sprintf("%.1f", pb), best == "" ? "" : sprintf("%.1f", best), ratio, ahead, note >> tcsv
+				if (!rows++) print "# folio linux_6.1 linux_6.12 ptelab_cap1 ptelab_batched" > dat
+				printf "%s %s %s %s %s\n", f, v61 == "" ? "?" : v61, v612 == "" ? "?" : v612, p1 == "" ? "?" : p1, pb == "" ? "?" : pb >> dat
+			}
+			if (rows) close(dat)
+		}
+		printf "\n" >> ttxt
+	}
+}' "$CSV"
+cat "$DIR/table.txt"
+command -v gnuplot >/dev/null || { echo "table: gnuplot is missing, no plots"; exit 0; }
+for dat in "$DIR"/plot-*.dat; do
+	[ -f "$dat" ] || continue
+	png=${dat%.dat}.png name=$(basename "${dat%.dat}" | sed 's/^plot-//')
+	gnuplot -e "set terminal pngcairo size 900,600 font ',10' noenhanced; set output '$png';
+		set grid; set key outside right top; set logscale y; set datafile missing '?';
+		set title '$name: guest instructions per 4 KiB page (icount)';
+		set ylabel 'instructions per 4 KiB page'; set xlabel 'folio size';
+		plot '$dat' using 0:2:xtic(1) with linespoints title 'Linux 6.1',
+		'' using 0:3 with linespoints title 'Linux 6.12',
+		'' using 0:4 with linespoints title 'ptelab cap 1',
+		'' using 0:5 with linespoints title 'ptelab batched'" 2>>"$DIR/gnuplot.log"
+done
