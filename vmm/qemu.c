@@ -476,13 +476,58 @@ static int qemu_run(const struct vmm_config *cfg, char *const argv[], struct vmm
 	return qemu_status(cfg, &c, ws, status_file);
 }
 
-/* A private directory for an x86_64 run's files: the FDT QEMU passes as
- * -initrd and the status byte file. dir[0] is 0 when there is none. */
+/* A private directory for a run's files: the FDT QEMU passes as -initrd
+ * and the status byte file (x86_64), the tree QEMU dumps for --dtb-out
+ * (arm64). dir[0] is 0 when there is none. */
 struct qemu_tmp {
 	char dir[PATH_MAX - 16];
 	char fdt[PATH_MAX];
 	char status[PATH_MAX];
+	char dump[PATH_MAX];
 };
+
+/* Make @tmp's directory. Return: 0, or -1 (reported). */
+static int qemu_make_tmpdir(struct qemu_tmp *tmp)
+{
+	const char *base = getenv("TMPDIR");
+
+	if (snprintf(tmp->dir, sizeof(tmp->dir), "%s/ptelab.XXXXXX",
+		     base && *base ? base : "/tmp") >= (int)sizeof(tmp->dir) ||
+	    !mkdtemp(tmp->dir)) {
+		vmm_msg("cannot make a temporary directory %s: %s", tmp->dir, strerror(errno));
+		tmp->dir[0] = 0;
+		return -1;
+	}
+	snprintf(tmp->fdt, sizeof(tmp->fdt), "%s/" VMM_QEMU_FDT_FILE, tmp->dir);
+	snprintf(tmp->status, sizeof(tmp->status), "%s/" VMM_QEMU_STATUS_FILE, tmp->dir);
+	snprintf(tmp->dump, sizeof(tmp->dump), "%s/dumped.dtb", tmp->dir);
+	return 0;
+}
+
+/*
+ * qemu_copy_dump - copy the tree QEMU dumped (dumpdtb) into the user's
+ * --dtb-out file by writing into it: QEMU itself replaces its target by a
+ * rename, which would turn a device such as /dev/null into a plain file.
+ * Return: 0, or -1 (reported).
+ */
+static int qemu_copy_dump(const struct qemu_tmp *tmp, const char *to)
+{
+	static char blob[8 << 20]; /* QEMU's virt tree is 1 MiB, padding included */
+	FILE *f = fopen(tmp->dump, "rb");
+	size_t n = f ? fread(blob, 1, sizeof(blob), f) : 0;
+
+	if (f)
+		fclose(f);
+	if (!n || n == sizeof(blob)) {
+		vmm_msg("--dtb-out: QEMU dumped no usable tree (%s)", tmp->dump);
+		return -1;
+	}
+	if (vmm_fdt_write_file(to, blob, n)) {
+		vmm_msg("--dtb-out: %s: %s", to, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
 
 /*
  * qemu_write_fdt - build @m's device tree (its timebase measured first)
@@ -491,7 +536,6 @@ struct qemu_tmp {
  */
 static int qemu_write_fdt(struct vmm_machine *m, enum vmm_accel accel, struct qemu_tmp *tmp)
 {
-	const char *base = getenv("TMPDIR");
 	static char blob[PTELAB_BOOT_FDT_MAX];
 	int size;
 
@@ -502,15 +546,8 @@ static int qemu_write_fdt(struct vmm_machine *m, enum vmm_accel accel, struct qe
 		vmm_msg("the device tree does not fit in %zu bytes", sizeof(blob));
 		return -1;
 	}
-	if (snprintf(tmp->dir, sizeof(tmp->dir), "%s/ptelab.XXXXXX",
-		     base && *base ? base : "/tmp") >= (int)sizeof(tmp->dir) ||
-	    !mkdtemp(tmp->dir)) {
-		vmm_msg("cannot make a temporary directory %s: %s", tmp->dir, strerror(errno));
-		tmp->dir[0] = 0;
+	if (qemu_make_tmpdir(tmp))
 		return -1;
-	}
-	snprintf(tmp->fdt, sizeof(tmp->fdt), "%s/" VMM_QEMU_FDT_FILE, tmp->dir);
-	snprintf(tmp->status, sizeof(tmp->status), "%s/" VMM_QEMU_STATUS_FILE, tmp->dir);
 	if (vmm_fdt_write_file(tmp->fdt, blob, (size_t)size)) {
 		vmm_msg("cannot write %s: %s", tmp->fdt, strerror(errno));
 		goto err_rmdir;
@@ -536,6 +573,7 @@ static void qemu_remove_tmp(struct qemu_tmp *tmp, bool keep)
 	}
 	unlink(tmp->fdt);
 	unlink(tmp->status);
+	unlink(tmp->dump);
 	rmdir(tmp->dir);
 	tmp->dir[0] = 0;
 }
@@ -586,7 +624,8 @@ int vmm_qemu_boot(const struct vmm_config *cfg, struct vmm_machine *m, struct vm
 		  struct vmm_timing *t)
 {
 	static struct vmm_qemu_argv a;
-	struct qemu_tmp tmp = { "", "", "" };
+	struct qemu_tmp tmp = { "", "", "", "" };
+	bool dump = cfg->arch == VMM_ARCH_ARM64 && cfg->dtb_out;
 	uint64_t t0 = vmm_now_us();
 	int status = qemu_available(cfg);
 
@@ -594,8 +633,9 @@ int vmm_qemu_boot(const struct vmm_config *cfg, struct vmm_machine *m, struct vm
 		return status;
 	if (cfg->arch == VMM_ARCH_X86_64 && qemu_write_fdt(m, cfg->accel, &tmp))
 		return PTELAB_EXIT_NOBACKEND;
-	if (vmm_qemu_build_argv(cfg, m, tmp.dir, cfg->arch == VMM_ARCH_ARM64 ? cfg->dtb_out : NULL,
-				&a)) {
+	if (dump && qemu_make_tmpdir(&tmp))
+		return PTELAB_EXIT_NOBACKEND;
+	if (vmm_qemu_build_argv(cfg, m, tmp.dir, dump ? tmp.dump : NULL, &a)) {
 		vmm_msg("the QEMU command line is too long");
 		qemu_remove_tmp(&tmp, false);
 		return PTELAB_EXIT_USAGE;
@@ -606,6 +646,8 @@ int vmm_qemu_boot(const struct vmm_config *cfg, struct vmm_machine *m, struct vm
 	t0 = vmm_now_us();
 	status = qemu_run(cfg, a.argv, con, tmp.status);
 	t->run_us = vmm_now_us() - t0;
+	if (dump && status == 0 && qemu_copy_dump(&tmp, cfg->dtb_out))
+		status = PTELAB_EXIT_USAGE;
 	qemu_remove_tmp(&tmp, cfg->keep);
 	return status;
 }

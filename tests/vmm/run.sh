@@ -211,6 +211,21 @@ dtb_cases() {
 		dts_case "$name" "$TMPD/c.dtb" 2 "run=hello size=2"; then
 		pass "$name"
 	fi
+	# QEMU's dumpdtb replaces its target by a rename; ptelab writes into
+	# the user's file instead, so a link (or a device: /dev/null) stays one.
+	name="dtb-out: arm64 writes through a symlink, never replacing it"
+	if have_cmd qemu-system-aarch64; then
+		: >"$TMPD/target.dtb"
+		ln -sf "$TMPD/target.dtb" "$TMPD/link.dtb"
+		if expect_status "$name" 0 "$PTELAB" --arch arm64 \
+			--kernel "$GUESTS/arm64-exit0.elf" --dtb-out "$TMPD/link.dtb" run=hello; then
+			if [ -L "$TMPD/link.dtb" ] && [ -s "$TMPD/target.dtb" ]; then
+				pass "$name"
+			else
+				fail "$name" "$(ls -l "$TMPD/link.dtb" "$TMPD/target.dtb" | tr '\n' '|')"
+			fi
+		fi
+	fi
 }
 
 # --- backends ------------------------------------------------------------------
