@@ -122,6 +122,21 @@ const char *arm64_stack_problem(uint64_t sp)
 	return NULL;
 }
 
+/*
+ * stack_looks_broken - the check every resumable fault makes: SP inside
+ * the stack, and the guard's highest word (the first an overflow reaches,
+ * the stack growing down) intact. O(1), where arm64_stack_problem() scans
+ * all 512 guard words: that scan, on every page fault, was 3100 of the
+ * 4300 instructions a 4K fault cost (icount). The full scan still runs on
+ * a crash and at exit.
+ */
+static bool stack_looks_broken(uint64_t sp)
+{
+	const uint64_t *guard = this_cpu()->stack;
+
+	return sp_outside_stack(sp) || guard[STACK_CANARY_WORDS - 1] != STACK_CANARY;
+}
+
 /* The fault-status code of a data or instruction abort, in words. */
 static const char *abort_kind(uint64_t fsc)
 {
@@ -203,7 +218,7 @@ static int user_fault(struct pt_regs *r)
 
 	if (esr_ec(r->esr) != ESR_EC_DABT_CUR || (r->esr & ESR_DABT_FNV) || r->far >= USER_VA_END)
 		return 0;
-	if (arm64_stack_problem(r->sp))
+	if (stack_looks_broken(r->sp))
 		return 0; /* do not resume on a broken stack */
 	ret = arch_handle_user_fault(r->far, r->esr, r->elr);
 	if (ret == 1)
