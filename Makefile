@@ -132,7 +132,9 @@ $(B)/newlib/.built-aarch64-elf: | $(B)/newlib/.built-x86_64-elf
 CC_x86_64 := gcc
 CC_arm64 := aarch64-linux-gnu-gcc
 GFLAGS_x86_64 := -mno-red-zone -mcmodel=kernel
-GFLAGS_arm64 := -mcmodel=small
+# Inline LL/SC atomics: GCC's default outline atomics call libgcc helpers
+# that probe the CPU with getauxval(), which a freestanding kernel lacks.
+GFLAGS_arm64 := -mcmodel=small -mno-outline-atomics
 # The guest: its core, all of mm/, the mm test cases (run=selftest runs
 # them on the real MMU) and the arch's own files.
 GUEST_COMMON = $(wildcard guest/*.c) $(wildcard tests/guest/*.c) tests/runner.c $(wildcard mm/*.c) \

@@ -138,7 +138,7 @@ static void census_ptes(struct census *c, struct mm *mm, pmd_t pmd, unsigned lon
 		PROBLEM(c, "mm %d: PTE table at %#lx is not a PG_pgtable page", mm->id, base);
 		return;
 	}
-	if (pt->ptl.locked)
+	if (spin_is_locked(&pt->ptl))
 		PROBLEM(c, "mm %d: the lock of the PTE table at %#lx is held", mm->id, base);
 	for (int i = 0; i < PTRS_PER_TABLE; i++)
 		if (!pte_none(__ptep_get(&ptes[i])))

@@ -150,7 +150,7 @@ int do_huge_pmd_wp_page(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsign
 	if (huge_pmd_reuse(*pmdp)) {
 		count_event(cow_reuses, 1);
 		if (flags & FAULT_WRITE) {
-			*pmdp = pmd_mkdirty(pmd_mkwrite(pmd_mkyoung(*pmdp)));
+			set_pmd(pmdp, pmd_mkdirty(pmd_mkwrite(pmd_mkyoung(*pmdp))));
 			flush_tlb_range(vma->mm, base, base + PMD_SIZE);
 		}
 		return 0;

@@ -173,7 +173,7 @@ static int handle_huge_pmd_fault(struct vma *vma, pmd_t *pmdp, unsigned long add
 	if (flags & FAULT_WRITE)
 		entry = pmd_mkdirty(entry);
 	if (entry.val != pmd.val) {
-		*pmdp = entry;
+		set_pmd(pmdp, entry);
 		flush_tlb_range(vma->mm, base, base + PMD_SIZE);
 	}
 	return 0;
@@ -195,7 +195,7 @@ static int pte_alloc(struct mm *mm, pmd_t *pmdp)
 
 	if (!pt)
 		return -ENOMEM;
-	*pmdp = pmd_mktable(page_to_pfn(pt));
+	set_pmd(pmdp, pmd_mktable(page_to_pfn(pt)));
 	return 0;
 }
 

@@ -114,7 +114,7 @@ static int prepare_pte_table(struct fork_ctx *c, pmd_t *dpmd)
 	pt = pt_alloc(c->dst);
 	if (!pt)
 		return -ENOMEM;
-	*dpmd = pmd_mktable(page_to_pfn(pt));
+	set_pmd(dpmd, pmd_mktable(page_to_pfn(pt)));
 	return 0;
 }
 
@@ -244,7 +244,7 @@ static void copy_pte_range(struct fork_ctx *c, struct vma *dv, pmd_t *spmd, pmd_
 {
 	struct spinlock *sptl, *dptl;
 	pte_t *sptep = pte_offset_map_lock(c->src, spmd, addr, &sptl);
-	pte_t *dptep = pte_offset_map_lock(c->dst, dpmd, addr, &dptl);
+	pte_t *dptep = pte_offset_map_lock_nested(c->dst, dpmd, addr, &dptl, 1);
 
 	while (addr < end) {
 		pte_t pte = ptep_get(sptep);
@@ -279,7 +279,7 @@ static void copy_pinned_huge_pmd(struct fork_ctx *c, struct vma *dv, pmd_t pmd, 
 		count_event(folio_copies, PTRS_PER_TABLE);
 		folio_prepare_anon(n);
 		folio_add_rmap_pmd(n);
-		*dpmd = pmd_mkold(vma_mk_pmd(dv, n, true));
+		set_pmd(dpmd, pmd_mkold(vma_mk_pmd(dv, n, true)));
 		return;
 	}
 	dptep = pte_offset_map_lock(c->dst, dpmd, addr, &ptl);
@@ -305,10 +305,10 @@ static void copy_huge_pmd(struct fork_ctx *c, struct vma *dv, pmd_t *spmd, pmd_t
 	for (unsigned long i = 0; i < folio_nr_pages(folio); i++)
 		ClearPageAnonExclusive(folio_page(folio, i));
 	if (pmd_write(pmd)) {
-		*spmd = pmd_wrprotect(pmd);
+		set_pmd(spmd, pmd_wrprotect(pmd));
 		c->wrprotected = true;
 	}
-	*dpmd = pmd_mkold(pmd_wrprotect(pmd));
+	set_pmd(dpmd, pmd_mkold(pmd_wrprotect(pmd)));
 }
 
 /* Copy the mappings of @sv into its copy @dv; note what needs a flush. */

@@ -38,7 +38,7 @@ int do_huge_pmd_anonymous_page(struct vma *vma, pmd_t *pmdp, unsigned long addr,
 		return -ENOMEM;
 	folio_prepare_anon(folio);
 	folio_add_rmap_pmd(folio);
-	*pmdp = vma_mk_pmd(vma, folio, write);
+	set_pmd(pmdp, vma_mk_pmd(vma, folio, write));
 	return 0;
 }
 
@@ -93,7 +93,7 @@ int split_huge_pmd(struct vma *vma, pmd_t *pmdp, unsigned long addr)
 	folio_ref_add(folio, PTRS_PER_TABLE - 1);
 	folio_add_rmap_ptes(folio, &folio->page, PTRS_PER_TABLE);
 	folio_remove_rmap_pmd(folio);
-	*pmdp = pmd_mktable(page_to_pfn(pt));
+	set_pmd(pmdp, pmd_mktable(page_to_pfn(pt)));
 	return 0;
 }
 

@@ -185,8 +185,8 @@ static void unmap_pmd(struct migrate_item *it, struct mm *m, pmd_t *pmdp, struct
 	struct folio *f = it->folio;
 	pmd_t pmd = *pmdp;
 
-	*pmdp = pte_pmd(
-		make_migration_entry(folio_pfn(f), pmd_pte(pmd), PageAnonExclusive(&f->page)));
+	set_pmd(pmdp, pte_pmd(make_migration_entry(folio_pfn(f), pmd_pte(pmd),
+						   PageAnonExclusive(&f->page))));
 	folio_remove_rmap_pmd(f);
 	it->nr_entries++;
 	flush_later(fs, m, it->addr, it->addr + PMD_SIZE);
@@ -389,7 +389,7 @@ static void remap_pmd(struct migrate_item *it, struct mm *m, pmd_t *pmdp)
 	if (migration_entry_excl(e))
 		for (unsigned long i = 0; i < folio_nr_pages(it->dst); i++)
 			SetPageAnonExclusive(folio_page(it->dst, i));
-	*pmdp = pte_pmd(pte_restore_migration(pmd_pte(pmd), e));
+	set_pmd(pmdp, pte_pmd(pte_restore_migration(pmd_pte(pmd), e)));
 	folio_add_rmap_pmd(it->dst);
 }
 

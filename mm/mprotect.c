@@ -109,9 +109,9 @@ static int change_huge_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsig
 	if (addr & ~PMD_MASK || end - addr != PMD_SIZE)
 		panic("change_protection: partial PMD leaf at %#lx", addr);
 	if (w->writable && PageAnonExclusive(pfn_to_page(pmd_pfn(pmd))))
-		*pmdp = pmd_mkwrite(pmd);
+		set_pmd(pmdp, pmd_mkwrite(pmd));
 	else
-		*pmdp = pmd_wrprotect(pmd);
+		set_pmd(pmdp, pmd_wrprotect(pmd));
 	return 0;
 }
 

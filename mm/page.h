@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "list.h"
+#include "spinlock.h"
 
 #define MAX_ORDER 10 /* largest folio: 4 MiB */
 #define PMD_ORDER 9  /* 2 MiB */
@@ -58,11 +59,6 @@
 
 /* Freed memory is filled with this byte while mm_debug_poison is set. */
 #define PAGE_POISON 0x6b
-
-struct spinlock {
-	int locked;
-	const char *name;
-};
 
 struct page {
 	uint32_t flags;

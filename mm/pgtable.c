@@ -35,23 +35,6 @@ pgprot_t vm_get_page_prot(unsigned vm_flags)
 	return exec ? PAGE_USER_RX : PAGE_USER_RO;
 }
 
-/* ---- locks ---------------------------------------------------------------- */
-
-void spin_lock(struct spinlock *l)
-{
-	if (l->locked)
-		panic("spin_lock: %s already held (a deadlock on one CPU)",
-		      l->name ? l->name : "lock");
-	l->locked = 1;
-}
-
-void spin_unlock(struct spinlock *l)
-{
-	if (!l->locked)
-		panic("spin_unlock: %s is not held", l->name ? l->name : "lock");
-	l->locked = 0;
-}
-
 /* ---- table pages ---------------------------------------------------------- */
 
 /* A zeroed PG_pgtable page with its lock ready; counts pt_allocs. */
@@ -62,7 +45,7 @@ static struct page *pt_page_alloc(void)
 	if (!f)
 		return NULL;
 	f->page.flags |= PG_pgtable;
-	f->page.ptl = (struct spinlock){ 0, "PTE table lock" };
+	spin_lock_init(&f->page.ptl, LOCK_PTL, "PTE table lock");
 	count_event(pt_allocs, 1);
 	return &f->page;
 }
@@ -99,7 +82,7 @@ static void mm_dec_pt_pages(struct mm *mm)
 
 void pt_free(struct mm *mm, struct page *pt)
 {
-	if (!(pt->flags & PG_pgtable) || pt->ptl.locked)
+	if (!(pt->flags & PG_pgtable) || spin_is_locked(&pt->ptl))
 		panic("pt_free: pfn %#llx is %s", (unsigned long long)page_to_pfn(pt),
 		      pt->flags & PG_pgtable ? "a table freed with its lock held"
 					     : "not a page-table page");
@@ -177,7 +160,7 @@ static bool pgd_ensure_table(struct mm *mm, pgd_t *pgdp, bool alloc)
 		return true;
 	if (!alloc || !(pt = pt_alloc(mm)))
 		return false;
-	*pgdp = pgd_mktable(page_to_pfn(pt));
+	set_pgd(pgdp, pgd_mktable(page_to_pfn(pt)));
 	return true;
 }
 
@@ -190,7 +173,7 @@ static bool pud_ensure_table(struct mm *mm, pud_t *pudp, bool alloc)
 		return !pud_leaf(*pudp);
 	if (!alloc || !(pt = pt_alloc(mm)))
 		return false;
-	*pudp = pud_mktable(page_to_pfn(pt));
+	set_pud(pudp, pud_mktable(page_to_pfn(pt)));
 	return true;
 }
 
@@ -208,19 +191,25 @@ pmd_t *mm_find_pmd(struct mm *mm, unsigned long addr, bool alloc)
 	return pmd_offset(pudp, addr);
 }
 
-pte_t *pte_offset_map_lock(struct mm *mm, pmd_t *pmdp, unsigned long addr, struct spinlock **ptl)
+pte_t *pte_offset_map_lock_nested(struct mm *mm, pmd_t *pmdp, unsigned long addr,
+				  struct spinlock **ptl, unsigned subclass)
 {
-	pmd_t pmd = *pmdp;
+	pmd_t pmd = pmdp_get(pmdp);
 	struct page *pt;
 
 	(void)mm;
 	if (!pmd_present(pmd) || pmd_leaf(pmd))
 		return NULL;
 	pt = pmd_pt_page(pmd);
-	spin_lock(&pt->ptl);
+	spin_lock_nested(&pt->ptl, subclass);
 	count_event(ptl_takes, 1);
 	*ptl = &pt->ptl;
 	return pmd_table(pmd) + pte_index(addr);
+}
+
+pte_t *pte_offset_map_lock(struct mm *mm, pmd_t *pmdp, unsigned long addr, struct spinlock **ptl)
+{
+	return pte_offset_map_lock_nested(mm, pmdp, addr, ptl, 0);
 }
 
 void pte_unmap_unlock(pte_t *ptep, struct spinlock *ptl)
@@ -348,11 +337,11 @@ static void free_pmd_range(struct mmu_gather *tlb, pud_t *pudp, unsigned long ad
 		if (!pmd_present(*pmdp) || pmd_leaf(*pmdp) || !table_empty(pmd_table(*pmdp)))
 			continue;
 		tlb_gather_table(tlb, pmd_pt_page(*pmdp), addr, addr + PAGE_SIZE);
-		*pmdp = (pmd_t){ 0 };
+		set_pmd(pmdp, (pmd_t){ 0 });
 	}
 	if (table_empty(pmds)) {
 		tlb_gather_table(tlb, table_page(pmds), first, first + PAGE_SIZE);
-		*pudp = (pud_t){ 0 };
+		set_pud(pudp, (pud_t){ 0 });
 	}
 }
 
@@ -371,7 +360,7 @@ static void free_pud_range(struct mmu_gather *tlb, pgd_t *pgdp, unsigned long ad
 	}
 	if (table_empty(puds)) {
 		tlb_gather_table(tlb, table_page(puds), first, first + PAGE_SIZE);
-		*pgdp = (pgd_t){ 0 };
+		set_pgd(pgdp, (pgd_t){ 0 });
 	}
 }
 

@@ -77,7 +77,7 @@ static int zap_huge_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsigned
 	(void)mm;
 	if (addr & ~PMD_MASK || end - addr != PMD_SIZE)
 		panic("zap_vma_range: partial PMD leaf at %#lx", addr);
-	*pmdp = (pmd_t){ 0 };
+	set_pmd(pmdp, (pmd_t){ 0 });
 	if (pmd_dirty(pmd))
 		folio->page.flags |= PG_dirty;
 	folio_remove_rmap_pmd(folio);
