@@ -319,10 +319,10 @@ static long follow_page_mask(struct gup_ctx *g, unsigned long addr, unsigned lon
 
 	end = pmd_addr_end(addr, end);
 	g->fault = g->flags & FOLL_WRITE ? FAULT_WRITE : 0;
-	if (!pmdp || pmd_none(*pmdp))
+	if (!pmdp || pmd_none(pmdp_get(pmdp)))
 		return 0;
-	if (pmd_leaf(*pmdp))
-		return follow_huge_pmd(g, *pmdp, addr, end, pages);
+	if (pmd_leaf(pmdp_get(pmdp)))
+		return follow_huge_pmd(g, pmdp_get(pmdp), addr, end, pages);
 	if (!caps.gup_walk)
 		end = addr + PAGE_SIZE;
 	return follow_page_pte(g, pmdp, addr, end, pages);
@@ -345,7 +345,7 @@ static int gup_fault(struct gup_ctx *g, unsigned long addr, int *tries)
 		panic("__get_user_pages: no progress at %#lx after %d faults (fault flags %#x, "
 		      "foll flags %#x)",
 		      addr, GUP_MAX_FAULTS, g->fault, g->flags);
-	return handle_mm_fault(g->mm, addr, g->fault);
+	return __handle_mm_fault(g->mm, addr, g->fault);
 }
 
 /*
@@ -384,6 +384,19 @@ static long __get_user_pages(struct gup_ctx *g, unsigned long start, unsigned lo
 	return (long)done;
 }
 
+/* __get_user_pages() under the mmap_lock for read (the slow path looks
+ * at VMAs and faults; Linux's mmap_read_lock around it). */
+static long get_user_pages_locked(struct gup_ctx *g, unsigned long start, unsigned long nr_pages,
+				  struct page **pages)
+{
+	long ret;
+
+	read_lock(&g->mm->mmap_lock);
+	ret = __get_user_pages(g, start, nr_pages, pages);
+	read_unlock(&g->mm->mmap_lock);
+	return ret;
+}
+
 /* Linux's is_valid_gup_args() plus the range: 0 or -EINVAL/-EFAULT. */
 static int gup_check_args(unsigned long start, unsigned long nr_pages, unsigned flags,
 			  struct page **pages)
@@ -415,7 +428,7 @@ static long gup_call(struct mm *mm, unsigned long start, unsigned long nr_pages,
 		return 0;
 	if (flags & FOLL_PIN)
 		mm_set_has_pinned(mm);
-	return __get_user_pages(&g, start, nr_pages, pages);
+	return get_user_pages_locked(&g, start, nr_pages, pages);
 }
 
 long get_user_pages(struct mm *mm, unsigned long start, unsigned long nr_pages, unsigned flags,
@@ -488,7 +501,7 @@ static unsigned gup_fast_run(struct gup_ctx *g, unsigned long addr, pte_t *ptep,
 static unsigned gup_fast_pmd(struct gup_ctx *g, pmd_t *pmdp, unsigned long addr, unsigned long end,
 			     struct page **pages)
 {
-	pmd_t pmd = *pmdp;
+	pmd_t pmd = pmdp_get(pmdp);
 	struct page *page = pfn_to_page(pmd_pfn(pmd)) + ((addr & ~PMD_MASK) >> PAGE_SHIFT);
 	struct folio *folio = page_folio(page);
 	unsigned nr;
@@ -517,9 +530,9 @@ static unsigned long gup_fast_pmd_range(struct gup_ctx *g, unsigned long addr, u
 	unsigned long done = 0;
 	pte_t *ptep;
 
-	if (!pmdp || pmd_none(*pmdp))
+	if (!pmdp || pmd_none(pmdp_get(pmdp)))
 		return 0;
-	if (pmd_leaf(*pmdp))
+	if (pmd_leaf(pmdp_get(pmdp)))
 		return gup_fast_pmd(g, pmdp, addr, end, pages);
 	ptep = pte_offset_kernel(pmdp, addr);
 	while (addr < end) {
@@ -572,7 +585,7 @@ static long gup_fast_call(struct mm *mm, unsigned long start, unsigned long nr_p
 	got = gup_fast(&g, start, nr_pages, pages);
 	if (got == nr_pages || (flags & FOLL_FAST_ONLY))
 		return (long)got;
-	rest = __get_user_pages(&g, start + got * PAGE_SIZE, nr_pages - got, pages + got);
+	rest = get_user_pages_locked(&g, start + got * PAGE_SIZE, nr_pages - got, pages + got);
 	if (rest < 0)
 		return got ? (long)got : rest;
 	return (long)(got + (unsigned long)rest);

@@ -63,7 +63,7 @@ static pte_t pmd_split_pte(struct vma *vma, pmd_t pmd)
  */
 static pmd_t pmdp_invalidate(struct mm *mm, unsigned long addr, pmd_t *pmdp)
 {
-	pmd_t pmd = *pmdp;
+	pmd_t pmd = pmdp_get(pmdp);
 
 	*(volatile pmd_t *)pmdp = (pmd_t){ 0 };
 	flush_tlb_range(mm, addr, addr + PMD_SIZE);
@@ -81,7 +81,7 @@ static pmd_t pmdp_invalidate(struct mm *mm, unsigned long addr, pmd_t *pmdp)
 int split_huge_pmd(struct vma *vma, pmd_t *pmdp, unsigned long addr)
 {
 	struct mm *mm = vma->mm;
-	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(*pmdp)));
+	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(pmdp_get(pmdp))));
 	struct page *pt = pt_alloc(mm);
 	pmd_t pmd;
 
@@ -104,7 +104,7 @@ static int split_if_partial(struct mm *mm, unsigned long addr, unsigned long sta
 	unsigned long base = addr & PMD_MASK;
 	pmd_t *pmdp = mm_find_pmd(mm, addr, false);
 
-	if (!pmdp || !pmd_leaf(*pmdp))
+	if (!pmdp || !pmd_leaf(pmdp_get(pmdp)))
 		return 0;
 	if (start <= base && base + PMD_SIZE <= end)
 		return 0;

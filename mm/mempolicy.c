@@ -87,6 +87,24 @@ static bool mpol_valid(unsigned mode, unsigned long nodes)
 
 #define MPOL_MF_VALID (MPOL_MF_STRICT | MPOL_MF_MOVE | MPOL_MF_MOVE_ALL)
 
+/* The VMA half of mbind: split at the ends, set @pol on [start, end).
+ * Return: 0, -EFAULT (a hole) or -ENOMEM. Takes the mmap_lock for write;
+ * the queueing then runs under it for read (VMAs may have changed in
+ * between, as in Linux, which also walks the VMAs again). */
+static int set_policy(struct mm *mm, unsigned long start, unsigned long end, struct mempolicy pol)
+{
+	int err = -EFAULT;
+
+	write_lock(&mm->mmap_lock);
+	if (range_mapped(mm, start, end))
+		err = split_range(mm, start, end);
+	if (!err)
+		for (struct vma *v = find_vma(mm, start); v && v->start < end; v = v->next)
+			v->pol = pol;
+	write_unlock(&mm->mmap_lock);
+	return err;
+}
+
 int mbind(struct mm *mm, unsigned long start, unsigned long len, unsigned mode, unsigned long nodes,
 	  unsigned flags)
 {
@@ -97,16 +115,14 @@ int mbind(struct mm *mm, unsigned long start, unsigned long len, unsigned mode, 
 
 	if (!range_ok(start, len) || !mpol_valid(mode, nodes) || (flags & ~MPOL_MF_VALID))
 		return -EINVAL;
-	if (!range_mapped(mm, start, end))
-		return -EFAULT;
-	err = split_range(mm, start, end);
-	if (err)
+	err = set_policy(mm, start, end, (struct mempolicy){ mode, nodes });
+	if (err || !(flags & MPOL_MF_VALID))
 		return err;
-	for (struct vma *v = find_vma(mm, start); v && v->start < end; v = v->next)
-		v->pol = (struct mempolicy){ mode, nodes };
-	if (!(flags & MPOL_MF_VALID))
-		return 0;
+	spin_lock(&migrate_lock);
+	read_lock(&mm->mmap_lock);
 	failed = queue_pages_range(mm, start, end, &want, flags);
+	read_unlock(&mm->mmap_lock);
+	spin_unlock(&migrate_lock);
 	if (failed < 0)
 		return (int)failed;
 	return failed && (flags & MPOL_MF_STRICT) ? -EIO : 0;
@@ -119,16 +135,16 @@ static int page_node(struct mm *mm, unsigned long addr, int *nid)
 	uint64_t pfn;
 	pte_t pte;
 
-	if (!pmdp || pmd_none(*pmdp) ||
-	    (!pmd_leaf(*pmdp) && pte_none(__ptep_get(pte_offset_kernel(pmdp, addr))))) {
-		int err = handle_mm_fault(mm, addr, 0);
+	if (!pmdp || pmd_none(pmdp_get(pmdp)) ||
+	    (!pmd_leaf(pmdp_get(pmdp)) && pte_none(__ptep_get(pte_offset_kernel(pmdp, addr))))) {
+		int err = __handle_mm_fault(mm, addr, 0);
 
 		if (err)
 			return err;
 		pmdp = mm_find_pmd(mm, addr, false);
 	}
-	if (pmd_leaf(*pmdp)) {
-		pfn = pmd_pfn(*pmdp);
+	if (pmd_leaf(pmdp_get(pmdp))) {
+		pfn = pmd_pfn(pmdp_get(pmdp));
 	} else {
 		pte = __ptep_get(pte_offset_kernel(pmdp, addr));
 		if (!pte_present(pte))
@@ -139,8 +155,8 @@ static int page_node(struct mm *mm, unsigned long addr, int *nid)
 	return 0;
 }
 
-int get_mempolicy(struct mm *mm, int *mode, unsigned long *nodes, unsigned long addr,
-		  unsigned flags)
+static int do_get_mempolicy(struct mm *mm, int *mode, unsigned long *nodes, unsigned long addr,
+			    unsigned flags)
 {
 	struct vma *vma;
 
@@ -163,6 +179,17 @@ int get_mempolicy(struct mm *mm, int *mode, unsigned long *nodes, unsigned long 
 	return 0;
 }
 
+int get_mempolicy(struct mm *mm, int *mode, unsigned long *nodes, unsigned long addr,
+		  unsigned flags)
+{
+	int ret;
+
+	read_lock(&mm->mmap_lock);
+	ret = do_get_mempolicy(mm, mode, nodes, addr, flags);
+	read_unlock(&mm->mmap_lock);
+	return ret;
+}
+
 long mm_migrate_pages(struct mm *mm, unsigned long from, unsigned long to, unsigned flags)
 {
 	struct queue_want want = { .by_vma = false };
@@ -179,11 +206,15 @@ long mm_migrate_pages(struct mm *mm, unsigned long from, unsigned long to, unsig
 		if (want.map[src] == src)
 			want.map[src] = -1;
 	}
+	spin_lock(&migrate_lock);
+	read_lock(&mm->mmap_lock);
 	for (struct vma *v = mm->vmas; v; v = v->next) {
 		long r = queue_pages_range(mm, v->start, v->end, &want, flags | MPOL_MF_MOVE);
 
 		failed += r > 0 ? r : 0;
 	}
+	read_unlock(&mm->mmap_lock);
+	spin_unlock(&migrate_lock);
 	return failed;
 }
 

@@ -125,11 +125,14 @@ static int split_pmd_mappings(struct migrate_item *it)
 	for_each_family_mm(m, it)
 	{
 		pmd_t *pmdp = mm_find_pmd(m, it->addr, false);
-		int err;
+		int err = 0;
 
-		if (!pmdp || !pmd_leaf(*pmdp) || pmd_pfn(*pmdp) != folio_pfn(it->folio))
+		if (!pmdp)
 			continue;
-		err = split_huge_pmd(find_vma(m, it->addr), pmdp, it->addr);
+		spin_lock(&m->page_table_lock);
+		if (pmd_leaf(pmdp_get(pmdp)) && pmd_pfn(pmdp_get(pmdp)) == folio_pfn(it->folio))
+			err = split_huge_pmd(find_vma(m, it->addr), pmdp, it->addr);
+		spin_unlock(&m->page_table_lock);
 		if (err)
 			return err;
 	}
@@ -183,7 +186,7 @@ static int migrate_prepare(struct migrate_item *it)
 static void unmap_pmd(struct migrate_item *it, struct mm *m, pmd_t *pmdp, struct flush_set *fs)
 {
 	struct folio *f = it->folio;
-	pmd_t pmd = *pmdp;
+	pmd_t pmd = pmdp_get(pmdp);
 
 	set_pmd(pmdp, pte_pmd(make_migration_entry(folio_pfn(f), pmd_pte(pmd),
 						   PageAnonExclusive(&f->page))));
@@ -258,6 +261,22 @@ static void unmap_ptes(struct migrate_item *it, struct mm *m, pmd_t *pmdp, struc
 		flush_later(fs, m, lo, hi);
 }
 
+/* The pmd entry at @pmdp of @m, under its page_table_lock (a fault in
+ * @m may change it): unmap it if it is a leaf of @it's folio. Return:
+ * whether it is a leaf at all (else the PTE table needs the walk). */
+static bool unmap_pmd_locked(struct migrate_item *it, struct mm *m, pmd_t *pmdp,
+			     struct flush_set *fs)
+{
+	bool leaf;
+
+	spin_lock(&m->page_table_lock);
+	leaf = pmd_leaf(pmdp_get(pmdp));
+	if (leaf && pmd_pfn(pmdp_get(pmdp)) == folio_pfn(it->folio))
+		unmap_pmd(it, m, pmdp, fs);
+	spin_unlock(&m->page_table_lock);
+	return leaf;
+}
+
 /* try_to_migrate(): every mapping of @it's folio in its anon family. */
 static void migrate_unmap(struct migrate_item *it, struct flush_set *fs)
 {
@@ -265,13 +284,8 @@ static void migrate_unmap(struct migrate_item *it, struct flush_set *fs)
 	{
 		pmd_t *pmdp = mm_find_pmd(m, it->addr, false);
 
-		if (!pmdp || pmd_none(*pmdp))
+		if (!pmdp || pmd_none(pmdp_get(pmdp)) || unmap_pmd_locked(it, m, pmdp, fs))
 			continue;
-		if (pmd_leaf(*pmdp)) {
-			if (pmd_pfn(*pmdp) == folio_pfn(it->folio))
-				unmap_pmd(it, m, pmdp, fs);
-			continue;
-		}
 		unmap_ptes(it, m, pmdp, fs);
 	}
 	if (folio_mapcount(it->folio))
@@ -383,14 +397,16 @@ static void remap_ptes(struct migrate_item *it, struct folio **pieces, struct mm
 static void remap_pmd(struct migrate_item *it, struct mm *m, pmd_t *pmdp)
 {
 	struct vma *vma = find_vma(m, it->addr);
-	pte_t e = pmd_pte(*pmdp);
+	pte_t e = pmd_pte(pmdp_get(pmdp));
 	pmd_t pmd = vma_mk_pmd(vma, it->dst, false);
 
 	if (migration_entry_excl(e))
 		for (unsigned long i = 0; i < folio_nr_pages(it->dst); i++)
 			SetPageAnonExclusive(folio_page(it->dst, i));
-	set_pmd(pmdp, pte_pmd(pte_restore_migration(pmd_pte(pmd), e)));
 	folio_add_rmap_pmd(it->dst);
+	spin_lock(&m->page_table_lock);
+	set_pmd(pmdp, pte_pmd(pte_restore_migration(pmd_pte(pmd), e)));
+	spin_unlock(&m->page_table_lock);
 }
 
 /* Fill @pieces from @it's list (order-0 destinations, in page order). */
@@ -418,10 +434,10 @@ static void migrate_move(struct migrate_item *it)
 	{
 		pmd_t *pmdp = mm_find_pmd(m, it->addr, false);
 
-		if (!pmdp || pmd_none(*pmdp) || pmd_leaf(*pmdp))
+		if (!pmdp || pmd_none(pmdp_get(pmdp)) || pmd_leaf(pmdp_get(pmdp)))
 			continue;
-		if (is_pmd_migration_entry(*pmdp)) {
-			if (migration_entry_pfn(pmd_pte(*pmdp)) == folio_pfn(f))
+		if (is_pmd_migration_entry(pmdp_get(pmdp))) {
+			if (migration_entry_pfn(pmd_pte(pmdp_get(pmdp))) == folio_pfn(f))
 				remap_pmd(it, m, pmdp);
 			continue;
 		}

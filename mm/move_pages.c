@@ -26,10 +26,10 @@ static struct folio *lookup_folio(struct mm *mm, unsigned long addr, unsigned lo
 		return NULL;
 	*err = -ENOENT;
 	pmdp = mm_find_pmd(mm, addr, false);
-	if (!pmdp || pmd_none(*pmdp))
+	if (!pmdp || pmd_none(pmdp_get(pmdp)))
 		return NULL;
-	if (pmd_leaf(*pmdp)) {
-		page = pfn_to_page(pmd_pfn(*pmdp)) + ((addr & ~PMD_MASK) >> PAGE_SHIFT);
+	if (pmd_leaf(pmdp_get(pmdp))) {
+		page = pfn_to_page(pmd_pfn(pmdp_get(pmdp))) + ((addr & ~PMD_MASK) >> PAGE_SHIFT);
 	} else {
 		pte = ptep_get(pte_offset_kernel(pmdp, addr));
 		if (!pte_present(pte))
@@ -104,8 +104,8 @@ static void query_pages(struct mm *mm, unsigned long n, const unsigned long *add
 	}
 }
 
-long move_pages(struct mm *mm, unsigned long n, const unsigned long *addrs, const int *nodes,
-		int *status, unsigned flags)
+static long do_move_pages(struct mm *mm, unsigned long n, const unsigned long *addrs,
+			  const int *nodes, int *status, unsigned flags)
 {
 	unsigned long start = 0;
 	long failed = 0;
@@ -130,4 +130,17 @@ long move_pages(struct mm *mm, unsigned long n, const unsigned long *addrs, cons
 		status[i] = move_one(mm, addrs[i], nodes[i], flags);
 	}
 	return failed + move_chunk(status + start, n - start);
+}
+
+long move_pages(struct mm *mm, unsigned long n, const unsigned long *addrs, const int *nodes,
+		int *status, unsigned flags)
+{
+	long ret;
+
+	spin_lock(&migrate_lock);
+	read_lock(&mm->mmap_lock);
+	ret = do_move_pages(mm, n, addrs, nodes, status, flags);
+	read_unlock(&mm->mmap_lock);
+	spin_unlock(&migrate_lock);
+	return ret;
 }

@@ -103,7 +103,7 @@ static int change_huge_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsig
 			   void *priv)
 {
 	struct mprotect_walk *w = priv;
-	pmd_t pmd = pmd_modify(*pmdp, w->prot);
+	pmd_t pmd = pmd_modify(pmdp_get(pmdp), w->prot);
 
 	(void)mm;
 	if (addr & ~PMD_MASK || end - addr != PMD_SIZE)

@@ -16,8 +16,10 @@
  * large folio large_mapcount == entire_mapcount + the sum of the pages'
  * mapcounts (page_alloc_check() verifies it).
  *
- * The guest is uniprocessor: nothing here takes a lock. Callers that hold a
- * PTE lock may call every function (none sleeps or takes a lock).
+ * SMP: refcount, mapcounts and pincount change by atomic adds (a batch of
+ * nr is one add of nr), flags by atomic or/and; the allocator takes its
+ * node's lock (page_alloc.c). Callers that hold a PTE lock or the
+ * page_table_lock may call every function (none sleeps).
  */
 #ifndef MM_PAGE_H
 #define MM_PAGE_H
@@ -82,8 +84,10 @@ struct folio {
 	struct page page;
 };
 
-/* Per-node physical memory and its buddy free lists. */
+/* Per-node physical memory and its buddy free lists.
+ * Context: lock (LOCK_ALLOC) guards free_area, nr_free and free_pages. */
 struct pglist {
+	struct spinlock lock;
 	int node_id;		     /* numa-node-id */
 	uint64_t start_pfn, end_pfn; /* span covered by memmap */
 	struct page *memmap;	     /* end_pfn - start_pfn entries */

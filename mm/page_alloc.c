@@ -10,7 +10,13 @@
  * of free blocks depends only on which pages are free - the tests rely on
  * that to compare free lists before and after.
  *
- * Context: uniprocessor, no locks; callers may hold a PTE lock.
+ * Context: each node's free lists, counts and the buddy state of its free
+ * pages are under that node's pglist.lock (class LOCK_ALLOC: callers may
+ * hold a PTE lock or the page_table_lock, and nothing is taken under it).
+ * One lock per node, never two at once: an allocation that falls back
+ * tries the nodes one after another. Preparing the folio (poison check,
+ * zeroing) and poisoning a freed one run outside the lock: the pages
+ * belong to the caller then.
  */
 #include <string.h>
 
@@ -97,7 +103,9 @@ static struct page *buddy_take(struct pglist *pg, unsigned order)
 			k--;
 			free_area_add(pg, pglist_page(pg, pfn + (1ul << k)), k);
 		}
-		pg->free_pages -= 1ul << order;
+		/* node_free_pages() reads it without the lock */
+		__atomic_store_n(&pg->free_pages, pg->free_pages - (1ul << order),
+				 __ATOMIC_RELAXED);
 		return p;
 	}
 	return NULL;
@@ -157,8 +165,13 @@ struct folio *folio_alloc(int nid, unsigned order, unsigned flags)
 
 	if (nid < 0 || nid >= nr_pglists || order > MAX_ORDER)
 		panic("folio_alloc: bad node index %d (of %d) or order %u", nid, nr_pglists, order);
-	for (int i = 0; !p && i < tries; i++)
-		p = buddy_take(&pglists[pglists[nid].fallback[i]], order);
+	for (int i = 0; !p && i < tries; i++) {
+		struct pglist *pg = &pglists[pglists[nid].fallback[i]];
+
+		spin_lock(&pg->lock);
+		p = buddy_take(pg, order);
+		spin_unlock(&pg->lock);
+	}
 	return p ? folio_prep(p, order, flags) : NULL;
 }
 
@@ -195,8 +208,10 @@ void folio_free(struct folio *f)
 		memset(page_address(&f->page), PAGE_POISON, PAGE_SIZE << order);
 	for (unsigned long i = 0; i < 1ul << order; i++)
 		*folio_page(f, i) = (struct page){ .flags = blank, .node = node };
+	spin_lock(&pg->lock);
 	buddy_merge_free(pg, pfn, order);
-	pg->free_pages += 1ul << order;
+	__atomic_store_n(&pg->free_pages, pg->free_pages + (1ul << order), __ATOMIC_RELAXED);
+	spin_unlock(&pg->lock);
 	count_event(folio_frees, 1);
 }
 
@@ -241,6 +256,7 @@ void page_alloc_init(void)
 		memmap_alloc(i);
 	memblock_close();
 	for (int i = 0; i < nr; i++) {
+		spin_lock_init(&pglists[i].lock, LOCK_ALLOC, "allocator lock");
 		memmap_init_node(i);
 		build_fallback(i, nr);
 	}
@@ -249,7 +265,9 @@ void page_alloc_init(void)
 
 uint64_t node_free_pages(int nid)
 {
-	return nid >= 0 && nid < nr_pglists ? pglists[nid].free_pages : 0;
+	return nid >= 0 && nid < nr_pglists
+		       ? __atomic_load_n(&pglists[nid].free_pages, __ATOMIC_RELAXED)
+		       : 0;
 }
 
 uint64_t total_free_pages(void)
@@ -257,7 +275,7 @@ uint64_t total_free_pages(void)
 	uint64_t n = 0;
 
 	for (int i = 0; i < nr_pglists; i++)
-		n += pglists[i].free_pages;
+		n += node_free_pages(i);
 	return n;
 }
 

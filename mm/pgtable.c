@@ -66,7 +66,7 @@ struct page *pt_alloc(struct mm *mm)
 	struct page *pt = pt_page_alloc();
 
 	if (pt && mm)
-		mm->nr_pt_pages++;
+		__atomic_fetch_add(&mm->nr_pt_pages, 1, __ATOMIC_RELAXED);
 	return pt;
 }
 
@@ -75,9 +75,8 @@ static void mm_dec_pt_pages(struct mm *mm)
 {
 	if (!mm)
 		return;
-	if (mm->nr_pt_pages == 0)
+	if (__atomic_fetch_sub(&mm->nr_pt_pages, 1, __ATOMIC_RELAXED) == 0)
 		panic("pt_free: mm %d has no page-table pages to free", mm->id);
-	mm->nr_pt_pages--;
 }
 
 void pt_free(struct mm *mm, struct page *pt)
@@ -151,16 +150,31 @@ struct page *pmd_pt_page(pmd_t pmd)
 
 /* ---- the descent to a pmd entry ------------------------------------------ */
 
+/*
+ * Installing a table: allocate it unlocked, then take the mm's
+ * page_table_lock and hook it up only if the entry is still none; a CPU
+ * that lost the race gives its table back. The release store of the
+ * entry publishes the zeroed table to the walkers, which read upper
+ * entries without a lock.
+ */
+
 /* Make sure *@pgdp points at a PUD table (allocating with @alloc). */
 static bool pgd_ensure_table(struct mm *mm, pgd_t *pgdp, bool alloc)
 {
 	struct page *pt;
 
-	if (!pgd_none(*pgdp))
+	if (!pgd_none(pgdp_get(pgdp)))
 		return true;
 	if (!alloc || !(pt = pt_alloc(mm)))
 		return false;
-	set_pgd(pgdp, pgd_mktable(page_to_pfn(pt)));
+	spin_lock(&mm->page_table_lock);
+	if (pgd_none(pgdp_get(pgdp))) {
+		set_pgd(pgdp, pgd_mktable(page_to_pfn(pt)));
+		pt = NULL;
+	}
+	spin_unlock(&mm->page_table_lock);
+	if (pt)
+		pt_free(mm, pt);
 	return true;
 }
 
@@ -168,13 +182,21 @@ static bool pgd_ensure_table(struct mm *mm, pgd_t *pgdp, bool alloc)
 static bool pud_ensure_table(struct mm *mm, pud_t *pudp, bool alloc)
 {
 	struct page *pt;
+	pud_t pud = pudp_get(pudp);
 
-	if (!pud_none(*pudp))
-		return !pud_leaf(*pudp);
+	if (!pud_none(pud))
+		return !pud_leaf(pud);
 	if (!alloc || !(pt = pt_alloc(mm)))
 		return false;
-	set_pud(pudp, pud_mktable(page_to_pfn(pt)));
-	return true;
+	spin_lock(&mm->page_table_lock);
+	if (pud_none(pudp_get(pudp))) {
+		set_pud(pudp, pud_mktable(page_to_pfn(pt)));
+		pt = NULL;
+	}
+	spin_unlock(&mm->page_table_lock);
+	if (pt)
+		pt_free(mm, pt);
+	return !pud_leaf(pudp_get(pudp));
 }
 
 pmd_t *mm_find_pmd(struct mm *mm, unsigned long addr, bool alloc)
@@ -243,9 +265,9 @@ static int walk_pte_table(struct walk *w, pmd_t *pmdp, unsigned long addr, unsig
 
 static int walk_pmd_entry(struct walk *w, pmd_t *pmdp, unsigned long addr, unsigned long end)
 {
-	if (pmd_none(*pmdp))
+	if (pmd_none(pmdp_get(pmdp)))
 		return 0;
-	if (!pmd_leaf(*pmdp))
+	if (!pmd_leaf(pmdp_get(pmdp)))
 		return walk_pte_table(w, pmdp, addr, end);
 	return w->ops->pmd_leaf ? w->ops->pmd_leaf(w->mm, pmdp, addr, end, w->priv) : 0;
 }
@@ -334,9 +356,10 @@ static void free_pmd_range(struct mmu_gather *tlb, pud_t *pudp, unsigned long ad
 		pmd_t *pmdp = &pmds[pmd_index(addr)];
 
 		next = pmd_addr_end(addr, end);
-		if (!pmd_present(*pmdp) || pmd_leaf(*pmdp) || !table_empty(pmd_table(*pmdp)))
+		if (!pmd_present(pmdp_get(pmdp)) || pmd_leaf(pmdp_get(pmdp)) ||
+		    !table_empty(pmd_table(pmdp_get(pmdp))))
 			continue;
-		tlb_gather_table(tlb, pmd_pt_page(*pmdp), addr, addr + PAGE_SIZE);
+		tlb_gather_table(tlb, pmd_pt_page(pmdp_get(pmdp)), addr, addr + PAGE_SIZE);
 		set_pmd(pmdp, (pmd_t){ 0 });
 	}
 	if (table_empty(pmds)) {

@@ -268,15 +268,15 @@ static inline pgd_t *pgd_offset_pgd(pgd_t *pgd, unsigned long addr)
 }
 static inline pud_t *pud_offset(pgd_t *pgdp, unsigned long addr)
 {
-	return pgd_table(*pgdp) + pud_index(addr);
+	return pgd_table(pgdp_get(pgdp)) + pud_index(addr);
 }
 static inline pmd_t *pmd_offset(pud_t *pudp, unsigned long addr)
 {
-	return pud_table(*pudp) + pmd_index(addr);
+	return pud_table(pudp_get(pudp)) + pmd_index(addr);
 }
 static inline pte_t *pte_offset_kernel(pmd_t *pmdp, unsigned long addr)
 {
-	return pmd_table(*pmdp) + pte_index(addr);
+	return pmd_table(pmdp_get(pmdp)) + pte_index(addr);
 }
 
 /*

@@ -111,16 +111,16 @@ static void dump_vma(struct dump *d, struct vma *v)
 		struct page *head;
 
 		next = pmd_addr_end(addr, v->end);
-		if (!pmdp || pmd_none(*pmdp))
+		if (!pmdp || pmd_none(pmdp_get(pmdp)))
 			continue;
-		if (!pmd_leaf(*pmdp)) {
-			dump_ptes(d, *pmdp, addr, next, &r);
+		if (!pmd_leaf(pmdp_get(pmdp))) {
+			dump_ptes(d, pmdp_get(pmdp), addr, next, &r);
 			continue;
 		}
 		if (r.nr)
 			print_run(d, &r, false);
-		head = pfn_to_page(pmd_pfn(*pmdp));
-		r = (struct run){ addr, PTRS_PER_TABLE, pmd_pte(*pmdp), page_folio(head),
+		head = pfn_to_page(pmd_pfn(pmdp_get(pmdp)));
+		r = (struct run){ addr, PTRS_PER_TABLE, pmd_pte(pmdp_get(pmdp)), page_folio(head),
 				  PageAnonExclusive(head) };
 		print_run(d, &r, true);
 		r.nr = 0;
@@ -134,6 +134,7 @@ void mm_ptdump_to(struct mm *mm, void (*out)(void *ctx, const char *line), void 
 	struct dump d = { .out = out, .ctx = ctx };
 	int nr = 0;
 
+	read_lock(&mm->mmap_lock);
 	for (struct vma *v = mm->vmas; v; v = v->next)
 		nr++;
 	snprintf(d.line, sizeof(d.line), "mm %d: %d VMA%s, %llu page-table pages", mm->id, nr,
@@ -141,6 +142,7 @@ void mm_ptdump_to(struct mm *mm, void (*out)(void *ctx, const char *line), void 
 	out(ctx, d.line);
 	for (struct vma *v = mm->vmas; v; v = v->next)
 		dump_vma(&d, v);
+	read_unlock(&mm->mmap_lock);
 }
 
 static void print_line(void *ctx, const char *line)

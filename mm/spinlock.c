@@ -31,7 +31,7 @@ struct held_locks {
 static struct held_locks held_locks[NR_CPUS];
 
 static const char *const class_names[NR_LOCK_CLASSES] = {
-	"mmap_lock", "page_table_lock", "PTE lock", "allocator lock", "leaf lock",
+	"migrate_lock", "mmap_lock", "page_table_lock", "PTE lock", "allocator lock", "leaf lock",
 };
 
 static unsigned lock_level(enum lock_class cls, unsigned subclass)

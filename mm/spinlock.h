@@ -14,6 +14,9 @@
  * only take a lock of a class (and subclass) strictly above every lock it
  * holds. The order (docs/smp.md, "locks"):
  *
+ *   LOCK_MIGRATE migrate_lock: one migration (mbind, migrate_pages,
+ *                move_pages) at a time; its batch and the anon family's
+ *                other mms (walked by brute force, no rmap) are its own.
  *   LOCK_MMAP    mm->mmap_lock (rwlock): the VMA list of one mm. Writers:
  *                mmap, munmap, mprotect, madvise, mbind, fork (parent, and
  *                the child as subclass 1). Readers: faults, the GUP slow
@@ -44,6 +47,7 @@
 #include <stdint.h>
 
 enum lock_class {
+	LOCK_MIGRATE,
 	LOCK_MMAP,
 	LOCK_PGTABLE,
 	LOCK_PTL,

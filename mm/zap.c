@@ -71,7 +71,7 @@ static int zap_huge_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsigned
 			void *priv)
 {
 	struct mmu_gather *tlb = priv;
-	pmd_t pmd = *pmdp;
+	pmd_t pmd = pmdp_get(pmdp);
 	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(pmd)));
 
 	(void)mm;

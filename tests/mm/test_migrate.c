@@ -633,7 +633,9 @@ static pte_t entry_at(struct mm *mm, unsigned long a)
 }
 
 /* While the entries are in place (each VMA is migrated by itself): a
- * fault on one is handled (retry later) and changes nothing. */
+ * fault on one is handled (retry later) and changes nothing. The hook
+ * runs inside the migration, which holds the mmap_lock for read, so it
+ * faults as another reader would: __handle_mm_fault(). */
 static void fault_on_entries(void)
 {
 	for (int i = 0; i < 2; i++) {
@@ -642,8 +644,8 @@ static void fault_on_entries(void)
 		if (!is_migration_entry(e))
 			continue;
 		hook_seen[i]++;
-		hook_errors += handle_mm_fault(hook_mm, hook_addr[i], FAULT_WRITE) != 0;
-		hook_errors += handle_mm_fault(hook_mm, hook_addr[i], 0) != 0;
+		hook_errors += __handle_mm_fault(hook_mm, hook_addr[i], FAULT_WRITE) != 0;
+		hook_errors += __handle_mm_fault(hook_mm, hook_addr[i], 0) != 0;
 		hook_errors += entry_at(hook_mm, hook_addr[i]).val != e.val;
 	}
 }

@@ -283,6 +283,8 @@ static void bare_mm(struct mm *mm)
 {
 	mm_init(); /* once; the guest's selftest may run before anything else did */
 	*mm = (struct mm){ .id = 9000 };
+	mm->mmap_lock = RWLOCK_INIT("mmap_lock");
+	spin_lock_init(&mm->page_table_lock, LOCK_PGTABLE, "page_table_lock");
 	mm->pgd = pgd_alloc(mm);
 	CHECK(mm->pgd != NULL);
 }
