@@ -147,7 +147,8 @@ static bool ptes_all_dirty(pte_t *ptep, pte_t pte, unsigned nr)
 static void folio_mark_accessed(struct folio *folio)
 {
 	count_event(mark_accessed, 1);
-	folio->page.flags |= PG_referenced;
+	if (!(page_flags(&folio->page) & PG_referenced)) /* no atomic RMW when set */
+		page_set_flags(&folio->page, PG_referenced);
 }
 
 /*
@@ -159,7 +160,7 @@ static void folio_mark_accessed(struct folio *folio)
 static bool gup_wants_dirty(struct folio *folio, unsigned flags)
 {
 	return (flags & (FOLL_TOUCH | FOLL_WRITE)) == (FOLL_TOUCH | FOLL_WRITE) &&
-	       !(folio->page.flags & PG_dirty);
+	       !(page_flags(&folio->page) & PG_dirty);
 }
 
 /* FOLL_TOUCH for a run of @folio: once per run, not once per page.
@@ -167,7 +168,7 @@ static bool gup_wants_dirty(struct folio *folio, unsigned flags)
 static void gup_touch(struct folio *folio, bool mark_dirty)
 {
 	if (mark_dirty)
-		folio->page.flags |= PG_dirty;
+		page_set_flags(&folio->page, PG_dirty);
 	folio_mark_accessed(folio);
 }
 

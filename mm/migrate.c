@@ -47,7 +47,7 @@ bool migrate_batch_add(struct migrate_batch *b, struct folio *folio, struct mm *
 		panic("migrate_batch_add: batch full (%d folios)", b->nr);
 	if (folio_order(folio) > PMD_ORDER)
 		folio_bug("migrate_batch_add", folio, "folio larger than a PMD");
-	folio->page.flags |= PG_locked;
+	page_set_flags(&folio->page, PG_locked);
 	it = &b->item[b->nr++];
 	*it = (struct migrate_item){
 		.folio = folio, .addr = addr, .mm = mm, .target = *target, .home = home
@@ -446,7 +446,7 @@ static void migrate_move(struct migrate_item *it)
 	it->status = dst_folio(it, pieces, 0)->page.node;
 	if (!it->dst)
 		free_pieces(it); /* their allocation references: unmapped pieces go */
-	f->page.flags &= ~PG_locked;
+	page_clear_flags(&f->page, PG_locked);
 	folio_put_refs(f, (int)it->nr_entries);
 }
 
@@ -474,7 +474,7 @@ static long migrate_group(struct migrate_item *it, int n)
 	for (int k = 0; k < n; k++) {
 		it[k].status = migrate_prepare(&it[k]);
 		if (it[k].status)
-			it[k].folio->page.flags &= ~PG_locked;
+			page_clear_flags(&it[k].folio->page, PG_locked);
 		else
 			migrate_unmap(&it[k], defer);
 	}

@@ -80,7 +80,7 @@ static void release_pages(struct page **pages, unsigned long n, unsigned flags, 
 
 		k = release_run(pages, i, n);
 		if (make_dirty)
-			f->page.flags |= PG_dirty;
+			page_set_flags(&f->page, PG_dirty);
 		gup_put_folio(f, (unsigned)k, flags);
 	}
 }

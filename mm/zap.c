@@ -36,7 +36,7 @@ static unsigned zap_present_ptes(struct mmu_gather *tlb, unsigned long addr, pte
 				     FPB_IGNORE_DIRTY | FPB_IGNORE_YOUNG, NULL);
 	pte = clear_full_ptes(tlb->mm, addr, ptep, nr, tlb->full);
 	if (pte_dirty(pte))
-		folio->page.flags |= PG_dirty;
+		page_set_flags(&folio->page, PG_dirty);
 	folio_remove_rmap_ptes(folio, page, (int)nr);
 	tlb_gather_folio(tlb, folio, (int)nr, addr, addr + nr * PAGE_SIZE);
 	return nr;
@@ -79,7 +79,7 @@ static int zap_huge_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsigned
 		panic("zap_vma_range: partial PMD leaf at %#lx", addr);
 	set_pmd(pmdp, (pmd_t){ 0 });
 	if (pmd_dirty(pmd))
-		folio->page.flags |= PG_dirty;
+		page_set_flags(&folio->page, PG_dirty);
 	folio_remove_rmap_pmd(folio);
 	tlb_gather_folio(tlb, folio, 1, addr, addr + PMD_SIZE);
 	return 0;
