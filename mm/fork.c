@@ -310,10 +310,10 @@ static void copy_huge_pmd(struct fork_ctx *c, struct vma *dv, pmd_t *spmd, pmd_t
 	for (unsigned long i = 0; i < folio_nr_pages(folio); i++)
 		ClearPageAnonExclusive(folio_page(folio, i));
 	if (pmd_write(pmd)) {
-		set_pmd(spmd, pmd_wrprotect(pmd));
+		pmdp_set_wrprotect(spmd);
 		c->wrprotected = true;
 	}
-	set_pmd(dpmd, pmd_mkold(pmd_wrprotect(pmd)));
+	set_pmd(dpmd, pmd_mkold(pmd_wrprotect(pmdp_get(spmd))));
 }
 
 /* Copy the mappings of @sv into its copy @dv; note what needs a flush. */

@@ -63,9 +63,8 @@ static pte_t pmd_split_pte(struct vma *vma, pmd_t pmd)
  */
 static pmd_t pmdp_invalidate(struct mm *mm, unsigned long addr, pmd_t *pmdp)
 {
-	pmd_t pmd = pmdp_get(pmdp);
+	pmd_t pmd = pmdp_get_and_clear(pmdp);
 
-	*(volatile pmd_t *)pmdp = (pmd_t){ 0 };
 	flush_tlb_range(mm, addr, addr + PMD_SIZE);
 	return pmd;
 }

@@ -103,11 +103,13 @@ static int change_huge_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsig
 			   void *priv)
 {
 	struct mprotect_walk *w = priv;
-	pmd_t pmd = pmd_modify(pmdp_get(pmdp), w->prot);
+	pmd_t pmd;
 
 	(void)mm;
 	if (addr & ~PMD_MASK || end - addr != PMD_SIZE)
 		panic("change_protection: partial PMD leaf at %#lx", addr);
+	/* cleared and rewritten, as the PTEs are: no young or dirty bit lost */
+	pmd = pmd_modify(pmdp_get_and_clear(pmdp), w->prot);
 	if (w->writable && PageAnonExclusive(pfn_to_page(pmd_pfn(pmd))))
 		set_pmd(pmdp, pmd_mkwrite(pmd));
 	else

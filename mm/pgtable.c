@@ -11,11 +11,23 @@
 #include "mm_internal.h"
 
 #ifndef ptep_set_access_flags
+/* The young and dirty bits the MMU may have set since the caller read the
+ * entry are kept: the entry is replaced with a compare-and-exchange. */
 bool ptep_set_access_flags(struct vma *vma, unsigned long addr, pte_t *ptep, pte_t entry)
 {
-	if (__ptep_get(ptep).val == entry.val)
-		return false;
-	set_pte(ptep, entry);
+	uint64_t old = __ptep_get(ptep).val;
+	pte_t new;
+
+	do {
+		new = entry;
+		if (pte_dirty((pte_t){ old }))
+			new = pte_mkdirty(new);
+		if (pte_young((pte_t){ old }))
+			new = pte_mkyoung(new);
+		if (new.val == old)
+			return false;
+	} while (!__atomic_compare_exchange_n(&ptep->val, &old, new.val, false, __ATOMIC_RELEASE,
+					      __ATOMIC_RELAXED));
 	addr &= ~(PAGE_SIZE - 1);
 	flush_tlb_range(vma->mm, addr, addr + PAGE_SIZE);
 	return true;

@@ -173,6 +173,16 @@ static inline pmd_t pmd_mkold(pmd_t pmd)
 	return pte_pmd(pte_mkold(pmd_pte(pmd)));
 }
 
+/* Write-protect the live PMD leaf at @p (see pmdp_get_and_clear()). */
+static inline void pmdp_set_wrprotect(pmd_t *p)
+{
+	uint64_t old = __atomic_load_n(&p->val, __ATOMIC_RELAXED);
+
+	while (!__atomic_compare_exchange_n(&p->val, &old, pmd_wrprotect((pmd_t){ old }).val, false,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
 /*
  * vm_get_page_prot - the user protection for VMA flags @vm_flags (VM_READ,
  * VM_WRITE, VM_EXEC; other flags are ignored). Writable entries only for
@@ -253,6 +263,14 @@ static inline void set_pud(pud_t *p, pud_t v)
 static inline void set_pmd(pmd_t *p, pmd_t v)
 {
 	__atomic_store_n(&p->val, v.val, __ATOMIC_RELEASE);
+}
+
+/* A live PMD leaf, which an MMU that sets young and dirty (x86) may write
+ * meanwhile: cleared with one exchange (its young and dirty as they were
+ * at the clear), write-protected with a compare-and-exchange loop. */
+static inline pmd_t pmdp_get_and_clear(pmd_t *p)
+{
+	return (pmd_t){ __atomic_exchange_n(&p->val, 0, __ATOMIC_ACQ_REL) };
 }
 
 /* Table behind a present non-leaf entry, as a kernel pointer (panics on a

@@ -77,7 +77,7 @@ static int zap_huge_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsigned
 	(void)mm;
 	if (addr & ~PMD_MASK || end - addr != PMD_SIZE)
 		panic("zap_vma_range: partial PMD leaf at %#lx", addr);
-	set_pmd(pmdp, (pmd_t){ 0 });
+	pmd = pmdp_get_and_clear(pmdp); /* with the dirty bit as it was at the clear */
 	if (pmd_dirty(pmd))
 		page_set_flags(&folio->page, PG_dirty);
 	folio_remove_rmap_pmd(folio);
