@@ -17,6 +17,7 @@
 
 static __thread unsigned this_cpu;
 static unsigned nr_online = 1;
+unsigned host_smp_running = 1;
 
 unsigned smp_processor_id(void)
 {
@@ -65,6 +66,7 @@ void smp_run(unsigned ncpus, void (*fn)(unsigned cpu, void *arg), void *arg)
 		panic("smp_run: %u CPUs asked for, %u online", ncpus, nr_online);
 	if (this_cpu != 0)
 		panic("smp_run: called on CPU %u, not CPU 0", this_cpu);
+	__atomic_store_n(&host_smp_running, ncpus, __ATOMIC_RELAXED);
 	for (unsigned i = 1; i < ncpus; i++) {
 		start[i] = (struct cpu_start){ i, fn, arg };
 		if (pthread_create(&tid[i], NULL, cpu_thread, &start[i]))
@@ -73,4 +75,5 @@ void smp_run(unsigned ncpus, void (*fn)(unsigned cpu, void *arg), void *arg)
 	fn(0, arg);
 	for (unsigned i = 1; i < ncpus; i++)
 		pthread_join(tid[i], NULL);
+	__atomic_store_n(&host_smp_running, 1, __ATOMIC_RELAXED);
 }

@@ -85,6 +85,8 @@ struct mm *host_tlb_live_mm(void);
  * of failing the case: the first goes into @buf while @buf[0] is 0;
  * NULL stops capturing. */
 extern unsigned long host_tlb_reports, host_tlb_hits, host_tlb_fills;
+/* Stale entries served while several CPUs ran (see tlb.c). */
+extern unsigned long host_tlb_stale_served;
 void host_tlb_capture(char *buf, size_t size);
 
 #endif
