@@ -191,7 +191,7 @@ format:
 
 clean:
 	rm -rf $(B)/host $(B)/host-san $(B)/x86_64 $(B)/arm64 $(B)/ptelab $(B)/host-tests \
-		$(B)/timeit $(B)/mm-host-* $(B)/mm-tests-* $(B)/mkelf $(B)/hostrun-* \
+		$(B)/timeit $(B)/mm-host-* $(B)/mm-tests-* $(B)/mm-tsan-* $(B)/mkelf $(B)/hostrun-* \
 		$(B)/ptelab-host-* $(B)/gen
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
