@@ -39,10 +39,11 @@ static unsigned lock_level(enum lock_class cls, unsigned subclass)
 	return (unsigned)cls * 2 + subclass;
 }
 
-/* Panic if this CPU holds a lock at @level or later; then record @lock. */
-static void order_push(const void *lock, const char *name, unsigned level)
+/* Panic if CPU @cpu holds a lock at @level or later; then record @lock.
+ * Inline, and nothing but a test of mm_debug_vm while it is off. */
+static inline void order_push(unsigned cpu, const void *lock, const char *name, unsigned level)
 {
-	struct held_locks *h = &held_locks[smp_processor_id()];
+	struct held_locks *h = &held_locks[cpu];
 
 	if (!mm_debug_vm)
 		return;
@@ -60,9 +61,9 @@ static void order_push(const void *lock, const char *name, unsigned level)
 
 /* Forget @lock (usually the last taken; locks may be dropped in any
  * order). A lock taken while the check was off is not on the stack. */
-static void order_pop(const void *lock)
+static inline void order_pop(unsigned cpu, const void *lock)
 {
-	struct held_locks *h = &held_locks[smp_processor_id()];
+	struct held_locks *h = &held_locks[cpu];
 
 	for (unsigned i = h->depth; i-- > 0;) {
 		if (h->held[i].lock != lock)
@@ -127,11 +128,12 @@ static void ticket_wait(struct spinlock *l, uint16_t t)
 
 static void ticket_lock(struct spinlock *l, unsigned level)
 {
-	uint8_t me = (uint8_t)(smp_processor_id() + 1);
+	unsigned cpu = smp_processor_id();
+	uint8_t me = (uint8_t)(cpu + 1);
 
 	if (__atomic_load_n(&l->holder, __ATOMIC_RELAXED) == me)
 		panic("spin_lock: %s already held on this CPU (a deadlock)", lock_name(l));
-	order_push(l, lock_name(l), level);
+	order_push(cpu, l, lock_name(l), level);
 	ticket_wait(l, __atomic_fetch_add(&l->next, 1, __ATOMIC_ACQUIRE));
 	__atomic_store_n(&l->holder, me, __ATOMIC_RELAXED);
 }
@@ -148,9 +150,11 @@ void spin_lock_nested(struct spinlock *l, unsigned subclass)
 
 void spin_unlock(struct spinlock *l)
 {
-	if (__atomic_load_n(&l->holder, __ATOMIC_RELAXED) != smp_processor_id() + 1)
+	unsigned cpu = smp_processor_id();
+
+	if (__atomic_load_n(&l->holder, __ATOMIC_RELAXED) != cpu + 1)
 		panic("spin_unlock: %s is not held on this CPU", lock_name(l));
-	order_pop(l);
+	order_pop(cpu, l);
 	__atomic_store_n(&l->holder, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&l->owner, (uint16_t)(l->owner + 1), __ATOMIC_RELEASE);
 }
@@ -173,7 +177,7 @@ void read_lock(struct rwlock *l)
 {
 	bool contended = false;
 
-	order_push(l, l->name, lock_level(LOCK_MMAP, 0));
+	order_push(smp_processor_id(), l, l->name, lock_level(LOCK_MMAP, 0));
 	for (;;) {
 		while (wlock_taken(l)) {
 			contended = true;
@@ -192,19 +196,20 @@ void read_unlock(struct rwlock *l)
 {
 	if (__atomic_fetch_sub(&l->readers, 1, __ATOMIC_RELEASE) == 0)
 		panic("read_unlock: %s has no reader", l->name);
-	order_pop(l);
+	order_pop(smp_processor_id(), l);
 }
 
 /* The ticket lock without the order check (done for the rwlock), then
  * the wait for the readers to leave. */
 static void write_lock_level(struct rwlock *l, unsigned level)
 {
-	uint8_t me = (uint8_t)(smp_processor_id() + 1);
+	unsigned cpu = smp_processor_id();
+	uint8_t me = (uint8_t)(cpu + 1);
 	uint16_t t;
 
 	if (__atomic_load_n(&l->wlock.holder, __ATOMIC_RELAXED) == me)
 		panic("write_lock: %s already held on this CPU (a deadlock)", l->name);
-	order_push(l, l->name, level);
+	order_push(cpu, l, l->name, level);
 	t = __atomic_fetch_add(&l->wlock.next, 1, __ATOMIC_SEQ_CST);
 	ticket_wait(&l->wlock, t);
 	if (__atomic_load_n(&l->readers, __ATOMIC_SEQ_CST)) {
@@ -227,9 +232,11 @@ void write_lock_nested(struct rwlock *l, unsigned subclass)
 
 void write_unlock(struct rwlock *l)
 {
-	if (__atomic_load_n(&l->wlock.holder, __ATOMIC_RELAXED) != smp_processor_id() + 1)
+	unsigned cpu = smp_processor_id();
+
+	if (__atomic_load_n(&l->wlock.holder, __ATOMIC_RELAXED) != cpu + 1)
 		panic("write_unlock: %s is not write-held on this CPU", l->name);
-	order_pop(l);
+	order_pop(cpu, l);
 	__atomic_store_n(&l->wlock.holder, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&l->wlock.owner, (uint16_t)(l->wlock.owner + 1), __ATOMIC_RELEASE);
 }
