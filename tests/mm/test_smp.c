@@ -19,7 +19,9 @@
 
 #define SMP_MAX 4	 /* CPUs a case uses at most */
 #define PAGES_PER_CPU 64 /* disjoint pages each CPU faults */
-#define SHARED_PAGES 64	 /* pages every CPU writes */
+#define SHARED_PAGES 16	 /* pages every CPU writes, per round */
+#define SHARED_ROUNDS 8	 /* rounds, each in a PMD of its own */
+#define MPROTECTS 8	 /* mprotect RO/RW pairs while others read */
 #define FORKS 6		 /* forks CPU 0 makes while the others write */
 #define PIN_ROUNDS 20	 /* pin + unpin calls per CPU */
 #define PIN_PAGES 64	 /* pages per pin call: four 64K folios */
@@ -42,6 +44,7 @@ struct smp_case {
 	uint64_t faults[NR_CPUS];	/* this CPU's own faults counter over its work */
 	unsigned stop;			/* fork case: CPU 0 tells the writers to stop */
 	uint32_t last[NR_CPUS];		/* fork case: the last value each writer wrote */
+	unsigned arrived;		/* barrier: CPUs that reached it */
 	struct page *expect[PIN_PAGES]; /* GUP case: the pages mapped */
 };
 
@@ -100,26 +103,49 @@ TEST(smp_faults_on_disjoint_pages)
 	mm_case_end(c.mm, free0);
 }
 
-/* Each CPU writes its number into its own word of every shared page. */
+/* Wait until all c->ncpus CPUs have arrived at barrier number @round
+ * (0, 1, 2, ...), so they go on at the same moment. */
+static void smp_barrier(struct smp_case *c, unsigned round)
+{
+	__atomic_fetch_add(&c->arrived, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(&c->arrived, __ATOMIC_ACQUIRE) < (round + 1) * c->ncpus)
+		arch_cpu_relax();
+}
+
+/* The first shared page of round @r: each round starts a new PMD, so
+ * every CPU's first fault races to install the PTE table too. */
+static unsigned long shared_page(struct smp_case *c, unsigned r, unsigned i)
+{
+	return c->base + (unsigned long)r * PMD_SIZE + (unsigned long)i * PAGE_SIZE;
+}
+
+/* Each CPU writes its number into its own word of every shared page,
+ * all CPUs starting each round together. */
 static void fault_shared(unsigned cpu, void *arg)
 {
 	struct smp_case *c = arg;
 	uint64_t f0 = cpu_faults(cpu);
 
-	for (unsigned i = 0; i < SHARED_PAGES; i++) {
-		unsigned long a = c->base + (unsigned long)i * PAGE_SIZE + cpu * sizeof(uint32_t);
-		uint32_t v = cpu + 1;
+	for (unsigned r = 0; r < SHARED_ROUNDS; r++) {
+		smp_barrier(c, r);
+		for (unsigned i = 0; i < SHARED_PAGES; i++) {
+			uint32_t v = cpu + 1;
 
-		c->errors[cpu] += mm_access(c->mm, a, &v, sizeof(v), true) != 0;
+			c->errors[cpu] += mm_access(c->mm, shared_page(c, r, i) + cpu * sizeof(v),
+						    &v, sizeof(v), true) != 0;
+		}
 	}
 	c->faults[cpu] = cpu_faults(cpu) - f0;
 	switch_mm(NULL);
 }
 
-/* Every CPU faults the same pages at once: each page gets one folio (no
- * CPU's write lost to a page another CPU mapped over it), so every
- * page holds every CPU's word, the data folios allocated are exactly the
- * pages, and the faults are at least the pages and add up over CPUs. */
+/* Every CPU faults the same pages at once, each round in a new PMD (so
+ * the CPUs also race to hook its PTE table): each page gets one folio
+ * and each PMD one table (no CPU's write lost to a page or table another
+ * CPU put over it), so every page holds every CPU's word, the data
+ * folios allocated are exactly the pages, the checker finds no table
+ * unaccounted for, and the faults are at least the pages and add up
+ * over CPUs. */
 TEST(smp_faults_on_shared_pages)
 {
 	uint64_t free0, faults = 0;
@@ -128,7 +154,8 @@ TEST(smp_faults_on_shared_pages)
 	bool contents = true;
 
 	c.ncpus = smp_cpus();
-	c.base = test_mmap(c.mm, SHARED_PAGES * PAGE_SIZE, RW, 1);
+	c.base = test_mmap(c.mm, (SHARED_ROUNDS + 1) * PMD_SIZE, RW, 1);
+	c.base = (c.base + PMD_SIZE - 1) & PMD_MASK;
 	c0 = mm_counters_read();
 	smp_run(c.ncpus, fault_shared, &c);
 	d = counters_since(&c0);
@@ -137,16 +164,17 @@ TEST(smp_faults_on_shared_pages)
 		faults += c.faults[cpu];
 	}
 	CHECK_EQ(d.faults, faults);
-	CHECK(faults >= SHARED_PAGES);
-	CHECK_EQ(d.folio_allocs - d.pt_allocs, SHARED_PAGES);
-	for (unsigned long i = 0; i < SHARED_PAGES; i++)
-		for (unsigned cpu = 0; cpu < c.ncpus; cpu++) {
-			uint32_t v = 0;
+	CHECK(faults >= SHARED_ROUNDS * SHARED_PAGES);
+	CHECK_EQ(d.folio_allocs - d.pt_allocs, SHARED_ROUNDS * SHARED_PAGES);
+	for (unsigned r = 0; r < SHARED_ROUNDS; r++)
+		for (unsigned i = 0; i < SHARED_PAGES; i++)
+			for (unsigned cpu = 0; cpu < c.ncpus; cpu++) {
+				uint32_t v = 0;
 
-			mm_access(c.mm, c.base + i * PAGE_SIZE + cpu * sizeof(uint32_t), &v,
-				  sizeof(v), false);
-			contents &= v == cpu + 1;
-		}
+				mm_access(c.mm, shared_page(&c, r, i) + cpu * sizeof(v), &v,
+					  sizeof(v), false);
+				contents &= v == cpu + 1;
+			}
 	CHECK(contents);
 	mm_case_end(c.mm, free0);
 }
@@ -275,6 +303,63 @@ TEST(smp_fork_while_other_cpus_write)
 	mm_case_end(c.mm, free0);
 }
 
+/* ---- mprotect while other CPUs read ---------------------------------------- */
+
+/* CPU 0 makes the range read-only and writable again MPROTECTS times;
+ * the others read their pages until it is done, counting wrong values. */
+static void mprotect_cpu0(struct smp_case *c)
+{
+	unsigned long len = (unsigned long)c->ncpus * PAGES_PER_CPU * PAGE_SIZE;
+
+	for (int k = 0; k < MPROTECTS; k++) {
+		c->errors[0] += mm_mprotect(c->mm, c->base, len, VM_READ) != 0;
+		c->errors[0] += mm_mprotect(c->mm, c->base, len, VM_READ | VM_WRITE) != 0;
+	}
+	__atomic_store_n(&c->stop, 1, __ATOMIC_RELEASE);
+}
+
+static void mprotect_reader(struct smp_case *c, unsigned cpu)
+{
+	unsigned long a = c->base + (unsigned long)cpu * PAGES_PER_CPU * PAGE_SIZE;
+
+	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE))
+		for (unsigned i = 0; i < PAGES_PER_CPU; i++) {
+			uint32_t v = 0;
+
+			c->errors[cpu] +=
+				mm_access(c->mm, a + i * PAGE_SIZE, &v, sizeof(v), false) ||
+				v != cpu * PAGES_PER_CPU + i;
+		}
+	switch_mm(NULL);
+}
+
+static void mprotect_while_reading(unsigned cpu, void *arg)
+{
+	if (cpu == 0)
+		mprotect_cpu0(arg);
+	else
+		mprotect_reader(arg, cpu);
+}
+
+/* mprotect clears and rewrites entries the other CPUs' MMUs are reading
+ * (and, on x86, may set accessed or dirty in): every read sees the
+ * page's own value (a fault in the window waits for the mmap_lock), the
+ * checker passes, and ThreadSanitizer sees only atomic entry updates. */
+TEST(smp_mprotect_while_other_cpus_read)
+{
+	uint64_t free0;
+	struct smp_case c = { .mm = mm_case_begin(&free0) };
+
+	c.ncpus = smp_cpus();
+	c.base = test_mmap(c.mm, (unsigned long)c.ncpus * PAGES_PER_CPU * PAGE_SIZE, RW, ORDERS(4));
+	for (uint32_t i = 0; i < c.ncpus * PAGES_PER_CPU; i++)
+		CHECK_EQ(mm_access(c.mm, c.base + i * PAGE_SIZE, &i, sizeof(i), true), 0);
+	smp_run(c.ncpus, mprotect_while_reading, &c);
+	for (unsigned cpu = 0; cpu < c.ncpus; cpu++)
+		CHECK_EQ(c.errors[cpu], 0);
+	mm_case_end(c.mm, free0);
+}
+
 /* ---- GUP pins from several CPUs ------------------------------------------ */
 
 /* Pin the range (fast path, then its slow fallback), check the pages,
@@ -340,4 +425,5 @@ TEST(smp_gup_pins_from_several_cpus)
 }
 
 TEST_SUITE(smp, smp_faults_on_disjoint_pages, smp_faults_on_shared_pages,
-	   smp_fork_while_other_cpus_write, smp_gup_pins_from_several_cpus)
+	   smp_fork_while_other_cpus_write, smp_mprotect_while_other_cpus_read,
+	   smp_gup_pins_from_several_cpus)
