@@ -181,6 +181,25 @@ void folio_unpin(struct folio *f, int nr)
 	put_refs("folio_unpin", f, nr, nr);
 }
 
+bool folio_try_grab(struct folio *f, int nr, bool pin)
+{
+	bool large = folio_test_large(f);
+	int add = pin && !large ? nr * GUP_PIN_COUNTING_BIAS : nr;
+	int old = folio_ref_count(f);
+
+	if (nr <= 0 || nr > INT32_MAX / GUP_PIN_COUNTING_BIAS)
+		folio_bug("folio_try_grab", f, "grab count out of range");
+	do {
+		if (old <= 0)
+			return false;
+	} while (!__atomic_compare_exchange_n(&f->page.refcount, &old, old + add, false,
+					      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+	if (pin && large)
+		__atomic_fetch_add(&f->page.pincount, nr, __ATOMIC_RELAXED);
+	count_event(ref_updates, 1);
+	return true;
+}
+
 bool folio_maybe_dma_pinned(const struct folio *f)
 {
 	if (folio_test_large(f))

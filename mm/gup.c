@@ -197,10 +197,14 @@ static void gup_store(struct page **pages, struct page *page, unsigned nr)
  * gup_try_grab - @refs references (FOLL_GET) or pins (FOLL_PIN) on
  * @folio with one refcount update. Return: how many were taken: @refs,
  * or fewer (0 = none) where the refcount would overflow, which is what
- * @refs one-page grabs would have taken. Inline: at one page per run
- * (4 KiB folios) a call and a division cost as much as the walk saves.
+ * @refs one-page grabs would have taken. @fast: gup-fast's grab, which
+ * holds no lock that keeps the folio alive: it takes nothing (returns 0)
+ * from a folio whose count is zero, i.e. being freed (Linux's
+ * try_grab_folio_fast); the caller re-reads the entry after the grab.
+ * Inline: at one page per run (4 KiB folios) a call and a division cost
+ * as much as the walk saves.
  */
-static inline unsigned gup_try_grab(struct folio *folio, unsigned refs, unsigned flags)
+static inline unsigned gup_try_grab(struct folio *folio, unsigned refs, unsigned flags, bool fast)
 {
 	int64_t per = (flags & FOLL_PIN) && !folio_test_large(folio) ? GUP_PIN_COUNTING_BIAS : 1;
 	int64_t room = INT32_MAX - (int64_t)folio_ref_count(folio);
@@ -209,6 +213,8 @@ static inline unsigned gup_try_grab(struct folio *folio, unsigned refs, unsigned
 		refs = (unsigned)(room / per);
 	if (!refs)
 		return 0;
+	if (fast)
+		return folio_try_grab(folio, (int)refs, flags & FOLL_PIN) ? refs : 0;
 	if (flags & FOLL_PIN)
 		folio_pin(folio, (int)refs);
 	else
@@ -240,7 +246,7 @@ static long gup_pte_run(struct gup_ctx *g, unsigned long addr, pte_t *ptep, unsi
 	}
 	left = gup_unshare_bound(folio, page, left, g->flags);
 	nr = gup_run_len(folio, addr, ptep, pte, left, g->flags);
-	nr = gup_try_grab(folio, nr, g->flags);
+	nr = gup_try_grab(folio, nr, g->flags, false);
 	if (!nr)
 		return -ENOMEM;
 	if (g->flags & FOLL_TOUCH)
@@ -299,7 +305,7 @@ static long follow_huge_pmd(struct gup_ctx *g, pmd_t pmd, unsigned long addr, un
 		g->fault = FAULT_UNSHARE;
 		return 0;
 	}
-	nr = gup_try_grab(folio, nr, g->flags);
+	nr = gup_try_grab(folio, nr, g->flags, false);
 	if (!nr)
 		return -ENOMEM;
 	if (g->flags & FOLL_TOUCH)
@@ -477,7 +483,7 @@ static unsigned gup_fast_run(struct gup_ctx *g, unsigned long addr, pte_t *ptep,
 	if (gup_must_unshare(g->flags, page))
 		return 0;
 	nr = gup_run_len(folio, addr, ptep, pte, left, g->flags);
-	nr = gup_try_grab(folio, nr, g->flags);
+	nr = gup_try_grab(folio, nr, g->flags, true);
 	if (!nr)
 		return 0;
 	if (!pte_same(ptep_get(ptep), pte) ||
@@ -509,7 +515,7 @@ static unsigned gup_fast_pmd(struct gup_ctx *g, pmd_t *pmdp, unsigned long addr,
 
 	if (!pmd_user(pmd) || ((g->flags & FOLL_WRITE) && !pmd_write(pmd)))
 		return 0;
-	nr = gup_try_grab(folio, (unsigned)((end - addr) >> PAGE_SHIFT), g->flags);
+	nr = gup_try_grab(folio, (unsigned)((end - addr) >> PAGE_SHIFT), g->flags, true);
 	if (!nr)
 		return 0;
 	if (pmdp->val != pmd.val || gup_must_unshare(g->flags, page)) {

@@ -23,7 +23,7 @@ void folio_prepare_anon(struct folio *folio)
 {
 	unsigned long n = folio_nr_pages(folio);
 
-	folio->page.flags |= PG_anon;
+	page_set_flags(&folio->page, PG_anon);
 	for (unsigned long i = 0; i < n; i++)
 		SetPageAnonExclusive(folio_page(folio, i));
 }

@@ -314,12 +314,12 @@ static void migrate_copy(struct migrate_item *it, struct folio **pieces)
 
 	if (it->dst) {
 		memcpy(page_address(&it->dst->page), page_address(&f->page), n * PAGE_SIZE);
-		it->dst->page.flags |= keep;
+		page_set_flags(&it->dst->page, keep);
 	} else {
 		for (unsigned long i = 0; i < n; i++) {
 			memcpy(page_address(&pieces[i]->page), page_address(folio_page(f, i)),
 			       PAGE_SIZE);
-			pieces[i]->page.flags |= keep;
+			page_set_flags(&pieces[i]->page, keep);
 		}
 	}
 	count_event(folio_copies, n);

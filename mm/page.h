@@ -235,6 +235,12 @@ static inline int folio_ref_count(const struct folio *f)
 void folio_pin(struct folio *f, int nr);
 void folio_unpin(struct folio *f, int nr);
 
+/* folio_try_grab - @nr references (or, with @pin, @nr pins as folio_pin
+ * takes them) unless the refcount is zero: the folio is being freed and
+ * the caller holds nothing that keeps it (gup-fast). One compare-and-
+ * exchange on refcount. Return: whether they were taken (one ref_update). */
+bool folio_try_grab(struct folio *f, int nr, bool pin);
+
 static inline int folio_pincount(const struct folio *f)
 {
 	return __atomic_load_n(&f->page.pincount, __ATOMIC_RELAXED);

@@ -56,7 +56,7 @@ static struct page *pt_page_alloc(void)
 
 	if (!f)
 		return NULL;
-	f->page.flags |= PG_pgtable;
+	page_set_flags(&f->page, PG_pgtable);
 	spin_lock_init(&f->page.ptl, LOCK_PTL, "PTE table lock");
 	count_event(pt_allocs, 1);
 	return &f->page;
@@ -68,7 +68,7 @@ static void pt_page_release(struct page *pt)
 	if (!(pt->flags & PG_pgtable))
 		panic("pt_free: pfn %#llx is not a page-table page (flags %#x)",
 		      (unsigned long long)page_to_pfn(pt), pt->flags);
-	pt->flags &= ~PG_pgtable;
+	page_clear_flags(pt, PG_pgtable);
 	count_event(pt_frees, 1);
 	folio_put(page_folio(pt));
 }
