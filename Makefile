@@ -144,7 +144,9 @@ $(B)/newlib/.built-aarch64-elf: | $(B)/newlib/.built-x86_64-elf
 CC_x86_64 := gcc
 CC_arm64 := aarch64-linux-gnu-gcc
 GFLAGS_x86_64 := -mno-red-zone -mcmodel=kernel
-GFLAGS_arm64 := -mcmodel=small -mno-outline-atomics # atomics inline (LL/SC), not libgcc's getauxval probe
+# Inline LL/SC atomics: GCC's default outline atomics call libgcc helpers
+# that probe the CPU with getauxval(), which a freestanding kernel lacks.
+GFLAGS_arm64 := -mcmodel=small -mno-outline-atomics
 # The guest: its core, all of mm/, the mm test cases (run=selftest runs
 # them on the real MMU) and the arch's own files.
 GUEST_COMMON = $(wildcard guest/*.c guest/cmdline/*.c) $(wildcard tests/guest/*.c) tests/runner.c \
@@ -206,7 +208,7 @@ format:
 
 clean:
 	rm -rf $(B)/host $(B)/host-san $(B)/x86_64 $(B)/arm64 $(B)/ptelab $(B)/host-tests \
-		$(B)/timeit $(B)/mm-host-* $(B)/mm-tests-* $(B)/mkelf $(B)/hostrun-* \
+		$(B)/timeit $(B)/mm-host-* $(B)/mm-tests-* $(B)/mm-tsan-* $(B)/mkelf $(B)/hostrun-* \
 		$(B)/ptelab-host-* $(B)/gen
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -102,14 +102,14 @@ static struct mm_counters c_start, c_delta;
 
 void bench_start(void)
 {
-	c_start = mm_counters;
+	c_start = mm_counters_read();
 	t_start = time_ns();
 }
 
 void bench_stop(void)
 {
 	t_elapsed = time_ns() - t_start;
-	mm_counters_delta(&c_delta, &c_start, &mm_counters);
+	mm_counters_since(&c_delta, &c_start);
 }
 
 unsigned long bench_map(struct mm *mm, const struct folio_size *fs, unsigned long size,

@@ -70,11 +70,11 @@ static void phase_close(void)
 	uint64_t now = time_ns();
 	struct mm_counters d;
 
-	mm_counters_delta(&d, &ph.c_mark, &mm_counters);
+	mm_counters_since(&d, &ph.c_mark);
 	counters_add(&ph.c[ph.queueing], &d);
 	ph.t[ph.queueing] += now - ph.mark;
 	ph.mark = now;
-	ph.c_mark = mm_counters;
+	ph.c_mark = mm_counters_read();
 }
 
 static void phase_switch(bool queueing)
@@ -112,7 +112,7 @@ static int rep_migrate(const struct folio_size *fs, const struct bench_rep *r,
 		migrate_phase_hook = phase_switch;
 		bench_start();
 		ph.mark = time_ns();
-		ph.c_mark = mm_counters;
+		ph.c_mark = mm_counters_read();
 		failed = migrate_pages(mm, 1ul << 0, 1ul << 1);
 		phase_close();
 		failed += migrate_pages(mm, 1ul << 1, 1ul << 0);

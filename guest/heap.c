@@ -10,6 +10,8 @@
 #include <stddef.h>
 
 #include "kernel.h"
+#include "smp.h"
+#include "spinlock.h"
 
 #define HEAP_SIZE (16ul << 20)
 #define HEAP_ALIGN (2ul << 20)
@@ -80,4 +82,37 @@ void *sbrk(ptrdiff_t incr)
 void *_sbrk(ptrdiff_t incr)
 {
 	return sbrk(incr);
+}
+
+/*
+ * newlib's malloc lock (its own is a no-op): malloc, free and sbrk from
+ * several CPUs go through one lock. newlib may take it recursively, so
+ * the holding CPU only counts depth. Class LOCK_LEAF: mm/ allocates VMAs
+ * with the mmap_lock held, and nothing is taken under this lock.
+ */
+static struct spinlock malloc_lock = SPINLOCK_INIT(LOCK_LEAF, "malloc_lock");
+static int malloc_owner = -1; /* CPU holding malloc_lock */
+static unsigned malloc_depth; /* its nesting; the owner's alone */
+
+struct _reent;
+
+void __malloc_lock(struct _reent *r)
+{
+	int me = (int)smp_processor_id();
+
+	(void)r;
+	if (__atomic_load_n(&malloc_owner, __ATOMIC_RELAXED) != me) {
+		spin_lock(&malloc_lock);
+		__atomic_store_n(&malloc_owner, me, __ATOMIC_RELAXED);
+	}
+	malloc_depth++;
+}
+
+void __malloc_unlock(struct _reent *r)
+{
+	(void)r;
+	if (--malloc_depth)
+		return;
+	__atomic_store_n(&malloc_owner, -1, __ATOMIC_RELAXED);
+	spin_unlock(&malloc_lock);
 }

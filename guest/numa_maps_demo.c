@@ -35,7 +35,7 @@ static void show(struct mm *mm, const char *what, const struct mm_counters *befo
 	struct mm_counters d;
 	char json[768];
 
-	mm_counters_delta(&d, before, &mm_counters);
+	mm_counters_since(&d, before);
 	mm_counters_json(&d, json, sizeof(json));
 	printf("\n-- %s\n", what);
 	mm_numa_maps_to(mm, print_line, NULL);
@@ -66,23 +66,23 @@ static long steps(struct mm *mm)
 	unsigned long addrs[4] = { DEMO_BASE, DEMO_BASE + 0x1000, DEMO_BASE + 0x2000,
 				   DEMO_BASE + 0x3000 };
 	int nodes[4] = { 0, 0, 0, 0 }, status[4];
-	struct mm_counters before = mm_counters;
+	struct mm_counters before = mm_counters_read();
 	long r = build(mm);
 
 	if (r)
 		return r;
 	show(mm, "64 x 4K, 256 KiB of 64K folios and a 2 MiB PMD THP, written (node 0)", &before);
-	before = mm_counters;
+	before = mm_counters_read();
 	r = mbind(mm, MTHP_BASE, SMALL_LEN, MPOL_BIND, 1ul << 1, MPOL_MF_MOVE | MPOL_MF_STRICT);
 	if (r)
 		return r;
 	show(mm, "mbind(64K region, MPOL_BIND node 1, MPOL_MF_MOVE | MPOL_MF_STRICT)", &before);
-	before = mm_counters;
+	before = mm_counters_read();
 	r = migrate_pages(mm, 1ul << 0, 1ul << 1);
 	if (r)
 		return r;
 	show(mm, "migrate_pages(from node 0, to node 1)", &before);
-	before = mm_counters;
+	before = mm_counters_read();
 	r = move_pages(mm, 4, addrs, nodes, status, MPOL_MF_MOVE);
 	if (r)
 		return r;

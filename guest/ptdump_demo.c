@@ -66,9 +66,9 @@ int cmd_ptdump(const char *arg)
 	}
 	if (!err) {
 		step(mm, "mprotect(RO) of 16 KiB inside the second 64K folio");
-		before = mm_counters;
+		before = mm_counters_read();
 		err = mm_munmap(mm, DEMO_BASE, HUGE_BASE + HUGE_LEN - DEMO_BASE);
-		mm_counters_delta(&delta, &before, &mm_counters);
+		mm_counters_since(&delta, &before);
 		mm_counters_json(&delta, json, sizeof(json));
 		step(mm, "munmap of everything");
 		printf("counters of the munmap: %s\n", json);

@@ -24,7 +24,8 @@
  *    would share it and the pin would go stale), and a PMD-mapped folio
  *    with pins is AnonExclusive;
  *  - free and reserved frames are mapped by nothing;
- *  - each mm's nr_pt_pages equals the tables found under its pgd;
+ *  - each mm's nr_pt_pages equals the tables found under its pgd, and its
+ *    mmap_lock and page_table_lock are free;
  *  - the allocator's own lists and counts (page_alloc_check()).
  * Each problem is printed; the return value is their number. All live
  * mms are always checked: mappings from any of them count for a folio.
@@ -139,7 +140,7 @@ static void census_ptes(struct census *c, struct mm *mm, pmd_t pmd, unsigned lon
 		PROBLEM(c, "mm %d: PTE table at %#lx is not a PG_pgtable page", mm->id, base);
 		return;
 	}
-	if (pt->ptl.locked)
+	if (spin_is_locked(&pt->ptl))
 		PROBLEM(c, "mm %d: the lock of the PTE table at %#lx is held", mm->id, base);
 	for (int i = 0; i < PTRS_PER_TABLE; i++)
 		if (!pte_none(__ptep_get(&ptes[i])))
@@ -231,6 +232,8 @@ static void census_mm(struct census *c, struct mm *mm)
 	if (tables != mm->nr_pt_pages)
 		PROBLEM(c, "mm %d: %llu page-table pages found, nr_pt_pages says %llu", mm->id,
 			(unsigned long long)tables, (unsigned long long)mm->nr_pt_pages);
+	if (rwlock_is_locked(&mm->mmap_lock) || spin_is_locked(&mm->page_table_lock))
+		PROBLEM(c, "mm %d: mmap_lock or page_table_lock left held", mm->id);
 }
 
 /* The VMA list of @mm: sorted, aligned, disjoint, in the user half. */

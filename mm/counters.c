@@ -1,12 +1,27 @@
 /*
- * counters.c - the global event counters and their RESULT-line form.
+ * counters.c - the per-CPU event counters, their sum and their
+ * RESULT-line form.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "counters.h"
 
-struct mm_counters mm_counters;
+struct mm_counters_cpu mm_counters_cpu[NR_CPUS];
+
+struct mm_counters mm_counters_read(void)
+{
+	struct mm_counters sum = { 0 };
+
+	for (unsigned cpu = 0; cpu < NR_CPUS; cpu++) {
+		const struct mm_counters *c = &mm_counters_cpu[cpu].c;
+
+#define MM_COUNTER_SUM(name, what) sum.name += __atomic_load_n(&c->name, __ATOMIC_RELAXED);
+		MM_COUNTER_LIST(MM_COUNTER_SUM)
+#undef MM_COUNTER_SUM
+	}
+	return sum;
+}
 
 void mm_counters_delta(struct mm_counters *d, const struct mm_counters *before,
 		       const struct mm_counters *after)
@@ -14,6 +29,13 @@ void mm_counters_delta(struct mm_counters *d, const struct mm_counters *before,
 #define MM_COUNTER_SUB(name, what) d->name = after->name - before->name;
 	MM_COUNTER_LIST(MM_COUNTER_SUB)
 #undef MM_COUNTER_SUB
+}
+
+void mm_counters_since(struct mm_counters *d, const struct mm_counters *before)
+{
+	struct mm_counters now = mm_counters_read();
+
+	mm_counters_delta(d, before, &now);
 }
 
 /* Append "name":value (comma-separated) to @buf at *@len if it fits whole,

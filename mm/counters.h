@@ -1,15 +1,20 @@
 /*
  * counters.h - exact event counters for tests, benchmarks and teaching.
  *
- * One global set (the guest is uniprocessor). Benchmarks snapshot them
- * around one repetition and print the deltas in RESULT lines under these
- * names. Each is incremented once per event as described, whatever the
- * amount involved (a refcount change of +16 is one ref_update).
+ * Each CPU counts into its own copy (indexed by smp_processor_id(), a
+ * cache line apart), so counting is a plain load, add and store with no
+ * atomic RMW and no shared line; mm_counters_read() sums the copies.
+ * Benchmarks and tests take such a snapshot around one repetition and
+ * print the deltas in RESULT lines under these names. Each is
+ * incremented once per event as described, whatever the amount involved
+ * (a refcount change of +16 is one ref_update).
  */
 #ifndef MM_COUNTERS_H
 #define MM_COUNTERS_H
 
 #include <stdint.h>
+
+#include "smp.h"
 
 /* X(name, meaning) */
 #define MM_COUNTER_LIST(X)                                                                         \
@@ -37,7 +42,11 @@
 	X(pgmigrate_success, "pages migrated")                                                     \
 	X(pgmigrate_fail, "pages that could not be migrated")                                      \
 	X(thp_migration_success, "2 MiB folios migrated whole")                                    \
-	X(thp_migration_split, "large folios split to migrate (no block of their order free)")
+	X(thp_migration_split, "large folios split to migrate (no block of their order free)")     \
+	X(ptl_contended, "PTE-table lock acquisitions that had to wait")                           \
+	X(mm_lock_contended, "mmap_lock or page_table_lock acquisitions that had to wait")         \
+	X(alloc_lock_contended, "allocator (per-node) lock acquisitions that had to wait")         \
+	X(other_lock_contended, "other lock acquisitions that had to wait")
 
 struct mm_counters {
 #define MM_COUNTER_FIELD(name, what) uint64_t name;
@@ -45,13 +54,36 @@ struct mm_counters {
 #undef MM_COUNTER_FIELD
 };
 
-extern struct mm_counters mm_counters;
+/* One CPU's copy, alone on its cache line(s). */
+struct mm_counters_cpu {
+	struct mm_counters c;
+} __attribute__((aligned(64)));
 
-#define count_event(name, n) (mm_counters.name += (uint64_t)(n))
+extern struct mm_counters_cpu mm_counters_cpu[NR_CPUS];
+
+/*
+ * count_add - add @n to this CPU's counter at @p. Only its own CPU
+ * writes a copy; the relaxed atomic load and store (plain moves on
+ * x86_64 and arm64) let mm_counters_read() on another CPU read it
+ * without a data race. Interrupt handlers do not count events.
+ */
+static inline void count_add(uint64_t *p, uint64_t n)
+{
+	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+}
+
+#define count_event(name, n) count_add(&mm_counters_cpu[smp_processor_id()].c.name, (uint64_t)(n))
+
+/* The counters summed over every CPU. A snapshot taken while other CPUs
+ * count is each copy at some moment during the call. */
+struct mm_counters mm_counters_read(void);
 
 /* @d = @after - @before, field by field. */
 void mm_counters_delta(struct mm_counters *d, const struct mm_counters *before,
 		       const struct mm_counters *after);
+
+/* @d = now (mm_counters_read()) - @before, field by field. */
+void mm_counters_since(struct mm_counters *d, const struct mm_counters *before);
 
 /* Write the non-zero fields of @c as a JSON object body ("a":1,"b":2) into
  * @buf; return the length written (truncated at @size). */

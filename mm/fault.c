@@ -16,6 +16,12 @@
  *    which is how formats without hardware access/dirty bits (arm64 here)
  *    get them, or a spurious fault that needs nothing.
  * Anonymous read faults allocate too (there is no shared zero page).
+ *
+ * Context: the mmap_lock for read (VMAs stay put; other CPUs may fault in
+ * the same mm), the page_table_lock for the pmd entry, the PTE table's
+ * lock for its entries. A PTE table is freed only under the mmap_lock for
+ * write, so the one under the pmd stays after the page_table_lock is
+ * dropped.
  */
 #include <errno.h>
 
@@ -162,10 +168,10 @@ static int handle_pte_fault(struct vma *vma, pmd_t *pmdp, unsigned long addr, un
 	return err;
 }
 
-/* A fault in a PMD-mapped folio. */
+/* A fault in a PMD-mapped folio. Context: page_table_lock held. */
 static int handle_huge_pmd_fault(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsigned flags)
 {
-	pmd_t pmd = *pmdp, entry = pmd_mkyoung(pmd);
+	pmd_t pmd = pmdp_get(pmdp), entry = pmd_mkyoung(pmd);
 	unsigned long base = addr & PMD_MASK;
 
 	if (needs_wp(flags, pmd_write(pmd), pfn_to_page(pmd_pfn(pmd))))
@@ -173,7 +179,7 @@ static int handle_huge_pmd_fault(struct vma *vma, pmd_t *pmdp, unsigned long add
 	if (flags & FAULT_WRITE)
 		entry = pmd_mkdirty(entry);
 	if (entry.val != pmd.val) {
-		*pmdp = entry;
+		set_pmd(pmdp, entry);
 		flush_tlb_range(vma->mm, base, base + PMD_SIZE);
 	}
 	return 0;
@@ -188,21 +194,49 @@ static bool thp_pmd_suitable(struct vma *vma, unsigned long addr)
 	       base >= vma->start && base + PMD_SIZE <= vma->end;
 }
 
-/* Hook a new PTE table under the empty @pmdp. Return: 0 or -ENOMEM. */
+/* Hook a new PTE table under the empty @pmdp. Return: 0 or -ENOMEM.
+ * Context: page_table_lock held. */
 static int pte_alloc(struct mm *mm, pmd_t *pmdp)
 {
 	struct page *pt = pt_alloc(mm);
 
 	if (!pt)
 		return -ENOMEM;
-	*pmdp = pmd_mktable(page_to_pfn(pt));
+	set_pmd(pmdp, pmd_mktable(page_to_pfn(pt)));
 	return 0;
 }
 
-int handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags)
+/*
+ * handle_pmd_fault - what the pmd entry for @addr decides, under the
+ * page_table_lock (other CPUs fault on the same pmd under the mmap_lock
+ * for read): a migration entry (retry), a new PMD leaf, a fault on a
+ * leaf, or a PTE table hooked where there was none. Return: 1 when the
+ * fault goes on in the PTE table, else 0 or -errno (done).
+ */
+static int handle_pmd_fault(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsigned flags)
+{
+	struct mm *mm = vma->mm;
+	int ret = 1;
+
+	spin_lock(&mm->page_table_lock);
+	if (is_pmd_migration_entry(pmdp_get(pmdp)))
+		ret = 0; /* a migration is moving the folio: retry once it is done */
+	else if (pmd_none(pmdp_get(pmdp)) && thp_pmd_suitable(vma, addr) &&
+		 do_huge_pmd_anonymous_page(vma, pmdp, addr, flags & FAULT_WRITE) == 0)
+		ret = 0;
+	else if (pmd_leaf(pmdp_get(pmdp)))
+		ret = handle_huge_pmd_fault(vma, pmdp, addr, flags);
+	else if (pmd_none(pmdp_get(pmdp)) && pte_alloc(mm, pmdp))
+		ret = -ENOMEM;
+	spin_unlock(&mm->page_table_lock);
+	return ret;
+}
+
+int __handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags)
 {
 	struct vma *vma = find_vma(mm, addr);
 	pmd_t *pmdp;
+	int ret;
 
 	if (!vma || !access_ok(vma, flags))
 		return -EFAULT;
@@ -210,14 +244,18 @@ int handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags)
 	pmdp = mm_find_pmd(mm, addr, true);
 	if (!pmdp)
 		return -ENOMEM;
-	if (is_pmd_migration_entry(*pmdp))
-		return 0; /* a migration is moving the folio: retry once it is done */
-	if (pmd_none(*pmdp) && thp_pmd_suitable(vma, addr) &&
-	    do_huge_pmd_anonymous_page(vma, pmdp, addr, flags & FAULT_WRITE) == 0)
-		return 0;
-	if (pmd_leaf(*pmdp))
-		return handle_huge_pmd_fault(vma, pmdp, addr, flags);
-	if (pmd_none(*pmdp) && pte_alloc(mm, pmdp))
-		return -ENOMEM;
+	ret = handle_pmd_fault(vma, pmdp, addr, flags);
+	if (ret <= 0)
+		return ret;
 	return handle_pte_fault(vma, pmdp, addr, flags);
+}
+
+int handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags)
+{
+	int ret;
+
+	read_lock(&mm->mmap_lock);
+	ret = __handle_mm_fault(mm, addr, flags);
+	read_unlock(&mm->mmap_lock);
+	return ret;
 }

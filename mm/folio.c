@@ -2,11 +2,22 @@
  * folio.c - folio reference counts, mapcounts and pins.
  *
  * Every entry point checks before it changes anything, so a panic (which
- * the host runner can catch) leaves the folio as it was. Each call counts
- * one ref_update or mapcount_update, whatever the amount, so that a batch
- * of 16 PTEs shows up as one update where the unbatched path shows 16.
+ * the host runner can catch) leaves the folio as it was when no other CPU
+ * changes it meanwhile. Each call counts one ref_update or
+ * mapcount_update, whatever the amount, so that a batch of 16 PTEs shows
+ * up as one update where the unbatched path shows 16.
  *
- * Context: uniprocessor, no locks; callers may hold a PTE lock.
+ * SMP: every count is changed by one atomic add or sub of the call's
+ * whole amount (a batch of nr is one add of nr to refcount, pincount and
+ * large_mapcount; per-page mapcounts take one add per page). Callers hold
+ * a PTE lock, or a reference, that keeps the folio alive; the checks read
+ * the counts as they are now, so they are exact on one CPU and a best
+ * effort against other CPUs. Dropping the last reference is decided by
+ * the atomic sub itself (acquire-release: whatever the other holders did
+ * to the folio is visible to the CPU that frees it).
+ *
+ * Context: no locks taken except the allocator's (folio_free); callers
+ * may hold a PTE lock.
  */
 #include <stdio.h>
 
@@ -43,13 +54,16 @@ void folio_bug(const char *func, const struct folio *f, const char *what)
 /* Panic unless @f is the head of an allocated folio with references. */
 static void check_live(const char *func, const struct folio *f)
 {
-	if (f->page.flags & PG_reserved)
+	uint32_t flags = page_flags(&f->page);
+	int ref = folio_ref_count(f);
+
+	if (flags & PG_reserved)
 		folio_bug(func, f, "reserved page, not a folio");
-	if (f->page.flags & PG_tail)
+	if (flags & PG_tail)
 		folio_bug(func, f, "tail page, not a folio head");
-	if ((f->page.flags & PG_buddy) || f->page.refcount == 0)
+	if ((flags & PG_buddy) || ref == 0)
 		folio_bug(func, f, "folio is free (double free or use after free)");
-	if (f->page.refcount < 0)
+	if (ref < 0)
 		folio_bug(func, f, "negative refcount");
 }
 
@@ -57,12 +71,12 @@ static void check_live(const char *func, const struct folio *f)
  * dropped, is still mapped or pinned. */
 static void check_freeable(const char *func, const struct folio *f, int unpins)
 {
-	if (folio_mapcount(f) || f->page.entire_mapcount)
+	if (folio_mapcount(f) || folio_entire_mapcount(f))
 		folio_bug(func, f, "freeing a mapped folio");
 	for (unsigned long i = 0; i < folio_nr_pages(f); i++)
-		if ((&f->page)[i].mapcount)
+		if (page_mapcount(folio_page((struct folio *)f, i)))
 			folio_bug(func, f, "freeing a folio with a mapped page");
-	if (f->page.pincount - unpins)
+	if (folio_pincount(f) - unpins)
 		folio_bug(func, f, "freeing a pinned folio");
 }
 
@@ -70,32 +84,46 @@ static void check_freeable(const char *func, const struct folio *f, int unpins)
 static void ref_add(const char *func, struct folio *f, int nr)
 {
 	check_live(func, f);
-	if (nr < 0 || f->page.refcount > INT32_MAX - nr)
+	if (nr < 0 || folio_ref_count(f) > INT32_MAX - nr)
 		folio_bug(func, f, "refcount add out of range");
-	f->page.refcount += nr;
+	__atomic_fetch_add(&f->page.refcount, nr, __ATOMIC_RELAXED);
 	count_event(ref_updates, 1);
 }
 
 /*
  * put_refs - drop @nr references, @unpins of them pins of a large folio;
- * free @f when none is left. Checks everything first. One ref_update.
+ * free @f when none is left. Checks everything first (what another CPU
+ * drops meanwhile is checked after the atomic sub: the count went
+ * negative, or the last reference went with the folio still mapped).
+ * One ref_update.
  */
 static void put_refs(const char *func, struct folio *f, int nr, int unpins)
 {
+	int old;
+	bool checked = false;
+
 	check_live(func, f);
 	if (nr <= 0)
 		folio_bug(func, f, "put of a non-positive number of references");
-	if (nr > f->page.refcount)
+	if (nr > folio_ref_count(f))
 		folio_bug(func, f, "refcount would go negative");
-	if (unpins > f->page.pincount)
+	if (unpins > folio_pincount(f))
 		folio_bug(func, f, "unpinning more pins than the folio has");
-	if (nr == f->page.refcount)
+	if (nr == folio_ref_count(f)) {
 		check_freeable(func, f, unpins);
-	f->page.pincount -= unpins;
-	f->page.refcount -= nr;
+		checked = true;
+	}
+	if (unpins)
+		__atomic_fetch_sub(&f->page.pincount, unpins, __ATOMIC_RELAXED);
+	old = __atomic_fetch_sub(&f->page.refcount, nr, __ATOMIC_ACQ_REL);
 	count_event(ref_updates, 1);
-	if (f->page.refcount == 0)
+	if (old < nr)
+		folio_bug(func, f, "refcount went negative (a racing put)");
+	if (old == nr) {
+		if (!checked) /* another CPU dropped its references meanwhile */
+			check_freeable(func, f, 0);
 		folio_free(f);
+	}
 }
 
 void folio_get(struct folio *f)
@@ -112,9 +140,9 @@ void folio_ref_add(struct folio *f, int nr)
 void folio_ref_sub(struct folio *f, int nr)
 {
 	check_live("folio_ref_sub", f);
-	if (nr < 0 || nr >= f->page.refcount)
+	if (nr < 0 || nr >= folio_ref_count(f))
 		folio_bug("folio_ref_sub", f, "refcount would reach zero (use folio_put_refs)");
-	f->page.refcount -= nr;
+	__atomic_fetch_sub(&f->page.refcount, nr, __ATOMIC_RELEASE);
 	count_event(ref_updates, 1);
 }
 
@@ -137,7 +165,7 @@ void folio_pin(struct folio *f, int nr)
 		return;
 	}
 	ref_add("folio_pin", f, nr);
-	f->page.pincount += nr;
+	__atomic_fetch_add(&f->page.pincount, nr, __ATOMIC_RELAXED);
 }
 
 void folio_unpin(struct folio *f, int nr)
@@ -145,7 +173,7 @@ void folio_unpin(struct folio *f, int nr)
 	if (nr <= 0 || nr > INT32_MAX / GUP_PIN_COUNTING_BIAS)
 		folio_bug("folio_unpin", f, "pin count out of range");
 	if (!folio_test_large(f)) {
-		if (f->page.refcount < nr * GUP_PIN_COUNTING_BIAS)
+		if (folio_ref_count(f) < nr * GUP_PIN_COUNTING_BIAS)
 			folio_bug("folio_unpin", f, "unpinning a folio that is not pinned");
 		put_refs("folio_unpin", f, nr * GUP_PIN_COUNTING_BIAS, 0);
 		return;
@@ -153,11 +181,30 @@ void folio_unpin(struct folio *f, int nr)
 	put_refs("folio_unpin", f, nr, nr);
 }
 
+bool folio_try_grab(struct folio *f, int nr, bool pin)
+{
+	bool large = folio_test_large(f);
+	int add = pin && !large ? nr * GUP_PIN_COUNTING_BIAS : nr;
+	int old = folio_ref_count(f);
+
+	if (nr <= 0 || nr > INT32_MAX / GUP_PIN_COUNTING_BIAS)
+		folio_bug("folio_try_grab", f, "grab count out of range");
+	do {
+		if (old <= 0)
+			return false;
+	} while (!__atomic_compare_exchange_n(&f->page.refcount, &old, old + add, false,
+					      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+	if (pin && large)
+		__atomic_fetch_add(&f->page.pincount, nr, __ATOMIC_RELAXED);
+	count_event(ref_updates, 1);
+	return true;
+}
+
 bool folio_maybe_dma_pinned(const struct folio *f)
 {
 	if (folio_test_large(f))
-		return f->page.pincount > 0;
-	return f->page.refcount >= GUP_PIN_COUNTING_BIAS;
+		return folio_pincount(f) > 0;
+	return folio_ref_count(f) >= GUP_PIN_COUNTING_BIAS;
 }
 
 /* The failure report of check_run(), kept out of line and cold so that
@@ -190,9 +237,9 @@ void folio_add_rmap_ptes(struct folio *f, struct page *page, int nr)
 {
 	check_run("folio_add_rmap_ptes", f, page, nr);
 	for (int i = 0; i < nr; i++)
-		page[i].mapcount++;
+		__atomic_fetch_add(&page[i].mapcount, 1, __ATOMIC_RELAXED);
 	if (folio_test_large(f))
-		f->page.large_mapcount += nr;
+		__atomic_fetch_add(&f->page.large_mapcount, nr, __ATOMIC_RELAXED);
 	count_event(mapcount_updates, 1);
 }
 
@@ -200,14 +247,14 @@ void folio_remove_rmap_ptes(struct folio *f, struct page *page, int nr)
 {
 	check_run("folio_remove_rmap_ptes", f, page, nr);
 	for (int i = 0; i < nr; i++)
-		if (page[i].mapcount <= 0)
+		if (page_mapcount(&page[i]) <= 0)
 			folio_bug("folio_remove_rmap_ptes", f, "page mapcount underflow");
-	if (folio_test_large(f) && f->page.large_mapcount < nr)
+	if (folio_test_large(f) && folio_mapcount(f) < nr)
 		folio_bug("folio_remove_rmap_ptes", f, "large_mapcount underflow");
 	for (int i = 0; i < nr; i++)
-		page[i].mapcount--;
+		__atomic_fetch_sub(&page[i].mapcount, 1, __ATOMIC_RELAXED);
 	if (folio_test_large(f))
-		f->page.large_mapcount -= nr;
+		__atomic_fetch_sub(&f->page.large_mapcount, nr, __ATOMIC_RELAXED);
 	count_event(mapcount_updates, 1);
 }
 
@@ -222,35 +269,35 @@ static void check_pmd_folio(const char *func, const struct folio *f)
 void folio_add_rmap_pmd(struct folio *f)
 {
 	check_pmd_folio("folio_add_rmap_pmd", f);
-	f->page.entire_mapcount++;
-	f->page.large_mapcount++;
+	__atomic_fetch_add(&f->page.entire_mapcount, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&f->page.large_mapcount, 1, __ATOMIC_RELAXED);
 	count_event(mapcount_updates, 1);
 }
 
 void folio_remove_rmap_pmd(struct folio *f)
 {
 	check_pmd_folio("folio_remove_rmap_pmd", f);
-	if (f->page.entire_mapcount <= 0 || f->page.large_mapcount <= 0)
+	if (folio_entire_mapcount(f) <= 0 || folio_mapcount(f) <= 0)
 		folio_bug("folio_remove_rmap_pmd", f, "entire_mapcount underflow");
-	f->page.entire_mapcount--;
-	f->page.large_mapcount--;
+	__atomic_fetch_sub(&f->page.entire_mapcount, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&f->page.large_mapcount, 1, __ATOMIC_RELAXED);
 	count_event(mapcount_updates, 1);
 }
 
 bool folio_maybe_mapped_shared(const struct folio *f)
 {
-	int entire = f->page.entire_mapcount;
+	int entire = folio_entire_mapcount(f), large = folio_mapcount(f);
 
 	if (!folio_test_large(f))
-		return f->page.mapcount > 1;
-	if (entire > 1 || (entire && f->page.large_mapcount > entire))
+		return large > 1;
+	if (entire > 1 || (entire && large > entire))
 		return true;
-	if (entire || f->page.large_mapcount <= 1)
+	if (entire || large <= 1)
 		return false;
-	if ((unsigned long)f->page.large_mapcount > folio_nr_pages(f))
+	if ((unsigned long)large > folio_nr_pages(f))
 		return true;
 	for (unsigned long i = 0; i < folio_nr_pages(f); i++)
-		if ((&f->page)[i].mapcount > 1)
+		if (page_mapcount(folio_page((struct folio *)f, i)) > 1)
 			return true;
 	return false;
 }

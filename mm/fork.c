@@ -27,6 +27,11 @@
  * parent keeps its PMD either way; Linux splits the parent's PMD instead,
  * which pass 1 must not do).
  *
+ * Context: the parent's mmap_lock for write (faults and GUP's slow path
+ * wait; gup-fast and other CPUs' MMUs do not: wrprotect_ptes() keeps a
+ * dirty bit set meanwhile, and the pin check races with gup-fast as in
+ * Linux before its write_protect_seq), then the child's, nested.
+ *
  * caps.fork bounds the run; 1 is the per-PTE code from before batching.
  * Order-0 folios never enter folio_pte_batch(), so the 4 KiB path is the
  * same in both (docs/fork.md).
@@ -110,12 +115,12 @@ static int prepare_pte_table(struct fork_ctx *c, pmd_t *dpmd)
 {
 	struct page *pt;
 
-	if (!pmd_none(*dpmd))
+	if (!pmd_none(pmdp_get(dpmd)))
 		return 0;
 	pt = pt_alloc(c->dst);
 	if (!pt)
 		return -ENOMEM;
-	*dpmd = pmd_mktable(page_to_pfn(pt));
+	set_pmd(dpmd, pmd_mktable(page_to_pfn(pt)));
 	return 0;
 }
 
@@ -176,9 +181,9 @@ static int fork_prepare(struct fork_ctx *c)
 			int err;
 
 			next = pmd_addr_end(a, v->end);
-			if (!spmd || fork_pmd_state(*spmd, a) == PMD_NONE)
+			if (!spmd || fork_pmd_state(pmdp_get(spmd), a) == PMD_NONE)
 				continue;
-			err = prepare_pmd(c, v, a, next, *spmd);
+			err = prepare_pmd(c, v, a, next, pmdp_get(spmd));
 			if (err)
 				return err;
 		}
@@ -263,7 +268,7 @@ static void copy_pte_range(struct fork_ctx *c, struct vma *dv, pmd_t *spmd, pmd_
 {
 	struct spinlock *sptl, *dptl;
 	pte_t *sptep = pte_offset_map_lock(c->src, spmd, addr, &sptl);
-	pte_t *dptep = pte_offset_map_lock(c->dst, dpmd, addr, &dptl);
+	pte_t *dptep = pte_offset_map_lock_nested(c->dst, dpmd, addr, &dptl, 1);
 
 	while (addr < end) {
 		pte_t pte = ptep_get(sptep);
@@ -292,13 +297,13 @@ static void copy_pinned_huge_pmd(struct fork_ctx *c, struct vma *dv, pmd_t pmd, 
 	struct folio *n;
 	pte_t *dptep;
 
-	if (pmd_none(*dpmd)) {
+	if (pmd_none(pmdp_get(dpmd))) {
 		n = take_copy(c, 1);
 		memcpy(page_address(&n->page), page_address(head), PMD_SIZE);
 		count_event(folio_copies, PTRS_PER_TABLE);
 		folio_prepare_anon(n);
 		folio_add_rmap_pmd(n);
-		*dpmd = pmd_mkold(vma_mk_pmd(dv, n, true));
+		set_pmd(dpmd, pmd_mkold(vma_mk_pmd(dv, n, true)));
 		return;
 	}
 	dptep = pte_offset_map_lock(c->dst, dpmd, addr, &ptl);
@@ -312,7 +317,7 @@ static void copy_pinned_huge_pmd(struct fork_ctx *c, struct vma *dv, pmd_t pmd, 
 static void copy_huge_pmd(struct fork_ctx *c, struct vma *dv, pmd_t *spmd, pmd_t *dpmd,
 			  unsigned long addr)
 {
-	pmd_t pmd = *spmd;
+	pmd_t pmd = pmdp_get(spmd);
 	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(pmd)));
 
 	if (needs_copy(c, folio, &folio->page)) {
@@ -324,10 +329,10 @@ static void copy_huge_pmd(struct fork_ctx *c, struct vma *dv, pmd_t *spmd, pmd_t
 	for (unsigned long i = 0; i < folio_nr_pages(folio); i++)
 		ClearPageAnonExclusive(folio_page(folio, i));
 	if (pmd_write(pmd)) {
-		*spmd = pmd_wrprotect(pmd);
+		pmdp_set_wrprotect(spmd);
 		c->wrprotected = true;
 	}
-	*dpmd = pmd_mkold(pmd_wrprotect(pmd));
+	set_pmd(dpmd, pmd_mkold(pmd_wrprotect(pmdp_get(spmd))));
 }
 
 /* Copy the mappings of @sv into its copy @dv; note what needs a flush. */
@@ -338,10 +343,10 @@ static void copy_vma(struct fork_ctx *c, struct vma *sv, struct vma *dv)
 		pmd_t *spmd = mm_find_pmd(c->src, a, false), *dpmd;
 
 		next = pmd_addr_end(a, sv->end);
-		if (!spmd || fork_pmd_state(*spmd, a) == PMD_NONE)
+		if (!spmd || fork_pmd_state(pmdp_get(spmd), a) == PMD_NONE)
 			continue;
 		dpmd = mm_find_pmd(c->dst, a, false);
-		if (pmd_state(*spmd) == PMD_LEAF)
+		if (pmd_state(pmdp_get(spmd)) == PMD_LEAF)
 			copy_huge_pmd(c, dv, spmd, dpmd, a);
 		else
 			copy_pte_range(c, dv, spmd, dpmd, a, next);
@@ -393,7 +398,7 @@ static void fork_copy(struct fork_ctx *c)
 
 struct mm *mm_fork(struct mm *src, int *errp)
 {
-	struct fork_ctx c = { .src = src, .pinned = src->flags & MMF_HAS_PINNED };
+	struct fork_ctx c = { .src = src };
 	int err = -ENOMEM;
 
 	list_init(&c.copies[0]);
@@ -401,18 +406,25 @@ struct mm *mm_fork(struct mm *src, int *errp)
 	c.dst = mm_create();
 	if (!c.dst)
 		goto err_out;
+	write_lock(&src->mmap_lock);
+	write_lock_nested(&c.dst->mmap_lock, 1);
+	c.pinned = __atomic_load_n(&src->flags, __ATOMIC_SEQ_CST) & MMF_HAS_PINNED;
 	c.dst->flags = src->flags & ~MMF_HAS_PINNED; /* the child has pinned nothing */
 	c.dst->anon_family = src->anon_family;	     /* it maps the parent's folios */
 	err = copy_vmas(c.dst, src);
 	if (!err)
 		err = fork_prepare(&c);
 	if (err)
-		goto err_child;
+		goto err_unlock;
 	fork_copy(&c);
 	if (!list_empty(&c.copies[0]) || !list_empty(&c.copies[1]))
 		panic("mm_fork: pass 1 reserved copies that pass 2 did not use");
+	write_unlock(&c.dst->mmap_lock);
+	write_unlock(&src->mmap_lock);
 	return c.dst;
-err_child:
+err_unlock:
+	write_unlock(&c.dst->mmap_lock);
+	write_unlock(&src->mmap_lock);
 	free_copies(&c);
 	mm_put(c.dst);
 err_out:

@@ -148,7 +148,8 @@ static bool ptes_all_dirty(pte_t *ptep, pte_t pte, unsigned nr)
 static void folio_mark_accessed(struct folio *folio)
 {
 	count_event(mark_accessed, 1);
-	folio->page.flags |= PG_referenced;
+	if (!(page_flags(&folio->page) & PG_referenced)) /* no atomic RMW when set */
+		page_set_flags(&folio->page, PG_referenced);
 }
 
 /*
@@ -160,7 +161,7 @@ static void folio_mark_accessed(struct folio *folio)
 static bool gup_wants_dirty(struct folio *folio, unsigned flags)
 {
 	return (flags & (FOLL_TOUCH | FOLL_WRITE)) == (FOLL_TOUCH | FOLL_WRITE) &&
-	       !(folio->page.flags & PG_dirty);
+	       !(page_flags(&folio->page) & PG_dirty);
 }
 
 /* FOLL_TOUCH for a run of @folio: once per run, not once per page.
@@ -168,7 +169,7 @@ static bool gup_wants_dirty(struct folio *folio, unsigned flags)
 static void gup_touch(struct folio *folio, bool mark_dirty)
 {
 	if (mark_dirty)
-		folio->page.flags |= PG_dirty;
+		page_set_flags(&folio->page, PG_dirty);
 	folio_mark_accessed(folio);
 }
 
@@ -197,10 +198,14 @@ static void gup_store(struct page **pages, struct page *page, unsigned nr)
  * gup_try_grab - @refs references (FOLL_GET) or pins (FOLL_PIN) on
  * @folio with one refcount update. Return: how many were taken: @refs,
  * or fewer (0 = none) where the refcount would overflow, which is what
- * @refs one-page grabs would have taken. Inline: at one page per run
- * (4 KiB folios) a call and a division cost as much as the walk saves.
+ * @refs one-page grabs would have taken. @fast: gup-fast's grab, which
+ * holds no lock that keeps the folio alive: it takes nothing (returns 0)
+ * from a folio whose count is zero, i.e. being freed (Linux's
+ * try_grab_folio_fast); the caller re-reads the entry after the grab.
+ * Inline: at one page per run (4 KiB folios) a call and a division cost
+ * as much as the walk saves.
  */
-static inline unsigned gup_try_grab(struct folio *folio, unsigned refs, unsigned flags)
+static inline unsigned gup_try_grab(struct folio *folio, unsigned refs, unsigned flags, bool fast)
 {
 	int64_t per = (flags & FOLL_PIN) && !folio_test_large(folio) ? GUP_PIN_COUNTING_BIAS : 1;
 	int64_t room = INT32_MAX - (int64_t)folio_ref_count(folio);
@@ -209,6 +214,8 @@ static inline unsigned gup_try_grab(struct folio *folio, unsigned refs, unsigned
 		refs = (unsigned)(room / per);
 	if (!refs)
 		return 0;
+	if (fast)
+		return folio_try_grab(folio, (int)refs, flags & FOLL_PIN) ? refs : 0;
 	if (flags & FOLL_PIN)
 		folio_pin(folio, (int)refs);
 	else
@@ -240,7 +247,7 @@ static long gup_pte_run(struct gup_ctx *g, unsigned long addr, pte_t *ptep, unsi
 	}
 	left = gup_unshare_bound(folio, page, left, g->flags);
 	nr = gup_run_len(folio, addr, ptep, pte, left, g->flags);
-	nr = gup_try_grab(folio, nr, g->flags);
+	nr = gup_try_grab(folio, nr, g->flags, false);
 	if (!nr)
 		return -ENOMEM;
 	if (g->flags & FOLL_TOUCH)
@@ -299,7 +306,7 @@ static long follow_huge_pmd(struct gup_ctx *g, pmd_t pmd, unsigned long addr, un
 		g->fault = FAULT_UNSHARE;
 		return 0;
 	}
-	nr = gup_try_grab(folio, nr, g->flags);
+	nr = gup_try_grab(folio, nr, g->flags, false);
 	if (!nr)
 		return -ENOMEM;
 	if (g->flags & FOLL_TOUCH)
@@ -322,12 +329,12 @@ static long follow_page_mask(struct gup_ctx *g, unsigned long addr, unsigned lon
 	g->fault = g->flags & FOLL_WRITE ? FAULT_WRITE : 0;
 	if (!pmdp)
 		return 0;
-	switch (pmd_state(*pmdp)) {
+	switch (pmd_state(pmdp_get(pmdp))) {
 	case PMD_NONE:
 	case PMD_MIGRATION: /* the fault waits for the migration */
 		return 0;
 	case PMD_LEAF:
-		return follow_huge_pmd(g, *pmdp, addr, end, pages);
+		return follow_huge_pmd(g, pmdp_get(pmdp), addr, end, pages);
 	case PMD_TABLE:
 		break;
 	}
@@ -353,7 +360,7 @@ static int gup_fault(struct gup_ctx *g, unsigned long addr, int *tries)
 		panic("__get_user_pages: no progress at %#lx after %d faults (fault flags %#x, "
 		      "foll flags %#x)",
 		      addr, GUP_MAX_FAULTS, g->fault, g->flags);
-	return handle_mm_fault(g->mm, addr, g->fault);
+	return __handle_mm_fault(g->mm, addr, g->fault);
 }
 
 /*
@@ -392,6 +399,19 @@ static long __get_user_pages(struct gup_ctx *g, unsigned long start, unsigned lo
 	return (long)done;
 }
 
+/* __get_user_pages() under the mmap_lock for read (the slow path looks
+ * at VMAs and faults; Linux's mmap_read_lock around it). */
+static long get_user_pages_locked(struct gup_ctx *g, unsigned long start, unsigned long nr_pages,
+				  struct page **pages)
+{
+	long ret;
+
+	read_lock(&g->mm->mmap_lock);
+	ret = __get_user_pages(g, start, nr_pages, pages);
+	read_unlock(&g->mm->mmap_lock);
+	return ret;
+}
+
 /* Linux's is_valid_gup_args() plus the range: 0 or -EINVAL/-EFAULT. */
 static int gup_check_args(unsigned long start, unsigned long nr_pages, unsigned flags,
 			  struct page **pages)
@@ -423,7 +443,7 @@ static long gup_call(struct mm *mm, unsigned long start, unsigned long nr_pages,
 		return 0;
 	if (flags & FOLL_PIN)
 		mm_set_has_pinned(mm);
-	return __get_user_pages(&g, start, nr_pages, pages);
+	return get_user_pages_locked(&g, start, nr_pages, pages);
 }
 
 long get_user_pages(struct mm *mm, unsigned long start, unsigned long nr_pages, unsigned flags,
@@ -471,7 +491,7 @@ static unsigned gup_fast_run(struct gup_ctx *g, unsigned long addr, pte_t *ptep,
 	if (gup_must_unshare(g->flags, page))
 		return 0;
 	nr = gup_run_len(folio, addr, ptep, pte, left, g->flags);
-	nr = gup_try_grab(folio, nr, g->flags);
+	nr = gup_try_grab(folio, nr, g->flags, true);
 	if (!nr)
 		return 0;
 	if (!pte_same(ptep_get(ptep), pte) ||
@@ -496,14 +516,14 @@ static unsigned gup_fast_run(struct gup_ctx *g, unsigned long addr, pte_t *ptep,
 static unsigned gup_fast_pmd(struct gup_ctx *g, pmd_t *pmdp, unsigned long addr, unsigned long end,
 			     struct page **pages)
 {
-	pmd_t pmd = *pmdp;
+	pmd_t pmd = pmdp_get(pmdp);
 	struct page *page = pfn_to_page(pmd_pfn(pmd)) + ((addr & ~PMD_MASK) >> PAGE_SHIFT);
 	struct folio *folio = page_folio(page);
 	unsigned nr;
 
 	if (!pmd_user(pmd) || ((g->flags & FOLL_WRITE) && !pmd_write(pmd)))
 		return 0;
-	nr = gup_try_grab(folio, (unsigned)((end - addr) >> PAGE_SHIFT), g->flags);
+	nr = gup_try_grab(folio, (unsigned)((end - addr) >> PAGE_SHIFT), g->flags, true);
 	if (!nr)
 		return 0;
 	if (pmdp->val != pmd.val || gup_must_unshare(g->flags, page)) {
@@ -527,7 +547,7 @@ static unsigned long gup_fast_pmd_range(struct gup_ctx *g, unsigned long addr, u
 
 	if (!pmdp)
 		return 0;
-	switch (pmd_state(*pmdp)) {
+	switch (pmd_state(pmdp_get(pmdp))) {
 	case PMD_NONE:
 	case PMD_MIGRATION: /* the slow path's fault waits for it */
 		return 0;
@@ -587,7 +607,7 @@ static long gup_fast_call(struct mm *mm, unsigned long start, unsigned long nr_p
 	got = gup_fast(&g, start, nr_pages, pages);
 	if (got == nr_pages || (flags & FOLL_FAST_ONLY))
 		return (long)got;
-	rest = __get_user_pages(&g, start + got * PAGE_SIZE, nr_pages - got, pages + got);
+	rest = get_user_pages_locked(&g, start + got * PAGE_SIZE, nr_pages - got, pages + got);
 	if (rest < 0)
 		return got ? (long)got : rest;
 	return (long)(got + (unsigned long)rest);

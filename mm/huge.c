@@ -23,7 +23,7 @@ void folio_prepare_anon(struct folio *folio)
 {
 	unsigned long n = folio_nr_pages(folio);
 
-	folio->page.flags |= PG_anon;
+	page_set_flags(&folio->page, PG_anon);
 	for (unsigned long i = 0; i < n; i++)
 		SetPageAnonExclusive(folio_page(folio, i));
 }
@@ -38,7 +38,7 @@ int do_huge_pmd_anonymous_page(struct vma *vma, pmd_t *pmdp, unsigned long addr,
 		return -ENOMEM;
 	folio_prepare_anon(folio);
 	folio_add_rmap_pmd(folio);
-	*pmdp = vma_mk_pmd(vma, folio, write);
+	set_pmd(pmdp, vma_mk_pmd(vma, folio, write));
 	return 0;
 }
 
@@ -63,9 +63,8 @@ static pte_t pmd_split_pte(struct vma *vma, pmd_t pmd)
  */
 static pmd_t pmdp_invalidate(struct mm *mm, unsigned long addr, pmd_t *pmdp)
 {
-	pmd_t pmd = *pmdp;
+	pmd_t pmd = pmdp_get_and_clear(pmdp);
 
-	*(volatile pmd_t *)pmdp = (pmd_t){ 0 };
 	flush_tlb_range(mm, addr, addr + PMD_SIZE);
 	return pmd;
 }
@@ -81,7 +80,7 @@ static pmd_t pmdp_invalidate(struct mm *mm, unsigned long addr, pmd_t *pmdp)
 int split_huge_pmd(struct vma *vma, pmd_t *pmdp, unsigned long addr)
 {
 	struct mm *mm = vma->mm;
-	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(*pmdp)));
+	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(pmdp_get(pmdp))));
 	struct page *pt = pt_alloc(mm);
 	pmd_t pmd;
 
@@ -93,7 +92,7 @@ int split_huge_pmd(struct vma *vma, pmd_t *pmdp, unsigned long addr)
 	folio_ref_add(folio, PTRS_PER_TABLE - 1);
 	folio_add_rmap_ptes(folio, &folio->page, PTRS_PER_TABLE);
 	folio_remove_rmap_pmd(folio);
-	*pmdp = pmd_mktable(page_to_pfn(pt));
+	set_pmd(pmdp, pmd_mktable(page_to_pfn(pt)));
 	return 0;
 }
 
@@ -104,7 +103,7 @@ static int split_if_partial(struct mm *mm, unsigned long addr, unsigned long sta
 	unsigned long base = addr & PMD_MASK;
 	pmd_t *pmdp = mm_find_pmd(mm, addr, false);
 
-	if (!pmdp || !pmd_leaf(*pmdp))
+	if (!pmdp || !pmd_leaf(pmdp_get(pmdp)))
 		return 0;
 	if (start <= base && base + PMD_SIZE <= end)
 		return 0;

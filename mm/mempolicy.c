@@ -100,6 +100,26 @@ static struct mempolicy mpol_new(unsigned mode, unsigned long nodes)
 
 #define MPOL_MF_VALID (MPOL_MF_STRICT | MPOL_MF_MOVE | MPOL_MF_MOVE_ALL)
 
+/* The VMA half of mbind: split at the ends, set @pol on [start, end).
+ * Return: 0, -EFAULT (a hole; MPOL_DEFAULT may span holes) or -ENOMEM.
+ * Takes the mmap_lock for write;
+ * the queueing then runs under it for read (VMAs may have changed in
+ * between, as in Linux, which also walks the VMAs again). */
+static int set_policy(struct mm *mm, unsigned long start, unsigned long end, unsigned mode,
+		      unsigned long nodes)
+{
+	int err = -EFAULT;
+
+	write_lock(&mm->mmap_lock);
+	if (mode == MPOL_DEFAULT || range_mapped(mm, start, end)) /* only DEFAULT spans holes */
+		err = split_range(mm, start, end);
+	if (!err)
+		for (struct vma *v = find_vma_from(mm, start); v && v->start < end; v = v->next)
+			v->pol = mpol_new(mode, nodes);
+	write_unlock(&mm->mmap_lock);
+	return err;
+}
+
 int mbind(struct mm *mm, unsigned long start, unsigned long len, unsigned mode, unsigned long nodes,
 	  unsigned flags)
 {
@@ -112,16 +132,14 @@ int mbind(struct mm *mm, unsigned long start, unsigned long len, unsigned mode, 
 		return -EINVAL;
 	if (mode == MPOL_DEFAULT)
 		flags &= ~MPOL_MF_STRICT; /* Linux: nothing to be strict about */
-	else if (!range_mapped(mm, start, end))
-		return -EFAULT; /* only DEFAULT may span holes */
-	err = split_range(mm, start, end);
-	if (err)
+	err = set_policy(mm, start, end, mode, nodes);
+	if (err || !(flags & MPOL_MF_VALID))
 		return err;
-	for (struct vma *v = find_vma_from(mm, start); v && v->start < end; v = v->next)
-		v->pol = mpol_new(mode, nodes);
-	if (!(flags & MPOL_MF_VALID))
-		return 0;
+	spin_lock(&migrate_lock);
+	read_lock(&mm->mmap_lock);
 	failed = queue_pages_range(mm, start, end, &want, flags);
+	read_unlock(&mm->mmap_lock);
+	spin_unlock(&migrate_lock);
 	if (failed < 0)
 		return (int)failed;
 	return failed && (flags & MPOL_MF_STRICT) ? -EIO : 0;
@@ -134,7 +152,7 @@ static int page_node(struct mm *mm, unsigned long addr, int *nid)
 	struct folio_walk fw;
 
 	if (!folio_walk(mm, addr, FW_MIGRATION, &fw)) {
-		int err = handle_mm_fault(mm, addr, 0);
+		int err = __handle_mm_fault(mm, addr, 0);
 
 		if (err)
 			return err;
@@ -145,8 +163,8 @@ static int page_node(struct mm *mm, unsigned long addr, int *nid)
 	return 0;
 }
 
-int get_mempolicy(struct mm *mm, int *mode, unsigned long *nodes, unsigned long addr,
-		  unsigned flags)
+static int do_get_mempolicy(struct mm *mm, int *mode, unsigned long *nodes, unsigned long addr,
+			    unsigned flags)
 {
 	struct vma *vma;
 
@@ -169,6 +187,17 @@ int get_mempolicy(struct mm *mm, int *mode, unsigned long *nodes, unsigned long 
 	return 0;
 }
 
+int get_mempolicy(struct mm *mm, int *mode, unsigned long *nodes, unsigned long addr,
+		  unsigned flags)
+{
+	int ret;
+
+	read_lock(&mm->mmap_lock);
+	ret = do_get_mempolicy(mm, mode, nodes, addr, flags);
+	read_unlock(&mm->mmap_lock);
+	return ret;
+}
+
 long mm_migrate_pages(struct mm *mm, unsigned long from, unsigned long to, unsigned flags)
 {
 	struct queue_want want = { .by_vma = false };
@@ -187,7 +216,14 @@ long mm_migrate_pages(struct mm *mm, unsigned long from, unsigned long to, unsig
 		if (want.map[src] == src || (uneven && (to & node_bit(src))))
 			want.map[src] = -1;
 	}
-	return queue_pages_range(mm, 0, MM_USER_END, &want, flags | MPOL_MF_MOVE);
+	long failed;
+
+	spin_lock(&migrate_lock);
+	read_lock(&mm->mmap_lock);
+	failed = queue_pages_range(mm, 0, MM_USER_END, &want, flags | MPOL_MF_MOVE);
+	read_unlock(&mm->mmap_lock);
+	spin_unlock(&migrate_lock);
+	return failed;
 }
 
 long migrate_pages(struct mm *mm, unsigned long from, unsigned long to)

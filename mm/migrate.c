@@ -52,7 +52,7 @@ bool migrate_batch_add(struct migrate_batch *b, struct folio *folio, struct mm *
 		panic("migrate_batch_add: batch full (%d folios)", b->nr);
 	if (folio_order(folio) > PMD_ORDER)
 		folio_bug("migrate_batch_add", folio, "folio larger than a PMD");
-	folio->page.flags |= PG_locked;
+	page_set_flags(&folio->page, PG_locked);
 	it = &b->item[b->nr++];
 	*it = (struct migrate_item){
 		.folio = folio, .addr = addr, .mm = mm, .target = *target, .home = home
@@ -159,11 +159,12 @@ static int split_pmd_mappings(struct migrate_item *it)
 {
 	for_each_family_mm(m, it) {
 		struct pmd_walk pw;
-		int err;
+		int err = 0;
 
-		if (pmd_walk(m, it->addr, &pw) != PMD_LEAF || pw.folio != it->folio)
-			continue;
-		err = split_huge_pmd(find_vma(m, it->addr), pw.pmdp, it->addr);
+		spin_lock(&m->page_table_lock);
+		if (pmd_walk(m, it->addr, &pw) == PMD_LEAF && pw.folio == it->folio)
+			err = split_huge_pmd(find_vma(m, it->addr), pw.pmdp, it->addr);
+		spin_unlock(&m->page_table_lock);
 		if (err)
 			return err;
 	}
@@ -217,10 +218,10 @@ static int migrate_prepare(struct migrate_item *it)
 static void unmap_pmd(struct migrate_item *it, struct mm *m, pmd_t *pmdp, struct flush_set *fs)
 {
 	struct folio *f = it->folio;
-	pmd_t pmd = *pmdp;
+	pmd_t pmd = pmdp_get(pmdp);
 
-	*pmdp = pte_pmd(
-		make_migration_entry(folio_pfn(f), pmd_pte(pmd), PageAnonExclusive(&f->page)));
+	set_pmd(pmdp, pte_pmd(make_migration_entry(folio_pfn(f), pmd_pte(pmd),
+						   PageAnonExclusive(&f->page))));
 	folio_remove_rmap_pmd(f);
 	it->nr_entries++;
 	flush_later(fs, m, it->addr, it->addr + PMD_SIZE);
@@ -292,26 +293,23 @@ static void unmap_ptes(struct migrate_item *it, struct mm *m, pmd_t *pmdp, struc
 		flush_later(fs, m, lo, hi);
 }
 
-/* try_to_migrate(): every mapping of @it's folio in its anon family. A
- * PMD migration entry there belongs to another folio of the group (its
- * own are made here, after this folio's walk of that mm). */
+/* try_to_migrate(): every mapping of @it's folio in its anon family. The
+ * PMD entry is classified under the mm's page_table_lock (a fault in @m
+ * may change it). A PMD migration entry there belongs to another folio of
+ * the group (this folio's own are made here, after its walk of that mm). */
 static void migrate_unmap(struct migrate_item *it, struct flush_set *fs)
 {
 	for_each_family_mm(m, it) {
 		struct pmd_walk pw;
+		enum pmd_state st;
 
-		switch (pmd_walk(m, it->addr, &pw)) {
-		case PMD_TABLE:
+		spin_lock(&m->page_table_lock);
+		st = pmd_walk(m, it->addr, &pw);
+		if (st == PMD_LEAF && pw.folio == it->folio)
+			unmap_pmd(it, m, pw.pmdp, fs);
+		spin_unlock(&m->page_table_lock);
+		if (st == PMD_TABLE)
 			unmap_ptes(it, m, pw.pmdp, fs);
-			break;
-		case PMD_LEAF:
-			if (pw.folio == it->folio)
-				unmap_pmd(it, m, pw.pmdp, fs);
-			break;
-		case PMD_NONE:
-		case PMD_MIGRATION:
-			break;
-		}
 	}
 	if (folio_mapcount(it->folio))
 		folio_bug("migrate_unmap", it->folio, "still mapped after the unmap");
@@ -339,12 +337,12 @@ static void migrate_copy(struct migrate_item *it, struct folio **pieces)
 
 	if (it->dst) {
 		memcpy(page_address(&it->dst->page), page_address(&f->page), n * PAGE_SIZE);
-		it->dst->page.flags |= keep;
+		page_set_flags(&it->dst->page, keep);
 	} else {
 		for (unsigned long i = 0; i < n; i++) {
 			memcpy(page_address(&pieces[i]->page), page_address(folio_page(f, i)),
 			       PAGE_SIZE);
-			pieces[i]->page.flags |= keep;
+			page_set_flags(&pieces[i]->page, keep);
 		}
 	}
 	count_event(folio_copies, n);
@@ -425,14 +423,16 @@ static __attribute__((noinline)) void remap_ptes(struct migrate_item *it, struct
 static void remap_pmd(struct migrate_item *it, struct mm *m, pmd_t *pmdp)
 {
 	struct vma *vma = find_vma(m, it->addr);
-	pte_t e = pmd_pte(*pmdp);
+	pte_t e = pmd_pte(pmdp_get(pmdp));
 	pmd_t pmd = vma_mk_pmd(vma, it->dst, false);
 
 	if (migration_entry_excl(e))
 		for (unsigned long i = 0; i < folio_nr_pages(it->dst); i++)
 			SetPageAnonExclusive(folio_page(it->dst, i));
-	*pmdp = pte_pmd(pte_restore_migration(pmd_pte(pmd), e));
 	folio_add_rmap_pmd(it->dst);
+	spin_lock(&m->page_table_lock);
+	set_pmd(pmdp, pte_pmd(pte_restore_migration(pmd_pte(pmd), e)));
+	spin_unlock(&m->page_table_lock);
 }
 
 /* Fill @pieces from @it's list (order-0 destinations, in page order). */
@@ -476,7 +476,7 @@ static void migrate_move(struct migrate_item *it)
 	it->status = dst_folio(it, pieces, 0)->page.node;
 	if (!it->dst)
 		free_pieces(it); /* their allocation references: unmapped pieces go */
-	f->page.flags &= ~PG_locked;
+	page_clear_flags(&f->page, PG_locked);
 	folio_put_refs(f, (int)it->nr_entries);
 }
 
@@ -504,7 +504,7 @@ static long migrate_group(struct migrate_item *it, int n)
 	for (int k = 0; k < n; k++) {
 		it[k].status = migrate_prepare(&it[k]);
 		if (it[k].status)
-			it[k].folio->page.flags &= ~PG_locked;
+			page_clear_flags(&it[k].folio->page, PG_locked);
 		else
 			migrate_unmap(&it[k], defer);
 	}

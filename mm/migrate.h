@@ -78,6 +78,10 @@ static inline bool folio_shared_with_other_mm(struct folio *folio, struct mm *mm
  */
 long migrate_batch(struct migrate_batch *b);
 
+/* One migration at a time (LOCK_MIGRATE, taken before the mmap_lock):
+ * migrate_batch_buf and migrate.c's scratch state are global, and the
+ * unmap and remap walk every mm of the folio's anon family. */
+extern struct spinlock migrate_lock;
 /* What a queue walk looks for, and where it sends what it finds. */
 struct queue_want {
 	bool by_vma;	       /* mbind: folios the VMA's policy does not allow, moved by it */
@@ -91,7 +95,8 @@ struct queue_want {
  * Return: pages not moved (failed, shared without MOVE_ALL, or found
  * without MOVE), or -EIO when MPOL_MF_STRICT without MOVE met one (the
  * walk stops there).
- * Context: no PTE lock held; the walk takes each table's once.
+ * Context: migrate_lock and @mm's mmap_lock held (for read at least), no
+ * PTE lock; the walk takes each table's once.
  */
 long queue_pages_range(struct mm *mm, unsigned long start, unsigned long end,
 		       const struct queue_want *want, unsigned flags);

@@ -38,6 +38,7 @@ struct queue_ctx {
 };
 
 struct migrate_batch migrate_batch_buf;
+struct spinlock migrate_lock = SPINLOCK_INIT(LOCK_MIGRATE, "migrate_lock");
 
 /* Does the call want @folio moved (by the VMA policy, or its node map)? */
 static bool queue_required(struct queue_ctx *q, struct folio *folio)
@@ -162,7 +163,7 @@ static int queue_pte_range(struct mm *mm, pmd_t *pmdp, pte_t *ptep, unsigned lon
 static int queue_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsigned long end, void *priv)
 {
 	struct queue_ctx *q = priv;
-	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(*pmdp)));
+	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(pmdp_get(pmdp))));
 
 	(void)mm;
 	return queue_one(q, folio, (addr & ~PMD_MASK) >> PAGE_SHIFT, addr,

@@ -15,6 +15,8 @@
 struct mm *cpu_current_mm[NR_CPUS];
 struct mm *mm_list;
 static int next_mm_id = 1;
+/* Guards mm_list, next_mm and next_mm_id (nothing is taken under it). */
+static struct spinlock mm_list_lock = SPINLOCK_INIT(LOCK_LEAF, "mm_list_lock");
 
 struct mm *mm_create(void)
 {
@@ -27,40 +29,50 @@ struct mm *mm_create(void)
 		free(mm);
 		return NULL;
 	}
+	mm->mmap_lock = RWLOCK_INIT("mmap_lock");
+	spin_lock_init(&mm->page_table_lock, LOCK_PGTABLE, "page_table_lock");
 	mm->users = 1;
+	spin_lock(&mm_list_lock);
 	mm->id = next_mm_id++;
 	mm->anon_family = mm->id;
 	mm->next_mm = mm_list;
 	mm_list = mm;
+	spin_unlock(&mm_list_lock);
 	return mm;
 }
 
 void mm_get(struct mm *mm)
 {
-	mm->users++;
+	__atomic_fetch_add(&mm->users, 1, __ATOMIC_RELAXED);
 }
 
 static void mm_unlist(struct mm *mm)
 {
 	struct mm **p = &mm_list;
 
+	spin_lock(&mm_list_lock);
 	while (*p != mm)
 		p = &(*p)->next_mm;
 	*p = mm->next_mm;
+	spin_unlock(&mm_list_lock);
 }
 
 /*
  * mm_put - drop a reference; the last one tears @mm down: off the MMU
  * first, then every VMA zapped and every table freed under one mmu_gather
- * (one TLB flush), then the VMAs, the pgd and the mm itself.
+ * (one TLB flush), then the VMAs, the pgd and the mm itself. The last
+ * reference is the only one, so the teardown takes no mmap_lock (Linux's
+ * exit_mmap takes it only for the mmu notifiers and the OOM reaper).
+ * Context: the caller's CPU is the last one with @mm live in its MMU.
  */
 void mm_put(struct mm *mm)
 {
 	struct mmu_gather tlb;
+	int users = __atomic_sub_fetch(&mm->users, 1, __ATOMIC_ACQ_REL);
 
-	if (mm->users <= 0)
-		panic("mm_put: mm %d has %d users", mm->id, mm->users);
-	if (--mm->users > 0)
+	if (users < 0)
+		panic("mm_put: mm %d has %d users", mm->id, users + 1);
+	if (users > 0)
 		return;
 	if (current_mm == mm)
 		switch_mm(NULL);

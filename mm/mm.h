@@ -13,8 +13,8 @@
 
 #include "pgtable.h"
 #include "smp.h"
-
 #include <asm/mm_context.h> /* struct arch_mm_context */
+#include "spinlock.h"
 
 #define MM_USER_START 0x10000ul
 #define MM_USER_END (1ul << 47)
@@ -47,9 +47,21 @@ struct vma {
 	struct vma *next;	  /* sorted by start */
 };
 
+/*
+ * struct mm - an address space.
+ * Context: mmap_lock guards the VMA list (vmas and every field of its
+ * VMAs): written by mmap, munmap, mprotect, madvise, mbind and fork, read
+ * by faults, the GUP slow path, migration, numa_maps and ptdump.
+ * page_table_lock guards entries above the PTE level (installing a table,
+ * changing a PMD leaf) against other holders of mmap_lock for read; each
+ * PTE table has its own lock for its entries. users and nr_pt_pages
+ * change atomically. mm_list_lock guards mm_list and next_mm.
+ */
 struct mm {
 	pgd_t *pgd;
 	struct vma *vmas;
+	struct rwlock mmap_lock;
+	struct spinlock page_table_lock;
 	int users;	      /* references: the mm is freed when the last goes */
 	unsigned flags;	      /* MMF_* */
 	uint64_t nr_pt_pages; /* page-table pages below pgd */
@@ -67,7 +79,7 @@ struct mm {
 extern struct mm *mm_list;
 
 /* The mm whose user half is live in this CPU's MMU (CR3 / TTBR0), or
- * NULL; each CPU has its own. */
+ * NULL: one per CPU, read and written only by its own CPU. */
 extern struct mm *cpu_current_mm[NR_CPUS];
 #define current_mm (cpu_current_mm[smp_processor_id()])
 
@@ -117,8 +129,12 @@ struct vma *find_vma(struct mm *mm, unsigned long addr); /* the VMA containing a
  * handle_mm_fault - resolve a fault at @addr in @mm.
  * Return: 0 when the access can be retried, -EFAULT when it is outside
  * every VMA or against the VMA's protection, -ENOMEM when memory ran out.
+ * Context: takes @mm's mmap_lock for read (the arch fault handlers call
+ * it with no lock held); __handle_mm_fault() is the same for a caller
+ * that holds it already (GUP).
  */
 int handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags);
+int __handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags);
 
 /*
  * mm_access - copy between a kernel buffer and @mm's memory through the MMU
@@ -141,7 +157,9 @@ void mm_ptdump_to(struct mm *mm, void (*out)(void *ctx, const char *line), void 
 
 /* Check every invariant of every live mm and of all memory (mm/check.c
  * lists them); return the number of problems, each printed. @mm is
- * unused (a folio's mappings may come from any mm, so all are walked). */
+ * unused (a folio's mappings may come from any mm, so all are walked).
+ * Context: quiescent: no other CPU runs mm code (tests call it between
+ * steps); it reads without locks and reports any lock left held. */
 int mm_check(struct mm *mm);
 
 #endif

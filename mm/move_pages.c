@@ -96,8 +96,8 @@ static void query_pages(struct mm *mm, unsigned long n, const unsigned long *add
 	}
 }
 
-long move_pages(struct mm *mm, unsigned long n, const unsigned long *addrs, const int *nodes,
-		int *status, unsigned flags)
+static long do_move_pages(struct mm *mm, unsigned long n, const unsigned long *addrs,
+			  const int *nodes, int *status, unsigned flags)
 {
 	unsigned long start = 0;
 	long failed = 0;
@@ -122,4 +122,17 @@ long move_pages(struct mm *mm, unsigned long n, const unsigned long *addrs, cons
 		status[i] = move_one(mm, addrs[i], nodes[i], flags);
 	}
 	return failed + move_chunk(status + start, n - start);
+}
+
+long move_pages(struct mm *mm, unsigned long n, const unsigned long *addrs, const int *nodes,
+		int *status, unsigned flags)
+{
+	long ret;
+
+	spin_lock(&migrate_lock);
+	read_lock(&mm->mmap_lock);
+	ret = do_move_pages(mm, n, addrs, nodes, status, flags);
+	read_unlock(&mm->mmap_lock);
+	spin_unlock(&migrate_lock);
+	return ret;
 }

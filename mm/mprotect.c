@@ -103,15 +103,17 @@ static int change_huge_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsig
 			   void *priv)
 {
 	struct mprotect_walk *w = priv;
-	pmd_t pmd = pmd_modify(*pmdp, w->prot);
+	pmd_t pmd;
 
 	(void)mm;
 	if (addr & ~PMD_MASK || end - addr != PMD_SIZE)
 		panic("change_protection: partial PMD leaf at %#lx", addr);
+	/* cleared and rewritten, as the PTEs are: no young or dirty bit lost */
+	pmd = pmd_modify(pmdp_get_and_clear(pmdp), w->prot);
 	if (w->writable && PageAnonExclusive(pfn_to_page(pmd_pfn(pmd))))
-		*pmdp = pmd_mkwrite(pmd);
+		set_pmd(pmdp, pmd_mkwrite(pmd));
 	else
-		*pmdp = pmd_wrprotect(pmd);
+		set_pmd(pmdp, pmd_wrprotect(pmd));
 	return 0;
 }
 

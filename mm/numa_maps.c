@@ -53,7 +53,7 @@ static int numa_pte_range(struct mm *mm, pmd_t *pmdp, pte_t *ptep, unsigned long
 static int numa_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsigned long end, void *priv)
 {
 	(void)mm;
-	count_folio(priv, page_folio(pfn_to_page(pmd_pfn(*pmdp))), true,
+	count_folio(priv, page_folio(pfn_to_page(pmd_pfn(pmdp_get(pmdp)))), true,
 		    (end - addr) >> PAGE_SHIFT);
 	return 0;
 }
@@ -80,6 +80,7 @@ void mm_numa_maps_to(struct mm *mm, void (*out)(void *ctx, const char *line), vo
 {
 	char line[256];
 
+	read_lock(&mm->mmap_lock);
 	for (struct vma *v = mm->vmas; v; v = v->next) {
 		struct numa_count c = { .last = NULL };
 		int len;
@@ -96,4 +97,5 @@ void mm_numa_maps_to(struct mm *mm, void (*out)(void *ctx, const char *line), vo
 					size_names[k], c.folios[k]);
 		out(ctx, line);
 	}
+	read_unlock(&mm->mmap_lock);
 }

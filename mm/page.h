@@ -16,8 +16,10 @@
  * large folio large_mapcount == entire_mapcount + the sum of the pages'
  * mapcounts (page_alloc_check() verifies it).
  *
- * The guest is uniprocessor: nothing here takes a lock. Callers that hold a
- * PTE lock may call every function (none sleeps or takes a lock).
+ * SMP: refcount, mapcounts and pincount change by atomic adds (a batch of
+ * nr is one add of nr), flags by atomic or/and; the allocator takes its
+ * node's lock (page_alloc.c). Callers that hold a PTE lock or the
+ * page_table_lock may call every function (none sleeps).
  */
 #ifndef MM_PAGE_H
 #define MM_PAGE_H
@@ -27,6 +29,7 @@
 #include <stdint.h>
 
 #include "list.h"
+#include "spinlock.h"
 
 #define MAX_ORDER 10 /* largest folio: 4 MiB */
 #define PMD_ORDER 9  /* 2 MiB */
@@ -59,11 +62,6 @@
 /* Freed memory is filled with this byte while mm_debug_poison is set. */
 #define PAGE_POISON 0x6b
 
-struct spinlock {
-	int locked;
-	const char *name;
-};
-
 struct page {
 	uint32_t flags;
 	uint8_t order; /* head of a folio or buddy block: its order */
@@ -86,8 +84,10 @@ struct folio {
 	struct page page;
 };
 
-/* Per-node physical memory and its buddy free lists. */
+/* Per-node physical memory and its buddy free lists.
+ * Context: lock (LOCK_ALLOC) guards free_area, nr_free and free_pages. */
 struct pglist {
+	struct spinlock lock;
 	int node_id;		     /* numa-node-id */
 	uint64_t start_pfn, end_pfn; /* span covered by memmap */
 	struct page *memmap;	     /* end_pfn - start_pfn entries */
@@ -121,6 +121,25 @@ uint64_t page_to_pfn(const struct page *page);
 void *page_address(const struct page *page); /* kernel (direct-map) address */
 struct pglist *page_pglist(const struct page *page);
 
+/* Flags of a live page change by atomic or/and (one CPU may set
+ * PG_referenced while another clears AnonExclusive in the same word);
+ * a page no other CPU can reach yet (just allocated) may be written
+ * plainly. Reads are relaxed atomic loads (plain loads on both arches). */
+static inline uint32_t page_flags(const struct page *page)
+{
+	return __atomic_load_n(&page->flags, __ATOMIC_RELAXED);
+}
+
+static inline void page_set_flags(struct page *page, uint32_t set)
+{
+	__atomic_fetch_or(&page->flags, set, __ATOMIC_RELAXED);
+}
+
+static inline void page_clear_flags(struct page *page, uint32_t clear)
+{
+	__atomic_fetch_and(&page->flags, ~clear, __ATOMIC_RELAXED);
+}
+
 static inline struct folio *page_folio(struct page *page)
 {
 	return (struct folio *)(page - page->head_offset);
@@ -143,7 +162,7 @@ static inline unsigned long folio_nr_pages(const struct folio *f)
 
 static inline bool folio_test_large(const struct folio *f)
 {
-	return f->page.flags & PG_large;
+	return page_flags(&f->page) & PG_large;
 }
 
 static inline uint64_t folio_pfn(const struct folio *f)
@@ -160,17 +179,17 @@ static inline int folio_nid(const struct folio *f)
  * process and may be written without copy-on-write. Cleared at allocation. */
 static inline bool PageAnonExclusive(const struct page *page)
 {
-	return page->flags & PG_anon_exclusive;
+	return page_flags(page) & PG_anon_exclusive;
 }
 
 static inline void SetPageAnonExclusive(struct page *page)
 {
-	page->flags |= PG_anon_exclusive;
+	page_set_flags(page, PG_anon_exclusive);
 }
 
 static inline void ClearPageAnonExclusive(struct page *page)
 {
-	page->flags &= ~PG_anon_exclusive;
+	page_clear_flags(page, PG_anon_exclusive);
 }
 
 /* Allocation flags. */
@@ -194,7 +213,8 @@ struct folio *folio_alloc(int nid, unsigned order, unsigned flags);
  */
 struct folio *folio_alloc_orders(int nid, unsigned long orders, unsigned flags);
 
-/* Reference counting. Each call is one ref_update. folio_put frees the
+/* Reference counting, atomic: each call is one atomic add (or sub) of
+ * its whole amount and one ref_update. folio_put frees the
  * folio when the count reaches zero; freeing a folio that is still mapped
  * or pinned, a double free and a count going negative panic with the
  * folio's state (nothing is changed before the panic). */
@@ -206,7 +226,7 @@ void folio_put_refs(struct folio *f, int nr);
 
 static inline int folio_ref_count(const struct folio *f)
 {
-	return f->page.refcount;
+	return __atomic_load_n(&f->page.refcount, __ATOMIC_RELAXED);
 }
 
 /* Pins (FOLL_PIN): @nr pins, each holding a reference. Small folios add
@@ -215,14 +235,21 @@ static inline int folio_ref_count(const struct folio *f)
 void folio_pin(struct folio *f, int nr);
 void folio_unpin(struct folio *f, int nr);
 
+/* folio_try_grab - @nr references (or, with @pin, @nr pins as folio_pin
+ * takes them) unless the refcount is zero: the folio is being freed and
+ * the caller holds nothing that keeps it (gup-fast). One compare-and-
+ * exchange on refcount. Return: whether they were taken (one ref_update). */
+bool folio_try_grab(struct folio *f, int nr, bool pin);
+
 static inline int folio_pincount(const struct folio *f)
 {
-	return f->page.pincount;
+	return __atomic_load_n(&f->page.pincount, __ATOMIC_RELAXED);
 }
 
 /* Mapcounts: @nr consecutive pages from @page, all in @f, gain or lose one
- * PTE mapping each (one mapcount_update per call). Panics on underflow or
- * pages outside @f. */
+ * PTE mapping each (one mapcount_update per call): one atomic add per
+ * page's mapcount (two mms' PTE locks may cover one page), one atomic
+ * add of @nr to large_mapcount. Panics on underflow or pages outside @f. */
 void folio_add_rmap_ptes(struct folio *f, struct page *page, int nr);
 void folio_remove_rmap_ptes(struct folio *f, struct page *page, int nr);
 /* One PMD mapping of a whole PMD_ORDER folio: entire_mapcount and
@@ -230,14 +257,20 @@ void folio_remove_rmap_ptes(struct folio *f, struct page *page, int nr);
 void folio_add_rmap_pmd(struct folio *f);
 void folio_remove_rmap_pmd(struct folio *f);
 
+static inline int page_mapcount(const struct page *page)
+{
+	return __atomic_load_n(&page->mapcount, __ATOMIC_RELAXED);
+}
+
 static inline int folio_mapcount(const struct folio *f)
 {
-	return folio_test_large(f) ? f->page.large_mapcount : f->page.mapcount;
+	return folio_test_large(f) ? __atomic_load_n(&f->page.large_mapcount, __ATOMIC_RELAXED)
+				   : page_mapcount(&f->page);
 }
 
 static inline int folio_entire_mapcount(const struct folio *f)
 {
-	return f->page.entire_mapcount;
+	return __atomic_load_n(&f->page.entire_mapcount, __ATOMIC_RELAXED);
 }
 
 /* Does any page of @f have more than one mapping, or is it PMD- and

@@ -10,7 +10,14 @@
  * of free blocks depends only on which pages are free - the tests rely on
  * that to compare free lists before and after.
  *
- * Context: uniprocessor, no locks; callers may hold a PTE lock.
+ * Context: each node's free lists, counts and the buddy state of its free
+ * pages are under that node's pglist.lock (class LOCK_ALLOC: callers may
+ * hold a PTE lock or the page_table_lock, and nothing is taken under it).
+ * One lock per node, never two at once: an allocation that falls back
+ * tries the nodes one after another. Preparing the folio (zeroing) and
+ * poisoning a freed one's memory run outside the lock: the pages
+ * belong to the caller then; their struct pages are written under the
+ * lock, since a neighbour's merge reads them.
  */
 #include <string.h>
 
@@ -56,7 +63,10 @@ static void buddy_merge_free(struct pglist *pg, uint64_t pfn, unsigned order)
 		if (bpfn < pg->start_pfn || bpfn + (1ul << order) > pg->end_pfn)
 			break;
 		b = pglist_page(pg, bpfn);
-		if (!(b->flags & PG_buddy) || b->order != order)
+		/* atomic loads: @b may be another CPU's folio, whose owner
+		 * changes its flags without this lock */
+		if (!(page_flags(b) & PG_buddy) ||
+		    __atomic_load_n(&b->order, __ATOMIC_RELAXED) != order)
 			break;
 		free_area_del(pg, b, order);
 		pfn &= ~(1ul << order);
@@ -97,7 +107,9 @@ static struct page *buddy_take(struct pglist *pg, unsigned order)
 			k--;
 			free_area_add(pg, pglist_page(pg, pfn + (1ul << k)), k);
 		}
-		pg->free_pages -= 1ul << order;
+		/* node_free_pages() reads it without the lock */
+		__atomic_store_n(&pg->free_pages, pg->free_pages - (1ul << order),
+				 __ATOMIC_RELAXED);
 		return p;
 	}
 	return NULL;
@@ -120,20 +132,29 @@ static void check_poison(struct page *p)
 	}
 }
 
+/* The first page of the free block at @head (2^@order pages, off the
+ * lists) that is not blank, or NULL. */
+static struct page *block_in_use(struct page *head, unsigned order)
+{
+	for (unsigned long i = 0; i < 1ul << order; i++)
+		if ((head[i].flags & ~PG_poisoned) || head[i].refcount)
+			return head + i;
+	return NULL;
+}
+
 /*
- * folio_prep - turn the free block at @head (2^@order pages, off the lists)
- * into a folio: check the poison and that the pages are really free, then
- * write each page's allocated state once.
+ * folio_prep - turn the free block at @head into a folio: check the
+ * poison, then write each page's allocated state once.
+ * Context: the node's lock is held: a CPU freeing a neighbour reads these
+ * struct pages (is it my free buddy?) under the lock.
  */
-static struct folio *folio_prep(struct page *head, unsigned order, unsigned flags)
+static void folio_prep(struct page *head, unsigned order)
 {
 	uint8_t node = head->node;
 
 	for (unsigned long i = 0; i < 1ul << order; i++) {
 		struct page *p = head + i;
 
-		if ((p->flags & ~PG_poisoned) || p->refcount)
-			folio_bug("folio_alloc", (struct folio *)p, "free page is in use");
 		if (mm_debug_poison && (p->flags & PG_poisoned))
 			check_poison(p);
 		*p = (struct page){ .flags = i ? PG_tail : 0,
@@ -144,10 +165,22 @@ static struct folio *folio_prep(struct page *head, unsigned order, unsigned flag
 	head->refcount = 1;
 	if (order)
 		head->flags = PG_large;
-	if (flags & ALLOC_ZERO)
-		memset(page_address(head), 0, PAGE_SIZE << order);
-	count_event(folio_allocs, 1);
-	return (struct folio *)head;
+}
+
+/* Take a 2^@order block from @pg and make it a folio. Return: its head,
+ * or NULL when @pg has none. Panics on a free page found in use. */
+static struct page *node_alloc(struct pglist *pg, unsigned order)
+{
+	struct page *p, *bad = NULL;
+
+	spin_lock(&pg->lock);
+	p = buddy_take(pg, order);
+	if (p && !(bad = block_in_use(p, order)))
+		folio_prep(p, order);
+	spin_unlock(&pg->lock);
+	if (bad)
+		folio_bug("folio_alloc", (struct folio *)bad, "free page is in use");
+	return p;
 }
 
 struct folio *folio_alloc(int nid, unsigned order, unsigned flags)
@@ -158,8 +191,13 @@ struct folio *folio_alloc(int nid, unsigned order, unsigned flags)
 	if (nid < 0 || nid >= nr_pglists || order > MAX_ORDER)
 		panic("folio_alloc: bad node index %d (of %d) or order %u", nid, nr_pglists, order);
 	for (int i = 0; !p && i < tries; i++)
-		p = buddy_take(&pglists[pglists[nid].fallback[i]], order);
-	return p ? folio_prep(p, order, flags) : NULL;
+		p = node_alloc(&pglists[pglists[nid].fallback[i]], order);
+	if (!p)
+		return NULL;
+	if (flags & ALLOC_ZERO) /* the folio is the caller's alone: no lock */
+		memset(page_address(p), 0, PAGE_SIZE << order);
+	count_event(folio_allocs, 1);
+	return (struct folio *)p;
 }
 
 struct folio *folio_alloc_orders(int nid, unsigned long orders, unsigned flags)
@@ -193,10 +231,12 @@ void folio_free(struct folio *f)
 
 	if (mm_debug_poison)
 		memset(page_address(&f->page), PAGE_POISON, PAGE_SIZE << order);
+	spin_lock(&pg->lock); /* other CPUs' merges read these struct pages */
 	for (unsigned long i = 0; i < 1ul << order; i++)
 		*folio_page(f, i) = (struct page){ .flags = blank, .node = node };
 	buddy_merge_free(pg, pfn, order);
-	pg->free_pages += 1ul << order;
+	__atomic_store_n(&pg->free_pages, pg->free_pages + (1ul << order), __ATOMIC_RELAXED);
+	spin_unlock(&pg->lock);
 	count_event(folio_frees, 1);
 }
 
@@ -241,6 +281,7 @@ void page_alloc_init(void)
 		memmap_alloc(i);
 	memblock_close();
 	for (int i = 0; i < nr; i++) {
+		spin_lock_init(&pglists[i].lock, LOCK_ALLOC, "allocator lock");
 		memmap_init_node(i);
 		build_fallback(i, nr);
 	}
@@ -249,7 +290,9 @@ void page_alloc_init(void)
 
 uint64_t node_free_pages(int nid)
 {
-	return nid >= 0 && nid < nr_pglists ? pglists[nid].free_pages : 0;
+	return nid >= 0 && nid < nr_pglists
+		       ? __atomic_load_n(&pglists[nid].free_pages, __ATOMIC_RELAXED)
+		       : 0;
 }
 
 uint64_t total_free_pages(void)
@@ -257,7 +300,7 @@ uint64_t total_free_pages(void)
 	uint64_t n = 0;
 
 	for (int i = 0; i < nr_pglists; i++)
-		n += pglists[i].free_pages;
+		n += node_free_pages(i);
 	return n;
 }
 

@@ -12,11 +12,23 @@
 #include "mm_internal.h"
 
 #ifndef ptep_set_access_flags
+/* The young and dirty bits the MMU may have set since the caller read the
+ * entry are kept: the entry is replaced with a compare-and-exchange. */
 bool ptep_set_access_flags(struct vma *vma, unsigned long addr, pte_t *ptep, pte_t entry)
 {
-	if (__ptep_get(ptep).val == entry.val)
-		return false;
-	set_pte(ptep, entry);
+	uint64_t old = __ptep_get(ptep).val;
+	pte_t new;
+
+	do {
+		new = entry;
+		if (pte_dirty((pte_t){ old }))
+			new = pte_mkdirty(new);
+		if (pte_young((pte_t){ old }))
+			new = pte_mkyoung(new);
+		if (new.val == old)
+			return false;
+	} while (!__atomic_compare_exchange_n(&ptep->val, &old, new.val, false, __ATOMIC_RELEASE,
+					      __ATOMIC_RELAXED));
 	addr &= ~(PAGE_SIZE - 1);
 	flush_tlb_range(vma->mm, addr, addr + PAGE_SIZE);
 	return true;
@@ -36,23 +48,6 @@ pgprot_t vm_get_page_prot(unsigned vm_flags)
 	return exec ? PAGE_USER_RX : PAGE_USER_RO;
 }
 
-/* ---- locks ---------------------------------------------------------------- */
-
-void spin_lock(struct spinlock *l)
-{
-	if (l->locked)
-		panic("spin_lock: %s already held (a deadlock on one CPU)",
-		      l->name ? l->name : "lock");
-	l->locked = 1;
-}
-
-void spin_unlock(struct spinlock *l)
-{
-	if (!l->locked)
-		panic("spin_unlock: %s is not held", l->name ? l->name : "lock");
-	l->locked = 0;
-}
-
 /* ---- table pages ---------------------------------------------------------- */
 
 /* A zeroed PG_pgtable page with its lock ready; counts pt_allocs. */
@@ -62,8 +57,8 @@ static struct page *pt_page_alloc(void)
 
 	if (!f)
 		return NULL;
-	f->page.flags |= PG_pgtable;
-	f->page.ptl = (struct spinlock){ 0, "PTE table lock" };
+	page_set_flags(&f->page, PG_pgtable);
+	spin_lock_init(&f->page.ptl, LOCK_PTL, "PTE table lock");
 	count_event(pt_allocs, 1);
 	return &f->page;
 }
@@ -74,7 +69,7 @@ static void pt_page_release(struct page *pt)
 	if (!(pt->flags & PG_pgtable))
 		panic("pt_free: pfn %#llx is not a page-table page (flags %#x)",
 		      (unsigned long long)page_to_pfn(pt), pt->flags);
-	pt->flags &= ~PG_pgtable;
+	page_clear_flags(pt, PG_pgtable);
 	count_event(pt_frees, 1);
 	folio_put(page_folio(pt));
 }
@@ -84,7 +79,7 @@ struct page *pt_alloc(struct mm *mm)
 	struct page *pt = pt_page_alloc();
 
 	if (pt && mm)
-		mm->nr_pt_pages++;
+		__atomic_fetch_add(&mm->nr_pt_pages, 1, __ATOMIC_RELAXED);
 	return pt;
 }
 
@@ -93,14 +88,13 @@ static void mm_dec_pt_pages(struct mm *mm)
 {
 	if (!mm)
 		return;
-	if (mm->nr_pt_pages == 0)
+	if (__atomic_fetch_sub(&mm->nr_pt_pages, 1, __ATOMIC_RELAXED) == 0)
 		panic("pt_free: mm %d has no page-table pages to free", mm->id);
-	mm->nr_pt_pages--;
 }
 
 void pt_free(struct mm *mm, struct page *pt)
 {
-	if (!(pt->flags & PG_pgtable) || pt->ptl.locked)
+	if (!(pt->flags & PG_pgtable) || spin_is_locked(&pt->ptl))
 		panic("pt_free: pfn %#llx is %s", (unsigned long long)page_to_pfn(pt),
 		      pt->flags & PG_pgtable ? "a table freed with its lock held"
 					     : "not a page-table page");
@@ -169,16 +163,31 @@ struct page *pmd_pt_page(pmd_t pmd)
 
 /* ---- the descent to a pmd entry ------------------------------------------ */
 
+/*
+ * Installing a table: allocate it unlocked, then take the mm's
+ * page_table_lock and hook it up only if the entry is still none; a CPU
+ * that lost the race gives its table back. The release store of the
+ * entry publishes the zeroed table to the walkers, which read upper
+ * entries without a lock.
+ */
+
 /* Make sure *@pgdp points at a PUD table (allocating with @alloc). */
 static bool pgd_ensure_table(struct mm *mm, pgd_t *pgdp, bool alloc)
 {
 	struct page *pt;
 
-	if (!pgd_none(*pgdp))
+	if (!pgd_none(pgdp_get(pgdp)))
 		return true;
 	if (!alloc || !(pt = pt_alloc(mm)))
 		return false;
-	*pgdp = pgd_mktable(page_to_pfn(pt));
+	spin_lock(&mm->page_table_lock);
+	if (pgd_none(pgdp_get(pgdp))) {
+		set_pgd(pgdp, pgd_mktable(page_to_pfn(pt)));
+		pt = NULL;
+	}
+	spin_unlock(&mm->page_table_lock);
+	if (pt)
+		pt_free(mm, pt);
 	return true;
 }
 
@@ -186,13 +195,21 @@ static bool pgd_ensure_table(struct mm *mm, pgd_t *pgdp, bool alloc)
 static bool pud_ensure_table(struct mm *mm, pud_t *pudp, bool alloc)
 {
 	struct page *pt;
+	pud_t pud = pudp_get(pudp);
 
-	if (!pud_none(*pudp))
-		return !pud_leaf(*pudp);
+	if (!pud_none(pud))
+		return !pud_leaf(pud);
 	if (!alloc || !(pt = pt_alloc(mm)))
 		return false;
-	*pudp = pud_mktable(page_to_pfn(pt));
-	return true;
+	spin_lock(&mm->page_table_lock);
+	if (pud_none(pudp_get(pudp))) {
+		set_pud(pudp, pud_mktable(page_to_pfn(pt)));
+		pt = NULL;
+	}
+	spin_unlock(&mm->page_table_lock);
+	if (pt)
+		pt_free(mm, pt);
+	return !pud_leaf(pudp_get(pudp));
 }
 
 pmd_t *mm_find_pmd(struct mm *mm, unsigned long addr, bool alloc)
@@ -209,19 +226,25 @@ pmd_t *mm_find_pmd(struct mm *mm, unsigned long addr, bool alloc)
 	return pmd_offset(pudp, addr);
 }
 
-pte_t *pte_offset_map_lock(struct mm *mm, pmd_t *pmdp, unsigned long addr, struct spinlock **ptl)
+pte_t *pte_offset_map_lock_nested(struct mm *mm, pmd_t *pmdp, unsigned long addr,
+				  struct spinlock **ptl, unsigned subclass)
 {
-	pmd_t pmd = *pmdp;
+	pmd_t pmd = pmdp_get(pmdp);
 	struct page *pt;
 
 	(void)mm;
 	if (!pmd_present(pmd) || pmd_leaf(pmd))
 		return NULL;
 	pt = pmd_pt_page(pmd);
-	spin_lock(&pt->ptl);
+	spin_lock_nested(&pt->ptl, subclass);
 	count_event(ptl_takes, 1);
 	*ptl = &pt->ptl;
 	return pmd_table(pmd) + pte_index(addr);
+}
+
+pte_t *pte_offset_map_lock(struct mm *mm, pmd_t *pmdp, unsigned long addr, struct spinlock **ptl)
+{
+	return pte_offset_map_lock_nested(mm, pmdp, addr, ptl, 0);
 }
 
 void pte_unmap_unlock(pte_t *ptep, struct spinlock *ptl)
@@ -255,7 +278,7 @@ static int walk_pte_table(struct walk *w, pmd_t *pmdp, unsigned long addr, unsig
 
 static int walk_pmd_entry(struct walk *w, pmd_t *pmdp, unsigned long addr, unsigned long end)
 {
-	switch (pmd_state(*pmdp)) {
+	switch (pmd_state(pmdp_get(pmdp))) {
 	case PMD_TABLE:
 		return walk_pte_table(w, pmdp, addr, end);
 	case PMD_LEAF:
@@ -351,14 +374,15 @@ static void free_pmd_range(struct mmu_gather *tlb, pud_t *pudp, unsigned long ad
 		pmd_t *pmdp = &pmds[pmd_index(addr)];
 
 		next = pmd_addr_end(addr, end);
-		if (!pmd_present(*pmdp) || pmd_leaf(*pmdp) || !table_empty(pmd_table(*pmdp)))
+		if (!pmd_present(pmdp_get(pmdp)) || pmd_leaf(pmdp_get(pmdp)) ||
+		    !table_empty(pmd_table(pmdp_get(pmdp))))
 			continue;
-		tlb_gather_table(tlb, pmd_pt_page(*pmdp), addr, addr + PAGE_SIZE);
-		*pmdp = (pmd_t){ 0 };
+		tlb_gather_table(tlb, pmd_pt_page(pmdp_get(pmdp)), addr, addr + PAGE_SIZE);
+		set_pmd(pmdp, (pmd_t){ 0 });
 	}
 	if (table_empty(pmds)) {
 		tlb_gather_table(tlb, table_page(pmds), first, first + PAGE_SIZE);
-		*pudp = (pud_t){ 0 };
+		set_pud(pudp, (pud_t){ 0 });
 	}
 }
 
@@ -377,7 +401,7 @@ static void free_pud_range(struct mmu_gather *tlb, pgd_t *pgdp, unsigned long ad
 	}
 	if (table_empty(puds)) {
 		tlb_gather_table(tlb, table_page(puds), first, first + PAGE_SIZE);
-		*pgdp = (pgd_t){ 0 };
+		set_pgd(pgdp, (pgd_t){ 0 });
 	}
 }
 

@@ -173,6 +173,16 @@ static inline pmd_t pmd_mkold(pmd_t pmd)
 	return pte_pmd(pte_mkold(pmd_pte(pmd)));
 }
 
+/* Write-protect the live PMD leaf at @p (see pmdp_get_and_clear()). */
+static inline void pmdp_set_wrprotect(pmd_t *p)
+{
+	uint64_t old = __atomic_load_n(&p->val, __ATOMIC_RELAXED);
+
+	while (!__atomic_compare_exchange_n(&p->val, &old, pmd_wrprotect((pmd_t){ old }).val, false,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
 /*
  * vm_get_page_prot - the user protection for VMA flags @vm_flags (VM_READ,
  * VM_WRITE, VM_EXEC; other flags are ignored). Writable entries only for
@@ -223,6 +233,46 @@ void pgd_free(struct mm *mm, pgd_t *pgd);
  */
 void free_pgtables(struct mm *mm, unsigned long start, unsigned long end);
 
+/*
+ * Upper-level entries shared between CPUs: read with pmdp_get() & co.
+ * (one relaxed atomic load, a plain load on x86_64 and arm64) where
+ * another CPU may change the entry, written with set_pmd() & co. (a
+ * release store: the table or page it points at, zeroed or filled
+ * before, is visible to any CPU, or MMU, that reads the new entry).
+ */
+static inline pgd_t pgdp_get(pgd_t *p)
+{
+	return (pgd_t){ __atomic_load_n(&p->val, __ATOMIC_RELAXED) };
+}
+static inline pud_t pudp_get(pud_t *p)
+{
+	return (pud_t){ __atomic_load_n(&p->val, __ATOMIC_RELAXED) };
+}
+static inline pmd_t pmdp_get(pmd_t *p)
+{
+	return (pmd_t){ __atomic_load_n(&p->val, __ATOMIC_RELAXED) };
+}
+static inline void set_pgd(pgd_t *p, pgd_t v)
+{
+	__atomic_store_n(&p->val, v.val, __ATOMIC_RELEASE);
+}
+static inline void set_pud(pud_t *p, pud_t v)
+{
+	__atomic_store_n(&p->val, v.val, __ATOMIC_RELEASE);
+}
+static inline void set_pmd(pmd_t *p, pmd_t v)
+{
+	__atomic_store_n(&p->val, v.val, __ATOMIC_RELEASE);
+}
+
+/* A live PMD leaf, which an MMU that sets young and dirty (x86) may write
+ * meanwhile: cleared with one exchange (its young and dirty as they were
+ * at the clear), write-protected with a compare-and-exchange loop. */
+static inline pmd_t pmdp_get_and_clear(pmd_t *p)
+{
+	return (pmd_t){ __atomic_exchange_n(&p->val, 0, __ATOMIC_ACQ_REL) };
+}
+
 /* Table behind a present non-leaf entry, as a kernel pointer (panics on a
  * none or leaf entry). */
 pud_t *pgd_table(pgd_t e);
@@ -236,15 +286,15 @@ static inline pgd_t *pgd_offset_pgd(pgd_t *pgd, unsigned long addr)
 }
 static inline pud_t *pud_offset(pgd_t *pgdp, unsigned long addr)
 {
-	return pgd_table(*pgdp) + pud_index(addr);
+	return pgd_table(pgdp_get(pgdp)) + pud_index(addr);
 }
 static inline pmd_t *pmd_offset(pud_t *pudp, unsigned long addr)
 {
-	return pud_table(*pudp) + pmd_index(addr);
+	return pud_table(pudp_get(pudp)) + pmd_index(addr);
 }
 static inline pte_t *pte_offset_kernel(pmd_t *pmdp, unsigned long addr)
 {
-	return pmd_table(*pmdp) + pte_index(addr);
+	return pmd_table(pmdp_get(pmdp)) + pte_index(addr);
 }
 
 /*
@@ -266,13 +316,14 @@ struct page *pmd_pt_page(pmd_t pmd);
  * Return: NULL (nothing locked) when @pmdp is not a table (none or leaf).
  */
 pte_t *pte_offset_map_lock(struct mm *mm, pmd_t *pmdp, unsigned long addr, struct spinlock **ptl);
+/* The same for a second PTE table locked while the first is held (fork's
+ * child table: @subclass 1, see spinlock.h). */
+pte_t *pte_offset_map_lock_nested(struct mm *mm, pmd_t *pmdp, unsigned long addr,
+				  struct spinlock **ptl, unsigned subclass);
 /* Release @ptl; @ptep may point anywhere in (or just past) the run. */
 void pte_unmap_unlock(pte_t *ptep, struct spinlock *ptl);
 
-/* Uniprocessor locks: spin_lock panics with the lock's name if it is
- * already held (a deadlock on one CPU), spin_unlock if it is not held. */
-void spin_lock(struct spinlock *l);
-void spin_unlock(struct spinlock *l);
+/* The locks themselves (spin_lock, ...) are in spinlock.h. */
 
 /* ---- the page-table walker (mm/pgtable.c) ------------------------------- */
 

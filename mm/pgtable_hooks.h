@@ -32,11 +32,21 @@ static inline bool arch_has_hw_ad(void)
 }
 #endif
 
+/*
+ * SMP: an entry is one 64-bit word that other CPUs' MMUs read, and on an
+ * arch whose MMU sets young and dirty (x86) also write, at any time; the
+ * PTE table lock orders only the software writers. So the raw accessors
+ * are single-copy atomic (a relaxed load, a release store: whatever was
+ * written to the page or table before the entry points at it is visible
+ * to the CPU that reads the entry), and a read-modify-write of a live
+ * entry must be one atomic operation where the MMU may write it.
+ */
+
 #ifndef __ptep_get
 /* Read one entry as the hardware sees it (raw, not counted). */
 static inline pte_t __ptep_get(pte_t *ptep)
 {
-	return *(volatile pte_t *)ptep;
+	return (pte_t){ __atomic_load_n(&ptep->val, __ATOMIC_RELAXED) };
 }
 #endif
 
@@ -44,7 +54,7 @@ static inline pte_t __ptep_get(pte_t *ptep)
 /* Write one entry (raw: see above). */
 static inline void set_pte(pte_t *ptep, pte_t pte)
 {
-	*(volatile pte_t *)ptep = pte;
+	__atomic_store_n(&ptep->val, pte.val, __ATOMIC_RELEASE);
 }
 #endif
 
@@ -135,18 +145,15 @@ static inline unsigned pte_batch_hint(pte_t *ptep, pte_t pte)
 
 #ifndef ptep_get_and_clear
 /*
- * Clear the entry at @ptep and return what it was. A read, then a write:
- * correct on one CPU only. With a second CPU whose MMU sets young or
- * dirty (x86), a bit set between the two is lost; an SMP port must make
- * it one atomic exchange, as Linux's ptep_get_and_clear() is.
+ * Clear the entry at @ptep and return what it was: one atomic exchange,
+ * as Linux's, so a young or dirty bit another CPU's MMU sets up to the
+ * moment of the clear is in the value returned (a read and then a write
+ * would lose one set in between). Context: the PTE table lock is held.
  */
 static inline pte_t ptep_get_and_clear(struct mm *mm, unsigned long addr, pte_t *ptep)
 {
-	pte_t old = __ptep_get(ptep);
-
 	(void)mm, (void)addr;
-	set_pte(ptep, (pte_t){ 0 });
-	return old;
+	return (pte_t){ __atomic_exchange_n(&ptep->val, 0, __ATOMIC_ACQ_REL) };
 }
 #endif
 
@@ -175,15 +182,23 @@ static inline pte_t clear_full_ptes(struct mm *mm, unsigned long addr, pte_t *pt
 #endif
 
 #ifndef wrprotect_ptes
-/* Write-protect @nr entries mapping one folio. Each is read, then
- * written: one CPU only, for the reason given at ptep_get_and_clear()
- * (a dirty bit set between them would be lost; Linux clears the write
- * bit atomically). */
+/*
+ * Write-protect @nr entries mapping one folio, each with a compare and
+ * exchange (retried when the MMU set young or dirty in between), so no
+ * bit another CPU's MMU sets is lost. An arch with an atomic AND (x86)
+ * does better. Context: the PTE table lock is held.
+ */
 static inline void wrprotect_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr)
 {
 	(void)mm, (void)addr;
-	for (; nr; nr--, ptep++)
-		set_pte(ptep, pte_wrprotect(__ptep_get(ptep)));
+	for (; nr; nr--, ptep++) {
+		uint64_t old = __atomic_load_n(&ptep->val, __ATOMIC_RELAXED);
+
+		while (!__atomic_compare_exchange_n(&ptep->val, &old,
+						    pte_wrprotect((pte_t){ old }).val, false,
+						    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			;
+	}
 }
 #endif
 

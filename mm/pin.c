@@ -20,9 +20,11 @@
 #include "kernel.h"
 #include "mm_internal.h"
 
+/* Atomic: gup-fast pins without the mmap_lock. */
 void mm_set_has_pinned(struct mm *mm)
 {
-	mm->flags |= MMF_HAS_PINNED;
+	if (!(__atomic_load_n(&mm->flags, __ATOMIC_RELAXED) & MMF_HAS_PINNED))
+		__atomic_fetch_or(&mm->flags, MMF_HAS_PINNED, __ATOMIC_SEQ_CST);
 }
 
 void gup_put_folio(struct folio *folio, unsigned refs, unsigned flags)
@@ -78,7 +80,7 @@ static void release_pages(struct page **pages, unsigned long n, unsigned flags, 
 
 		k = release_run(pages, i, n);
 		if (make_dirty)
-			f->page.flags |= PG_dirty;
+			page_set_flags(&f->page, PG_dirty);
 		gup_put_folio(f, (unsigned)k, flags);
 	}
 }

@@ -112,15 +112,15 @@ static void dump_vma(struct dump *d, struct vma *v)
 		struct page *head;
 
 		next = pmd_addr_end(addr, v->end);
-		switch (pmd_state(pmdp ? *pmdp : (pmd_t){ 0 })) {
+		switch (pmd_state(pmdp ? pmdp_get(pmdp) : (pmd_t){ 0 })) {
 		case PMD_NONE:
 			continue;
 		case PMD_TABLE:
-			dump_ptes(d, *pmdp, addr, next, &r);
+			dump_ptes(d, pmdp_get(pmdp), addr, next, &r);
 			continue;
 		case PMD_MIGRATION:
 			snprintf(d->line, sizeof(d->line), "  %#lx pmd migration entry pfn %#llx",
-				 addr, (unsigned long long)migration_entry_pfn(pmd_pte(*pmdp)));
+				 addr, (unsigned long long)migration_entry_pfn(pmd_pte(pmdp_get(pmdp))));
 			d->out(d->ctx, d->line);
 			continue;
 		case PMD_LEAF:
@@ -128,8 +128,8 @@ static void dump_vma(struct dump *d, struct vma *v)
 		}
 		if (r.nr)
 			print_run(d, &r, false);
-		head = pfn_to_page(pmd_pfn(*pmdp));
-		r = (struct run){ addr, PTRS_PER_TABLE, pmd_pte(*pmdp), page_folio(head),
+		head = pfn_to_page(pmd_pfn(pmdp_get(pmdp)));
+		r = (struct run){ addr, PTRS_PER_TABLE, pmd_pte(pmdp_get(pmdp)), page_folio(head),
 				  PageAnonExclusive(head) };
 		print_run(d, &r, true);
 		r.nr = 0;
@@ -143,6 +143,7 @@ void mm_ptdump_to(struct mm *mm, void (*out)(void *ctx, const char *line), void 
 	struct dump d = { .out = out, .ctx = ctx };
 	int nr = 0;
 
+	read_lock(&mm->mmap_lock);
 	for (struct vma *v = mm->vmas; v; v = v->next)
 		nr++;
 	snprintf(d.line, sizeof(d.line), "mm %d: %d VMA%s, %llu page-table pages", mm->id, nr,
@@ -150,6 +151,7 @@ void mm_ptdump_to(struct mm *mm, void (*out)(void *ctx, const char *line), void 
 	out(ctx, d.line);
 	for (struct vma *v = mm->vmas; v; v = v->next)
 		dump_vma(&d, v);
+	read_unlock(&mm->mmap_lock);
 }
 
 static void print_line(void *ctx, const char *line)

@@ -46,7 +46,7 @@ static void tlb_free_tables(struct mmu_gather *tlb)
 		struct page *pt = list_entry(tlb->tables.next, struct page, lru);
 
 		list_del(&pt->lru);
-		pt->ptl = (struct spinlock){ 0, "PTE table lock" };
+		spin_lock_init(&pt->ptl, LOCK_PTL, "PTE table lock");
 		pt_free(tlb->mm, pt);
 	}
 }
@@ -86,7 +86,7 @@ void tlb_gather_folio(struct mmu_gather *tlb, struct folio *f, int refs, unsigne
 void tlb_gather_table(struct mmu_gather *tlb, struct page *pt, unsigned long addr,
 		      unsigned long end)
 {
-	if (!(pt->flags & PG_pgtable) || pt->ptl.locked)
+	if (!(pt->flags & PG_pgtable) || spin_is_locked(&pt->ptl))
 		panic("tlb_gather_table: table pfn %#llx under %#lx is %s",
 		      (unsigned long long)page_to_pfn(pt), addr,
 		      pt->flags & PG_pgtable ? "locked" : "not a page-table page");

@@ -6,6 +6,9 @@
  * tests and benchmarks use a handful per mm. Every entry point validates
  * its arguments first and makes the splits (the only step that can fail)
  * before it changes any mapping, so an error leaves the mm as it was.
+ *
+ * Context: the entry points take the mm's mmap_lock for write; find_vma()
+ * and the rest need it held (for read at least) by the caller.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -120,8 +123,10 @@ static unsigned long find_gap(struct mm *mm, unsigned long from, unsigned long l
 	return 0;
 }
 
-long mm_mmap(struct mm *mm, unsigned long addr, unsigned long len, unsigned vm_flags,
-	     unsigned map_flags, unsigned long orders)
+static int do_munmap(struct mm *mm, unsigned long addr, unsigned long len);
+
+static long do_mmap(struct mm *mm, unsigned long addr, unsigned long len, unsigned vm_flags,
+		    unsigned map_flags, unsigned long orders)
 {
 	struct vma *v;
 	int err;
@@ -146,7 +151,7 @@ long mm_mmap(struct mm *mm, unsigned long addr, unsigned long len, unsigned vm_f
 	v = calloc(1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	if ((map_flags & MAP_FIXED_ADDR) && (err = mm_munmap(mm, addr, len))) {
+	if ((map_flags & MAP_FIXED_ADDR) && (err = do_munmap(mm, addr, len))) {
 		free(v);
 		return err;
 	}
@@ -158,6 +163,17 @@ long mm_mmap(struct mm *mm, unsigned long addr, unsigned long len, unsigned vm_f
 	v->nid = 0;
 	vma_link(mm, v);
 	return (long)addr;
+}
+
+long mm_mmap(struct mm *mm, unsigned long addr, unsigned long len, unsigned vm_flags,
+	     unsigned map_flags, unsigned long orders)
+{
+	long ret;
+
+	write_lock(&mm->mmap_lock);
+	ret = do_mmap(mm, addr, len, vm_flags, map_flags, orders);
+	write_unlock(&mm->mmap_lock);
+	return ret;
 }
 
 /*
@@ -175,7 +191,7 @@ int split_range(struct mm *mm, unsigned long start, unsigned long end)
 	return err ? err : vma_split(mm, end);
 }
 
-int mm_munmap(struct mm *mm, unsigned long addr, unsigned long len)
+static int do_munmap(struct mm *mm, unsigned long addr, unsigned long len)
 {
 	unsigned long end = addr + len;
 	struct mmu_gather tlb;
@@ -198,7 +214,17 @@ int mm_munmap(struct mm *mm, unsigned long addr, unsigned long len)
 	return 0;
 }
 
-int mm_mprotect(struct mm *mm, unsigned long addr, unsigned long len, unsigned vm_flags)
+int mm_munmap(struct mm *mm, unsigned long addr, unsigned long len)
+{
+	int ret;
+
+	write_lock(&mm->mmap_lock);
+	ret = do_munmap(mm, addr, len);
+	write_unlock(&mm->mmap_lock);
+	return ret;
+}
+
+static int do_mprotect(struct mm *mm, unsigned long addr, unsigned long len, unsigned vm_flags)
 {
 	unsigned long end = addr + len;
 	int err;
@@ -220,8 +246,18 @@ int mm_mprotect(struct mm *mm, unsigned long addr, unsigned long len, unsigned v
 	return 0;
 }
 
-int mm_madvise_flags(struct mm *mm, unsigned long addr, unsigned long len, unsigned set,
-		     unsigned clear)
+int mm_mprotect(struct mm *mm, unsigned long addr, unsigned long len, unsigned vm_flags)
+{
+	int ret;
+
+	write_lock(&mm->mmap_lock);
+	ret = do_mprotect(mm, addr, len, vm_flags);
+	write_unlock(&mm->mmap_lock);
+	return ret;
+}
+
+static int do_madvise_flags(struct mm *mm, unsigned long addr, unsigned long len, unsigned set,
+			    unsigned clear)
 {
 	unsigned long end = addr + len;
 	int err;
@@ -236,6 +272,17 @@ int mm_madvise_flags(struct mm *mm, unsigned long addr, unsigned long len, unsig
 	for (struct vma *v = find_vma(mm, addr); v && v->start < end; v = v->next)
 		v->flags = (v->flags | set) & ~clear;
 	return 0;
+}
+
+int mm_madvise_flags(struct mm *mm, unsigned long addr, unsigned long len, unsigned set,
+		     unsigned clear)
+{
+	int ret;
+
+	write_lock(&mm->mmap_lock);
+	ret = do_madvise_flags(mm, addr, len, set, clear);
+	write_unlock(&mm->mmap_lock);
+	return ret;
 }
 
 /* Free every VMA of @mm (their mappings must already be gone). */

@@ -36,7 +36,7 @@ static unsigned zap_present_ptes(struct mmu_gather *tlb, unsigned long addr, pte
 				     FPB_IGNORE_DIRTY | FPB_IGNORE_YOUNG, NULL);
 	pte = clear_full_ptes(tlb->mm, addr, ptep, nr, tlb->full);
 	if (pte_dirty(pte))
-		folio->page.flags |= PG_dirty;
+		page_set_flags(&folio->page, PG_dirty);
 	folio_remove_rmap_ptes(folio, page, (int)nr);
 	tlb_gather_folio(tlb, folio, (int)nr, addr, addr + nr * PAGE_SIZE);
 	return nr;
@@ -71,15 +71,15 @@ static int zap_huge_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsigned
 			void *priv)
 {
 	struct mmu_gather *tlb = priv;
-	pmd_t pmd = *pmdp;
+	pmd_t pmd = pmdp_get(pmdp);
 	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(pmd)));
 
 	(void)mm;
 	if (addr & ~PMD_MASK || end - addr != PMD_SIZE)
 		panic("zap_vma_range: partial PMD leaf at %#lx", addr);
-	*pmdp = (pmd_t){ 0 };
+	pmd = pmdp_get_and_clear(pmdp); /* with the dirty bit as it was at the clear */
 	if (pmd_dirty(pmd))
-		folio->page.flags |= PG_dirty;
+		page_set_flags(&folio->page, PG_dirty);
 	folio_remove_rmap_pmd(folio);
 	tlb_gather_folio(tlb, folio, 1, addr, addr + PMD_SIZE);
 	return 0;

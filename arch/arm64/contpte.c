@@ -174,6 +174,18 @@ bool contpte_needs_break(unsigned long addr, pte_t *ptep, pte_t pte, unsigned nr
 	return false;
 }
 
+/*
+ * SMP: ptep_get_and_clear(), clear_full_ptes() and wrprotect_ptes() read
+ * an entry and then write it, where x86 needs one atomic operation. That
+ * is safe here because nothing but software writes a user entry: the
+ * kernel runs with TCR_EL1.HA and HD clear (arch/arm64/mmu.c), so the MMU
+ * neither sets the access flag nor clears PTE_RDONLY in a PTE_DBM entry
+ * (dirtiness is tracked by write faults: a clean writable entry is
+ * read-only to the MMU), and every software writer holds the table's PTE
+ * lock. Enabling FEAT_HAFDBS would break that: the MMU could make a clean
+ * entry dirty between the read and the write, and these would need an
+ * exchange and a compare-and-exchange loop (as Linux's arm64 hooks have).
+ */
 pte_t ptep_get_and_clear(struct mm *mm, unsigned long addr, pte_t *ptep)
 {
 	pte_t pte;

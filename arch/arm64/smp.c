@@ -112,7 +112,3 @@ void arch_cpu_wait(volatile unsigned *word, unsigned old)
 	}
 }
 
-void arch_cpu_relax(void)
-{
-	__asm__ volatile("yield" : : : "memory");
-}

@@ -11,27 +11,21 @@
 #include <asm/mmu.h>
 #include <host_tlb.h>
 
-uint64_t host_mmu_root; /* physical address of the live user pgd, 0 = none */
-struct mm *host_mmu_mm;
-
 /* Calls that reached the arch layer, for host-only debugging. */
-uint64_t host_tlb_range_calls, host_tlb_range_live, host_mm_switches;
+uint64_t host_tlb_range_calls, host_mm_switches;
 
+/* Every CPU that has @mm live drops the range (tlb.c: a broadcast). An
+ * mm live on no CPU is in no TLB: switching to it flushes everything. */
 void arch_flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end)
 {
-	host_tlb_range_calls++;
-	if (mm != host_mmu_mm)
-		return; /* not in the TLB: switching to it flushes everything */
-	host_tlb_range_live++;
-	host_tlb_flush(start, end);
+	__atomic_fetch_add(&host_tlb_range_calls, 1, __ATOMIC_RELAXED);
+	host_tlb_flush_mm(mm, start, end);
 }
 
 void arch_switch_mm(struct mm *mm, uint64_t pgd_phys)
 {
-	host_tlb_flush_all(); /* checks the old mm's tables first */
-	host_mmu_mm = mm;
-	host_mmu_root = pgd_phys;
-	host_mm_switches++;
+	host_tlb_switch(mm, pgd_phys);
+	__atomic_fetch_add(&host_mm_switches, 1, __ATOMIC_RELAXED);
 }
 
 void arch_pgd_init(void *pgd)

@@ -2,7 +2,10 @@
  * setup.c - bring up the simulated machine and mm before the host mm
  * runner's tests, and the arch hooks mm/ needs from the simulation.
  */
+#include <stdlib.h>
+
 #include "kernel.h"
+#include "smp.h"
 #include "page.h"
 #include <host_tlb.h>
 #include "mm/mm_test.h"
@@ -47,9 +50,19 @@ static void tlb_report_to_test(const char *msg)
 	test_check_failed(__FILE__, __LINE__, "strict TLB", msg);
 }
 
+/* CPUs (threads) the runner's SMP cases use: MM_TEST_CPUS, default 4. */
+static unsigned host_test_cpus(void)
+{
+	const char *e = getenv("MM_TEST_CPUS");
+	int n = e ? atoi(e) : 4;
+
+	return n >= 1 && n <= NR_CPUS ? (unsigned)n : 4;
+}
+
 __attribute__((constructor)) static void host_mm_setup(void)
 {
 	host_tlb_reporter = tlb_report_to_test;
+	host_smp_set_cpus(host_test_cpus());
 	host_machine_init(HOST_NODES, HOST_NODE_MB);
 	for (unsigned i = 0; i < sizeof(host_boot_ranges) / sizeof(host_boot_ranges[0]); i++)
 		boot_info->reserved[boot_info->nr_reserved++] = host_boot_ranges[i];

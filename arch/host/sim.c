@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "kernel.h"
+#include "spinlock.h"
 
 uint8_t *host_ram;
 uint64_t host_ram_size;
@@ -60,9 +61,10 @@ void host_machine_init(int nodes, unsigned node_mb)
 	machine.timebase_hz = 1000000000;
 }
 
-static jmp_buf *panic_jmp;
-static char *panic_msg;
-static size_t panic_msg_size;
+/* Per thread: a panic on a CPU thread of smp_run() ends the runner. */
+static __thread jmp_buf *panic_jmp;
+static __thread char *panic_msg;
+static __thread size_t panic_msg_size;
 
 void panic(const char *fmt, ...)
 {
@@ -84,12 +86,14 @@ void panic(const char *fmt, ...)
 int host_catch_panic(void (*fn)(void *), void *arg, char *msg, size_t size)
 {
 	jmp_buf jb, *saved = panic_jmp;
+	unsigned depth = lock_held_depth();
 
 	panic_msg = msg;
 	panic_msg_size = size;
 	panic_jmp = &jb;
 	if (setjmp(jb)) {
 		panic_jmp = saved;
+		lock_held_truncate(depth); /* the locks stay held: the caller's to drop */
 		return 1;
 	}
 	fn(arg);

@@ -1,23 +1,79 @@
 /*
- * smp.c - the host runners' CPUs (guest/include/smp.h): one, the
- * calling thread.
+ * smp.c - the host runners' CPUs (guest/include/smp.h): POSIX threads.
+ *
+ * CPU 0 is the thread that calls smp_run(); CPUs 1 .. n-1 are threads
+ * started for the call and joined before it returns, so everything a CPU
+ * wrote is visible to CPU 0 afterwards (pthread_join is the barrier).
+ * smp_processor_id() is a thread-local set when the thread starts (0 for
+ * every thread smp_run did not start). How many CPUs are online is
+ * host_smp_set_cpus()'s setting: 1 until a runner raises it.
  */
+#include <pthread.h>
+#include <sched.h>
+
 #include "kernel.h"
 #include "smp.h"
+#include "spinlock.h"
+
+static __thread unsigned this_cpu;
+static unsigned nr_online = 1;
+unsigned host_smp_running = 1;
 
 unsigned smp_processor_id(void)
 {
-	return 0;
+	return this_cpu;
 }
 
 unsigned smp_nr_cpus(void)
 {
-	return 1;
+	return nr_online;
+}
+
+void host_smp_set_cpus(unsigned n)
+{
+	if (n == 0 || n > NR_CPUS)
+		panic("host_smp_set_cpus: %u CPUs (1..%d)", n, NR_CPUS);
+	nr_online = n;
+}
+
+/* A CPU's thread yields: the lock holder may be waiting for this core. */
+void arch_cpu_relax(void)
+{
+	sched_yield();
+}
+
+struct cpu_start {
+	unsigned cpu;
+	void (*fn)(unsigned cpu, void *arg);
+	void *arg;
+};
+
+static void *cpu_thread(void *p)
+{
+	struct cpu_start *s = p;
+
+	this_cpu = s->cpu;
+	s->fn(s->cpu, s->arg);
+	return NULL;
 }
 
 void smp_run(unsigned ncpus, void (*fn)(unsigned cpu, void *arg), void *arg)
 {
-	if (ncpus != 1)
-		panic("smp_run: %u CPUs asked for, %u online", ncpus, smp_nr_cpus());
+	struct cpu_start start[NR_CPUS];
+	pthread_t tid[NR_CPUS];
+
+	if (ncpus == 0 || ncpus > nr_online)
+		panic("smp_run: %u CPUs asked for, %u online", ncpus, nr_online);
+	if (this_cpu != 0)
+		panic("smp_run: called on CPU %u, not CPU 0", this_cpu);
+	__atomic_store_n(&host_smp_running, ncpus, __ATOMIC_RELAXED);
+	for (unsigned i = 1; i < ncpus; i++) {
+		start[i] = (struct cpu_start){ i, fn, arg };
+		if (pthread_create(&tid[i], NULL, cpu_thread, &start[i]))
+			panic("smp_run: cannot start a thread for CPU %u", i);
+	}
 	fn(0, arg);
+	for (unsigned i = 1; i < ncpus; i++)
+		pthread_join(tid[i], NULL);
+	__atomic_store_n(&host_smp_running, 1, __ATOMIC_RELAXED);
 }

@@ -32,9 +32,25 @@
  * format by one with another output address or contiguous bit, with no
  * invalid entry and flush between (break-before-make); two cached
  * entries that overlap with different sizes or addresses (a TLB
- * conflict). One CPU, no ASIDs: switch_mm flushes everything, as the
- * guest's arch_switch_mm does.
+ * conflict). No ASIDs: switch_mm flushes everything, as the guest's
+ * arch_switch_mm does.
+ *
+ * SMP: each CPU (a thread of smp_run()) has its own TLB, as hardware
+ * does, behind its own lock (LOCK_LEAF). A CPU holds its lock from the
+ * translation to the end of the access (host_tlb_lock()), and a flush of
+ * an mm takes the lock of every CPU that has the mm live and flushes
+ * that CPU's TLB too (host_tlb_flush_mm(): a broadcast, arm64's TLBI IS,
+ * or what x86's shootdown IPIs achieve), so once a flush returns no CPU
+ * is in the middle of an access through an entry it removed. Per-CPU
+ * rather than one shared TLB because CPUs run different mms (the child
+ * of a fork on one, the parent on others) and a stale entry is a per-CPU
+ * thing: a flush that missed one CPU must show up on that CPU.
+ * While smp_run() runs more than one CPU, a stale entry used for an
+ * access is served, not reported: another CPU may be between a change
+ * and its flush, where hardware serves it too (counted in
+ * host_tlb_stale_served; tests/mm/test_smp.c checks the outcome).
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,8 +59,6 @@
 #include "mm.h"
 
 #include <host_tlb.h>
-
-extern uint64_t host_mmu_root; /* mmu.c */
 
 #define CONT_SIZE (16 * PAGE_SIZE) /* an arm64 contiguous block */
 #define TLB_SETS 256
@@ -59,12 +73,35 @@ struct tlb_entry {
 	bool used;
 };
 
-static struct tlb_entry page_tlb[TLB_SETS][TLB_WAYS];
-static unsigned page_victim[TLB_SETS];
-static struct tlb_entry pmd_tlb[PMD_ENTRIES];
-static unsigned pmd_victim;
+/* One CPU's TLB and the root its MMU walks. Context: lock. */
+struct cpu_tlb {
+	struct spinlock lock;
+	struct mm *mm;
+	uint64_t root; /* physical address of the live user pgd, 0 = none */
+	struct tlb_entry page_tlb[TLB_SETS][TLB_WAYS];
+	unsigned page_victim[TLB_SETS];
+	struct tlb_entry pmd_tlb[PMD_ENTRIES];
+	unsigned pmd_victim;
+};
 
-unsigned long host_tlb_reports, host_tlb_hits, host_tlb_fills;
+static struct cpu_tlb cpu_tlbs[NR_CPUS];
+
+/* The TLB the functions below work on: this CPU's, or the one a
+ * broadcast flush holds the lock of. */
+static __thread struct cpu_tlb *cur;
+
+static struct cpu_tlb *this_tlb(void)
+{
+	struct cpu_tlb *t = &cpu_tlbs[smp_processor_id()];
+
+	if (!t->lock.name)
+		spin_lock_init(&t->lock, LOCK_LEAF, "host TLB lock");
+	return t;
+}
+
+unsigned long host_tlb_reports, host_tlb_hits, host_tlb_fills, host_tlb_stale_served;
+/* Reports may come from any CPU thread; the test harness is not SMP. */
+static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 bool host_tlb_model = true;
 void (*host_tlb_reporter)(const char *msg);
 static char *capture_buf;
@@ -98,51 +135,74 @@ static void tlb_report(const char *what, const struct tlb_entry *e, unsigned lon
 		 va, kind_name(e->kind), (unsigned long long)e->leaf.val,
 		 pte_none(w->leaf) ? "none" : kind_name(w->kind), (unsigned long long)w->leaf.val,
 		 op);
+	pthread_mutex_lock(&report_lock);
 	host_tlb_reports++;
 	if (capture_buf) {
 		if (!capture_buf[0])
 			snprintf(capture_buf, capture_size, "%s", msg);
-		return;
-	}
-	if (!host_tlb_reporter)
+	} else if (host_tlb_reporter) {
+		host_tlb_reporter(msg);
+	} else {
+		pthread_mutex_unlock(&report_lock);
 		panic("strict TLB model: no reporter for: %s", msg);
-	host_tlb_reporter(msg);
+	}
+	pthread_mutex_unlock(&report_lock);
 }
 
 /* ---- the walk -------------------------------------------------------------- */
 
-void host_mmu_walk(unsigned long va, struct host_walk *w)
+/* An entry as the MMU reads it: an acquire load, so the table or page it
+ * points at is seen as written before the entry was (set_pte's release). */
+static uint64_t mmu_load(const uint64_t *e)
 {
-	pgd_t *pgdp;
-	pud_t *pudp;
-	pmd_t *pmdp;
+	return __atomic_load_n(e, __ATOMIC_ACQUIRE);
+}
+
+/* Walk @root for @va (see host_mmu_walk). */
+static void walk_root(uint64_t root, unsigned long va, struct host_walk *w)
+{
+	pgd_t pgd;
+	pud_t pud;
+	pmd_t pmd;
 	pte_t *ptep;
 
 	*w = (struct host_walk){ .kind = TLB_PAGE };
-	if (!host_mmu_root || va >= MM_USER_END)
+	if (!root || va >= MM_USER_END)
 		return;
-	pgdp = pgd_offset_pgd(phys_to_virt(host_mmu_root), va);
-	if (!pgd_present(*pgdp))
+	pgd = (pgd_t){ mmu_load(&pgd_offset_pgd(phys_to_virt(root), va)->val) };
+	if (!pgd_present(pgd))
 		return;
-	pudp = pud_offset(pgdp, va);
-	if (!pud_present(*pudp) || pud_leaf(*pudp))
+	pud = (pud_t){ mmu_load(&(pgd_table(pgd) + pud_index(va))->val) };
+	if (!pud_present(pud) || pud_leaf(pud))
 		return;
-	pmdp = pmd_offset(pudp, va);
-	if (!pmd_present(*pmdp))
+	w->slot = &(pud_table(pud) + pmd_index(va))->val;
+	pmd = (pmd_t){ mmu_load(w->slot) };
+	if (!pmd_present(pmd)) {
+		w->slot = NULL;
 		return;
-	if (pmd_leaf(*pmdp)) {
-		w->leaf = pmd_pte(*pmdp);
-		w->slot = &pmdp->val;
+	}
+	if (pmd_leaf(pmd)) {
+		w->leaf = pmd_pte(pmd);
 		w->kind = TLB_PMD;
-		w->pa = (pmd_pfn(*pmdp) << PAGE_SHIFT) + (va & ~PMD_MASK & ~(PAGE_SIZE - 1));
+		w->pa = (pmd_pfn(pmd) << PAGE_SHIFT) + (va & ~PMD_MASK & ~(PAGE_SIZE - 1));
 		return;
 	}
 	w->pmd_table = true;
-	ptep = pte_offset_kernel(pmdp, va);
-	w->leaf = __ptep_get(ptep);
+	ptep = pmd_table(pmd) + pte_index(va);
+	w->leaf = (pte_t){ mmu_load(&ptep->val) };
 	w->slot = &ptep->val;
 	w->kind = pte_cont(w->leaf) ? TLB_CONT : TLB_PAGE;
 	w->pa = pte_pfn(w->leaf) << PAGE_SHIFT;
+}
+
+static void walk(unsigned long va, struct host_walk *w)
+{
+	walk_root(cur->root, va, w);
+}
+
+void host_mmu_walk(unsigned long va, struct host_walk *w)
+{
+	walk_root(this_tlb()->root, va, w);
 }
 
 /* May the MMU use @leaf for a @write (or read), ignoring young/dirty? */
@@ -155,7 +215,7 @@ static bool leaf_allows(pte_t leaf, bool write)
 
 static struct tlb_entry *page_entry(unsigned long va)
 {
-	struct tlb_entry *set = page_tlb[(va >> PAGE_SHIFT) % TLB_SETS];
+	struct tlb_entry *set = cur->page_tlb[(va >> PAGE_SHIFT) % TLB_SETS];
 
 	va &= ~(PAGE_SIZE - 1);
 	for (int i = 0; i < TLB_WAYS; i++)
@@ -167,8 +227,8 @@ static struct tlb_entry *page_entry(unsigned long va)
 static struct tlb_entry *pmd_entry(unsigned long va)
 {
 	for (int i = 0; i < PMD_ENTRIES; i++)
-		if (pmd_tlb[i].used && pmd_tlb[i].va == (va & PMD_MASK))
-			return &pmd_tlb[i];
+		if (cur->pmd_tlb[i].used && cur->pmd_tlb[i].va == (va & PMD_MASK))
+			return &cur->pmd_tlb[i];
 	return NULL;
 }
 
@@ -187,6 +247,13 @@ static struct tlb_entry *tlb_find(unsigned long va, uint64_t *pa)
 	return e;
 }
 
+/* tlb_find() in this CPU's TLB (the entry points serve this CPU). */
+static struct tlb_entry *tlb_find_this(unsigned long va, uint64_t *pa)
+{
+	cur = this_tlb();
+	return tlb_find(va, pa);
+}
+
 /* A free way for @va's page: an evicted one when the set is full
  * (evicting is always allowed). */
 static struct tlb_entry *page_alloc_entry(unsigned long va)
@@ -194,17 +261,17 @@ static struct tlb_entry *page_alloc_entry(unsigned long va)
 	unsigned set = (unsigned)((va >> PAGE_SHIFT) % TLB_SETS);
 
 	for (int i = 0; i < TLB_WAYS; i++)
-		if (!page_tlb[set][i].used)
-			return &page_tlb[set][i];
-	page_victim[set] = (page_victim[set] + 1) % TLB_WAYS;
-	return &page_tlb[set][page_victim[set]];
+		if (!cur->page_tlb[set][i].used)
+			return &cur->page_tlb[set][i];
+	cur->page_victim[set] = (cur->page_victim[set] + 1) % TLB_WAYS;
+	return &cur->page_tlb[set][cur->page_victim[set]];
 }
 
 static void tlb_insert(struct tlb_entry *slot, unsigned long va, uint64_t pa, pte_t leaf,
 		       enum host_tlb_kind kind)
 {
 	*slot = (struct tlb_entry){ va, pa, leaf, kind, true };
-	host_tlb_fills++;
+	__atomic_fetch_add(&host_tlb_fills, 1, __ATOMIC_RELAXED);
 }
 
 /* ---- break-before-make ----------------------------------------------------- */
@@ -235,7 +302,7 @@ static void check_entry(struct tlb_entry *e, const char *op)
 	struct host_walk w;
 	const char *why;
 
-	host_mmu_walk(e->va, &w);
+	walk(e->va, &w);
 	why = bbm_problem(e, e->pa, &w);
 	if (why) {
 		tlb_report(why, e, e->va, &w, op);
@@ -247,37 +314,76 @@ static void check_all(const char *op)
 {
 	for (int s = 0; s < TLB_SETS; s++)
 		for (int i = 0; i < TLB_WAYS; i++)
-			if (page_tlb[s][i].used)
-				check_entry(&page_tlb[s][i], op);
+			if (cur->page_tlb[s][i].used)
+				check_entry(&cur->page_tlb[s][i], op);
 	for (int i = 0; i < PMD_ENTRIES; i++)
-		if (pmd_tlb[i].used)
-			check_entry(&pmd_tlb[i], op);
+		if (cur->pmd_tlb[i].used)
+			check_entry(&cur->pmd_tlb[i], op);
 }
 
-void host_tlb_flush(unsigned long start, unsigned long end)
+/* Drop cur's entries for [start, end) after checking them all. */
+static void flush_range(unsigned long start, unsigned long end)
 {
 	char op[64];
 
-	if (!host_tlb_model)
-		return;
 	snprintf(op, sizeof(op), "flush [%#lx, %#lx)", start, end);
 	check_all(op);
 	for (int s = 0; s < TLB_SETS; s++)
 		for (int i = 0; i < TLB_WAYS; i++)
-			if (page_tlb[s][i].va + PAGE_SIZE > start && page_tlb[s][i].va < end)
-				page_tlb[s][i].used = false;
+			if (cur->page_tlb[s][i].va + PAGE_SIZE > start &&
+			    cur->page_tlb[s][i].va < end)
+				cur->page_tlb[s][i].used = false;
 	for (int i = 0; i < PMD_ENTRIES; i++)
-		if (pmd_tlb[i].va + PMD_SIZE > start && pmd_tlb[i].va < end)
-			pmd_tlb[i].used = false;
+		if (cur->pmd_tlb[i].va + PMD_SIZE > start && cur->pmd_tlb[i].va < end)
+			cur->pmd_tlb[i].used = false;
 }
 
-void host_tlb_flush_all(void)
+void host_tlb_flush_mm(struct mm *mm, unsigned long start, unsigned long end)
 {
-	if (!host_tlb_model)
-		return;
-	check_all("switch_mm");
-	memset(page_tlb, 0, sizeof(page_tlb));
-	memset(pmd_tlb, 0, sizeof(pmd_tlb));
+	struct cpu_tlb *self = this_tlb();
+
+	for (unsigned i = 0; i < smp_nr_cpus(); i++) {
+		struct cpu_tlb *t = &cpu_tlbs[i];
+
+		if (!t->lock.name)
+			continue; /* that CPU never switched to an mm */
+		spin_lock(&t->lock);
+		cur = t;
+		if (host_tlb_model && t->mm == mm && mm)
+			flush_range(start, end);
+		spin_unlock(&t->lock);
+	}
+	cur = self;
+}
+
+void host_tlb_switch(struct mm *mm, uint64_t root)
+{
+	cur = this_tlb();
+	spin_lock(&cur->lock);
+	if (host_tlb_model) {
+		check_all("switch_mm"); /* the old mm's tables first */
+		memset(cur->page_tlb, 0, sizeof(cur->page_tlb));
+		memset(cur->pmd_tlb, 0, sizeof(cur->pmd_tlb));
+	}
+	cur->mm = mm;
+	cur->root = root;
+	spin_unlock(&cur->lock);
+}
+
+struct mm *host_tlb_live_mm(void)
+{
+	return this_tlb()->mm;
+}
+
+void host_tlb_lock(void)
+{
+	cur = this_tlb();
+	spin_lock(&cur->lock);
+}
+
+void host_tlb_unlock(void)
+{
+	spin_unlock(&cur->lock);
 }
 
 /* ---- accesses -------------------------------------------------------------- */
@@ -300,6 +406,14 @@ static bool access_consistent(struct tlb_entry *e, uint64_t pa, const struct hos
 		why = "stale entry allows a write: table entry read-only (missing flush)";
 	else if (arch_has_hw_ad() && write && !pte_dirty(w->leaf))
 		why = "stale dirty entry used for a write: table entry clean (missing flush)";
+	if (why && __atomic_load_n(&host_smp_running, __ATOMIC_RELAXED) > 1) {
+		/* Another CPU may be between its change and its flush, when a
+		 * stale entry is still legal: serve it, as hardware does. The
+		 * SMP cases check the outcome instead (no write through it
+		 * lands after the call that flushes has returned). */
+		__atomic_fetch_add(&host_tlb_stale_served, 1, __ATOMIC_RELAXED);
+		return true;
+	}
 	if (why)
 		tlb_report(why, e, va, w, op);
 	return !why;
@@ -308,14 +422,14 @@ static bool access_consistent(struct tlb_entry *e, uint64_t pa, const struct hos
 int host_tlb_translate(unsigned long va, bool write, uint64_t *pa)
 {
 	struct host_walk w;
-	struct tlb_entry *e = tlb_find(va, pa);
+	struct tlb_entry *e = tlb_find_this(va, pa);
 	char op[48];
 	const char *why;
 
 	if (!host_tlb_model || !e)
 		return 0;
 	snprintf(op, sizeof(op), "%s of %#lx", write ? "write" : "read", va);
-	host_mmu_walk(va, &w);
+	walk(va, &w);
 	why = bbm_problem(e, *pa, &w);
 	if (why) {
 		tlb_report(why, e, va, &w, op);
@@ -330,7 +444,7 @@ int host_tlb_translate(unsigned long va, bool write, uint64_t *pa)
 		goto drop; /* x86 walks again to set accessed or dirty */
 	if (!access_consistent(e, *pa, &w, va, write, op))
 		goto drop;
-	host_tlb_hits++;
+	__atomic_fetch_add(&host_tlb_hits, 1, __ATOMIC_RELAXED);
 	*pa |= va & (PAGE_SIZE - 1);
 	return 1;
 drop:
@@ -352,13 +466,14 @@ static void fill_pmd(unsigned long va, const struct host_walk *w)
 
 	for (int s = 0; s < TLB_SETS; s++)
 		for (int i = 0; i < TLB_WAYS; i++)
-			if (page_tlb[s][i].used && (page_tlb[s][i].va & PMD_MASK) == base) {
-				report_conflict(&page_tlb[s][i], va, w);
-				page_tlb[s][i].used = false;
+			if (cur->page_tlb[s][i].used &&
+			    (cur->page_tlb[s][i].va & PMD_MASK) == base) {
+				report_conflict(&cur->page_tlb[s][i], va, w);
+				cur->page_tlb[s][i].used = false;
 			}
 	if (!e) {
-		pmd_victim = (pmd_victim + 1) % PMD_ENTRIES;
-		e = &pmd_tlb[pmd_victim];
+		cur->pmd_victim = (cur->pmd_victim + 1) % PMD_ENTRIES;
+		e = &cur->pmd_tlb[cur->pmd_victim];
 	}
 	tlb_insert(e, base, w->pa & PMD_MASK, w->leaf, TLB_PMD);
 }
@@ -379,7 +494,7 @@ static void fill_page(unsigned long va, uint64_t pa, const struct host_walk *w,
 
 void host_tlb_fill(unsigned long va, const struct host_walk *w, bool ok)
 {
-	struct tlb_entry *pmd = pmd_entry(va);
+	struct tlb_entry *pmd = (cur = this_tlb(), pmd_entry(va));
 	unsigned long block = va & ~(CONT_SIZE - 1);
 
 	if (!host_tlb_model)
@@ -415,13 +530,13 @@ bool host_tlb_stuck(unsigned long va, bool write)
 {
 	struct host_walk w;
 	uint64_t pa;
-	struct tlb_entry *e = tlb_find(va, &pa);
+	struct tlb_entry *e = tlb_find_this(va, &pa);
 
 	if (!host_tlb_model)
 		return false;
 	if (!e || leaf_allows(e->leaf, write))
 		return false;
-	host_mmu_walk(va, &w);
+	walk(va, &w);
 	if (!leaf_allows(w.leaf, write))
 		return false;
 	tlb_report("fault makes no progress: a cached entry denies what the table allows "

@@ -13,6 +13,14 @@
  * (the access flag) and a clean writable entry is read-only to the MMU,
  * so its first write faults; the fault path must set the bits, and the
  * host tests exercise that on the arm64 format.
+ *
+ * SMP: the MMU sets young and dirty with a compare-and-exchange from the
+ * value it walked (as hardware does a locked update), so a bit is never
+ * set in an entry another CPU changed meanwhile: the walk starts again.
+ * Each access (translation and copy of one page's chunk) runs under this
+ * CPU's TLB lock, which a flush on any CPU takes: the flush returns only
+ * once no access through a removed entry is in flight, as a shootdown
+ * waits for the other CPUs' acknowledgements.
  */
 #include <errno.h>
 #include <string.h>
@@ -49,14 +57,16 @@ static int mmu_walk(unsigned long va, bool write, uint64_t *pa)
 	pte_t upd;
 	bool ok;
 
-	host_mmu_walk(va, &w);
-	if (!w.slot)
-		return -1;
-	ok = mmu_leaf(w.leaf, write, &upd);
-	if (ok && upd.val != w.leaf.val) {
-		*(volatile uint64_t *)w.slot = upd.val;
+	do {
+		host_mmu_walk(va, &w);
+		if (!w.slot)
+			return -1;
+		ok = mmu_leaf(w.leaf, write, &upd);
+	} while (ok && upd.val != w.leaf.val &&
+		 !__atomic_compare_exchange_n(w.slot, &w.leaf.val, upd.val, false, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	if (ok)
 		w.leaf = upd;
-	}
 	host_tlb_fill(va, &w, ok);
 	if (!ok)
 		return -1;
@@ -75,47 +85,65 @@ static int mmu_translate(unsigned long va, bool write, uint64_t *pa)
 }
 
 /*
- * mmu_access - translate, and on a miss fault once into the current mm
- * and retry, as the hardware would re-execute the access.
+ * mmu_copy - one translation and the copy of @n bytes (inside one page)
+ * between @va and @k, under this CPU's TLB lock. Return: 0, or -1 for a
+ * fault (nothing copied). @stuck: a retry after a fault, which asks the
+ * TLB model about an entry that blocks progress.
+ */
+static int mmu_copy(unsigned long va, char *k, unsigned long n, bool write, bool stuck)
+{
+	uint64_t pa;
+	int err;
+
+	host_tlb_lock();
+	err = mmu_translate(va, write, &pa);
+	if (err && stuck && host_tlb_stuck(va, write))
+		err = mmu_translate(va, write, &pa);
+	if (!err) {
+		if (write)
+			memcpy(phys_to_virt(pa), k, n);
+		else
+			memcpy(k, phys_to_virt(pa), n);
+	}
+	host_tlb_unlock();
+	return err;
+}
+
+/*
+ * mmu_access - translate and copy; on a miss fault once into the current
+ * mm (no TLB lock held: the fault flushes) and retry, as the hardware
+ * would re-execute the access.
  * Return: 0, the fault's error (-EFAULT, -ENOMEM), or -EFAULT when the
  * retry still misses (a fault handler that resolved nothing; the TLB
  * model reports it first if a stale entry was the reason).
  */
-static int mmu_access(unsigned long va, bool write, uint64_t *pa)
+static int mmu_access(unsigned long va, char *k, unsigned long n, bool write)
 {
 	int err;
 
-	if (mmu_translate(va, write, pa) == 0)
+	if (mmu_copy(va, k, n, write, false) == 0)
 		return 0;
 	if (!current_mm)
 		return -EFAULT;
 	err = handle_mm_fault(current_mm, va, write ? FAULT_WRITE : 0);
 	if (err)
 		return err;
-	if (mmu_translate(va, write, pa) == 0)
-		return 0;
-	if (host_tlb_stuck(va, write) && mmu_translate(va, write, pa) == 0)
-		return 0;
-	return -EFAULT;
+	return mmu_copy(va, k, n, write, true) == 0 ? 0 : -EFAULT;
 }
+
 int arch_copy_user(unsigned long uaddr, void *kbuf, unsigned long len, int write)
 {
 	char *k = kbuf;
 
 	while (len) {
 		unsigned long chunk = PAGE_SIZE - (uaddr & (PAGE_SIZE - 1));
-		uint64_t pa;
 		int err;
 
 		if (chunk > len)
 			chunk = len;
-		err = mmu_access(uaddr, write, &pa);
+		err = mmu_access(uaddr, k, chunk, write);
 		if (err)
 			return err;
-		if (write)
-			memcpy(phys_to_virt(pa), k, chunk);
-		else
-			memcpy(k, phys_to_virt(pa), chunk);
 		uaddr += chunk, k += chunk, len -= chunk;
 	}
 	return 0;

@@ -105,7 +105,3 @@ void arch_cpu_wait(volatile unsigned *word, unsigned old)
 	__asm__ volatile("sti" : : : "memory");
 }
 
-void arch_cpu_relax(void)
-{
-	__asm__ volatile("pause" : : : "memory");
-}

@@ -166,9 +166,9 @@ static unsigned long stale_run(enum stale_op op, struct mm_counters *d)
 	r.addr = (unsigned long)mm_mmap(r.mm, 0, STALE_PAGES * PAGE_SIZE, VM_READ | VM_WRITE, 0, 1);
 	CHECK(r.addr >= MM_USER_START);
 	CHECK_EQ(mm_touch(r.mm, r.addr, STALE_PAGES * PAGE_SIZE, true), 0);
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	smp_run(smp_nr_cpus(), stale_fn, &r);
-	mm_counters_delta(d, &c0, &mm_counters);
+	mm_counters_since(d, &c0);
 	CHECK_EQ(r.ret, 0);
 	for (unsigned c = 0; c < smp_nr_cpus(); c++) {
 		if (r.stale[c])

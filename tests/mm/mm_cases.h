@@ -87,7 +87,7 @@ static inline struct mm_counters counters_since(const struct mm_counters *c0)
 {
 	struct mm_counters d;
 
-	mm_counters_delta(&d, c0, &mm_counters);
+	mm_counters_since(&d, c0);
 	return d;
 }
 

@@ -221,7 +221,7 @@ TEST(shuffled_frees_merge_back)
 TEST(exhaustion_then_node_fallback)
 {
 	struct mm_snapshot snap;
-	struct mm_counters c0 = mm_counters, d;
+	struct mm_counters c0 = mm_counters_read(), d;
 	struct list_head held;
 	bool poison = mm_debug_poison;
 	uint64_t want = node_free_pages(0), got;
@@ -248,7 +248,7 @@ TEST(exhaustion_then_node_fallback)
 	CHECK_EQ(page_alloc_check(), 0);
 	n = mm_test_put_list(&held);
 	mm_debug_poison = poison;
-	mm_counters_delta(&d, &c0, &mm_counters);
+	mm_counters_since(&d, &c0);
 	CHECK_EQ(d.folio_allocs, n);
 	CHECK_EQ(d.folio_frees, n);
 	CHECK_NO_LEAK(&snap);

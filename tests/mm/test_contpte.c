@@ -34,7 +34,7 @@ static bool ct_setup(struct ct *t, unsigned order)
 		return false;
 	t->ptes = page_address(t->pt);
 	t->pfn = folio_pfn(t->folio);
-	t->c0 = mm_counters;
+	t->c0 = mm_counters_read();
 	return true;
 }
 
@@ -165,7 +165,7 @@ TEST(partial_change_unfolds_and_keeps_state)
 		return;
 	ct_map(&t, 0, 0, 16);
 	set_pte(t.ptes + 9, pte_mkdirty(__ptep_get(t.ptes + 9)));
-	t.c0 = mm_counters;
+	t.c0 = mm_counters_read();
 	ptep_set_wrprotect(NULL, CT_BASE + 3 * PAGE_SIZE, t.ptes + 3);
 	d = counters_since(&t.c0);
 	CHECK_EQ(d.cont_unfolds, has);
@@ -267,14 +267,14 @@ TEST(batch_reads_a_block_once)
 		return;
 	ct_map(&t, 0, 0, 32);
 	CHECK_EQ(pte_batch_hint(t.ptes + 3, __ptep_get(t.ptes + 3)), has ? 13 : 1);
-	gets = mm_counters.ptep_gets;
+	gets = mm_counters_read().ptep_gets;
 	CHECK_EQ(folio_pte_batch(t.folio, CT_BASE, t.ptes, ptep_get(t.ptes), 32, 0, NULL), 32);
-	CHECK_EQ(mm_counters.ptep_gets - gets, has ? 2 : 32);
-	gets = mm_counters.ptep_gets;
+	CHECK_EQ(mm_counters_read().ptep_gets - gets, has ? 2 : 32);
+	gets = mm_counters_read().ptep_gets;
 	CHECK_EQ(folio_pte_batch(t.folio, CT_BASE + 3 * PAGE_SIZE, t.ptes + 3, ptep_get(t.ptes + 3),
 				 20, 0, NULL),
 		 20);
-	CHECK_EQ(mm_counters.ptep_gets - gets, has ? 2 : 20);
+	CHECK_EQ(mm_counters_read().ptep_gets - gets, has ? 2 : 20);
 	ct_teardown(&t);
 }
 
@@ -288,12 +288,12 @@ TEST(blocks_through_fault_fork_mprotect_munmap)
 	uint64_t free0;
 	struct mm *mm = mm_case_begin(&free0), *c;
 	unsigned long a = test_mmap(mm, 256 << 10, RW | VM_NOHUGEPMD, ORDERS(4));
-	struct mm_counters c0 = mm_counters, d;
+	struct mm_counters c0 = mm_counters_read(), d;
 
 	CHECK_EQ(mm_touch(mm, a, 256 << 10, true), 0);
 	CHECK_EQ(counters_since(&c0).cont_folds, has ? 4 : 0);
 	CHECK_EQ(pte_cont(pte_at(mm, a + 0x5000)), has);
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	c = mm_fork(mm, NULL);
 	d = counters_since(&c0);
 	CHECK(d.cont_folds == (has ? 4 : 0) && d.cont_unfolds == 0);
@@ -303,12 +303,12 @@ TEST(blocks_through_fault_fork_mprotect_munmap)
 	CHECK_MM_OK();
 	mm_put(c);
 	caps_set_all(false);
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	CHECK_EQ(mm_mprotect(mm, a, 256 << 10, VM_READ), 0);
 	d = counters_since(&c0);
 	CHECK(d.cont_unfolds == (has ? 4 : 0) && d.cont_folds == (has ? 4 : 0));
 	caps_set_all(true);
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	CHECK_EQ(mm_mprotect(mm, a, 256 << 10, RW), 0);
 	CHECK_EQ(mm_munmap(mm, a + 0x4000, PAGE_SIZE), 0);
 	d = counters_since(&c0);
@@ -342,7 +342,7 @@ TEST(contpte_off_never_folds)
 	uint64_t free0;
 	struct mm *mm = mm_case_begin(&free0);
 	unsigned long a = test_mmap(mm, 256 << 10, RW | VM_NOHUGEPMD, ORDERS(4));
-	struct mm_counters c0 = mm_counters;
+	struct mm_counters c0 = mm_counters_read();
 
 	caps.contpte = false;
 	CHECK_EQ(mm_touch(mm, a, 256 << 10, true), 0);

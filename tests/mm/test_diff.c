@@ -372,7 +372,7 @@ static int compare(const struct snapshot *a, const struct snapshot *b)
 TEST(batched_equals_unbatched)
 {
 	struct snapshot *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
-	uint64_t free0 = total_free_pages(), moved0 = mm_counters.pgmigrate_success;
+	uint64_t free0 = total_free_pages(), moved0 = mm_counters_read().pgmigrate_success;
 	int differ = 0, pages = 0;
 
 	CHECK(a && b);
@@ -389,7 +389,8 @@ TEST(batched_equals_unbatched)
 	CHECK_EQ(differ, 0);
 	CHECK(pages > 0);
 	CHECK_EQ(steps_failed, 0);
-	CHECK(nr_pglists < 2 || mm_counters.pgmigrate_success > moved0); /* the NUMA steps ran */
+	CHECK(nr_pglists < 2 ||
+	      mm_counters_read().pgmigrate_success > moved0); /* the NUMA steps ran */
 	CHECK_EQ(total_free_pages(), free0);
 	free(a);
 	free(b);

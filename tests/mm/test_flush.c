@@ -54,7 +54,7 @@ TEST(contpte_write_fault_flushes_the_block)
 
 	CHECK_EQ(mm_touch(mm, a, 64 << 10, false), 0); /* mapped clean, every page cached */
 	CHECK_EQ(pte_cont(pte_at(mm, a)), has);
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	CHECK_EQ(mm_touch(mm, a, 64 << 10, true), 0);
 	CHECK_EQ(counters_since(&c0).faults, arch_has_hw_ad() ? 0 : 1); /* one for the block */
 	CHECK_EQ(counters_since(&c0).tlb_pages, has ? 16 : 0);
@@ -79,7 +79,7 @@ TEST(split_huge_pmd_breaks_before_make)
 
 	CHECK_EQ(mm_touch(mm, a, 2 << 20, true), 0);
 	CHECK(page_at(mm, a, &by_pmd, &pte) && by_pmd);
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	CHECK_EQ(mm_mprotect(mm, a, 1 << 20, VM_READ), 0); /* half: splits */
 	CHECK(page_at(mm, a, &by_pmd, &pte) && !by_pmd && !pte_write(pte));
 	CHECK_EQ(counters_since(&c0).tlb_flushes, 2); /* the split's, mprotect's */
@@ -109,7 +109,7 @@ TEST(batched_mprotect_breaks_before_folding)
 	caps_set_all(true);
 	CHECK(!pte_cont(pte_at(mm, a)));
 	check_touched(mm, a, 64 << 10); /* the parent's 16 entries cached */
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	CHECK_EQ(mm_mprotect(mm, a, 64 << 10, VM_READ), 0);
 	d = counters_since(&c0);
 	CHECK_EQ(d.cont_folds, has);

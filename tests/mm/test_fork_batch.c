@@ -37,7 +37,7 @@ TEST(one_update_per_run)
 			uint64_t free0 = total_free_pages();
 			unsigned long a, runs;
 			struct mm *p = written_parent(orders[i], pmd, &a), *c;
-			struct mm_counters c0 = mm_counters, d;
+			struct mm_counters c0 = mm_counters_read(), d;
 			pte_t pp = { 0 }, cp = { 0 };
 			bool by_pmd;
 
@@ -69,7 +69,7 @@ TEST(cap_bounds_the_run)
 	uint64_t free0 = total_free_pages();
 	unsigned long a;
 	struct mm *p = written_parent(4, false, &a), *c;
-	struct mm_counters c0 = mm_counters, d;
+	struct mm_counters c0 = mm_counters_read(), d;
 
 	caps.fork = 3;
 	c = mm_fork(p, NULL);
@@ -103,19 +103,19 @@ TEST(runs_end_where_the_bits_differ)
 	CHECK(a > 0);
 	CHECK_EQ(mm_touch(p, (unsigned long)a, 64 << 10, false), 0); /* clean */
 	CHECK_EQ(mm_access(p, (unsigned long)a + 5 * PAGE_SIZE, &v, 1, true), 0);
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	c = mm_fork(p, NULL); /* clean 0-4, dirty 5, clean 6-15 */
 	CHECK_EQ(counters_since(&c0).mapcount_updates, 3);
 	mm_put(c);
 	/* Page 5 writable again (reused), the rest read-only: merged. */
 	CHECK_EQ(mm_access(p, (unsigned long)a + 5 * PAGE_SIZE, &v, 1, true), 0);
 	CHECK(pte_write(pte_at(p, (unsigned long)a + 5 * PAGE_SIZE)));
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	c2 = mm_fork(p, NULL);
 	CHECK_EQ(counters_since(&c0).mapcount_updates, 3); /* dirty still differs */
 	mm_put(c2);
 	CHECK_EQ(mm_mprotect(p, (unsigned long)a + 8 * PAGE_SIZE, PAGE_SIZE, VM_READ), 0);
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	c = mm_fork(p, NULL); /* three VMAs now */
 	CHECK_EQ(counters_since(&c0).mapcount_updates, 5);
 	CHECK_MM_OK();
@@ -172,7 +172,7 @@ TEST(pinned_folio_copies_only_exclusive_pages)
 	mm_put(mm_fork(p, NULL));
 	CHECK_EQ(mm_madvise_flags(p, a + 4 * PAGE_SIZE, 12 * PAGE_SIZE, 0, VM_DONTCOPY), 0);
 	CHECK_EQ(pin_user_pages(p, a + 8 * PAGE_SIZE, 1, FOLL_LONGTERM, &pin), 1);
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	c = mm_fork(p, NULL);
 	CHECK_EQ(counters_since(&c0).folio_copies, 12);
 	CHECK(folio_at(c, a) == folio_at(p, a));
@@ -362,7 +362,7 @@ TEST(mm_lifetime)
 	CHECK_EQ(mm_access(c, a + 3 * PAGE_SIZE, &v, 1, false), 0);
 	CHECK_EQ(folio_mapcount(folio_at(c, a)), 16);
 	CHECK(PageAnonExclusive(page_at(c, a, &(bool){ 0 }, &(pte_t){ 0 })) == false);
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	CHECK_EQ(mm_touch(c, a, REGION, true), 0); /* every page reused */
 	CHECK_EQ(counters_since(&c0).folio_copies, 0);
 	CHECK(PageAnonExclusive(page_at(c, a, &(bool){ 0 }, &(pte_t){ 0 })));
@@ -388,7 +388,7 @@ static void dump_step(struct mm *mm, const char *title, struct mm_counters *c0)
 	mm_ptdump_to(mm, dump_line, NULL);
 	if (*json)
 		printf("    counters: %s\n", json);
-	*c0 = mm_counters;
+	*c0 = mm_counters_read();
 }
 
 /*
@@ -413,7 +413,7 @@ TEST(worked_example_ptdump)
 	f0 = folio_at(p, a);
 	printf("    -- parent before fork (page %#lx pinned)\n", a + 0x13000);
 	mm_ptdump_to(p, dump_line, NULL);
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	c = mm_fork(p, NULL);
 	dump_step(p, "parent after fork", &c0);
 	mm_ptdump_to(c, dump_line, NULL);
@@ -423,7 +423,7 @@ TEST(worked_example_ptdump)
 	dump_step(c, "child after writing to 0x...5000 (COW: a copy)", &c0);
 	CHECK(folio_at(c, a + 0x5000) != f0 && folio_at(c, a + 0x6000) == f0);
 	mm_put(c);
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	CHECK_EQ(mm_access(p, a + 0x5000, &(unsigned char){ 2 }, 1, true), 0);
 	dump_step(p, "parent, child gone, after writing to 0x...5000 (COW: reuse)", &c0);
 	CHECK(folio_at(p, a + 0x5000) == f0 && pte_write(pte_at(p, a + 0x5000)));
@@ -445,7 +445,7 @@ TEST(cow_counts_reuse_and_copy)
 	uint64_t free0 = total_free_pages();
 	unsigned long a, h;
 	struct mm *p = written_parent(0, false, &a), *c = mm_fork(p, NULL);
-	struct mm_counters c0 = mm_counters, d;
+	struct mm_counters c0 = mm_counters_read(), d;
 	unsigned char b = 7;
 
 	CHECK(c != NULL);
@@ -453,7 +453,7 @@ TEST(cow_counts_reuse_and_copy)
 	d = counters_since(&c0);
 	CHECK_EQ(d.cow_copies, 1);
 	CHECK_EQ(d.cow_reuses, 0);
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	CHECK_EQ(mm_access(p, a, &b, 1, true), 0);
 	d = counters_since(&c0);
 	CHECK_EQ(d.cow_copies, 0);
@@ -463,7 +463,7 @@ TEST(cow_counts_reuse_and_copy)
 	CHECK_EQ(mm_touch(p, h, REGION, true), 0);
 	c = mm_fork(p, NULL); /* the PMD is shared, then the child goes */
 	mm_put(c);
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	CHECK_EQ(mm_access(p, h, &b, 1, true), 0);
 	d = counters_since(&c0);
 	CHECK_EQ(d.cow_reuses, 1);

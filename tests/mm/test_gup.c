@@ -112,7 +112,7 @@ TEST(missing_pages_are_faulted_in)
 			unsigned long len = gsize_len(g), n = len >> PAGE_SHIFT;
 			unsigned long a = test_mmap(mm, len, RW | (g->pmd ? 0 : VM_NOHUGEPMD),
 						    ORDERS(g->order));
-			struct mm_counters c0 = mm_counters;
+			struct mm_counters c0 = mm_counters_read();
 			uint64_t zero = 0;
 
 			WHERE("%s %s", g->label, write ? "write" : "read");
@@ -164,7 +164,7 @@ TEST(ro_pin_of_exclusive_page_sees_later_writes)
 		const struct gsize *g = &gsizes[s];
 		struct mm *mm = begin();
 		unsigned long len, a = gup_region(mm, g, &len, 1), n = len >> PAGE_SHIFT;
-		struct mm_counters c0 = mm_counters;
+		struct mm_counters c0 = mm_counters_read();
 
 		WHERE("%s", g->label);
 		W_CHECK_EQ(pin_user_pages(mm, a, n, FOLL_LONGTERM, pages), n);
@@ -229,7 +229,7 @@ TEST(ro_pin_of_previously_shared_page_reuses_it)
 		WHERE("%s", g->label);
 		mm_put(mm_fork(mm, NULL));
 		W_CHECK_EQ(page_bits(mm, a, 32, true), 0);
-		c0 = mm_counters;
+		c0 = mm_counters_read();
 		W_CHECK_EQ(pin_user_pages(mm, a, n, FOLL_LONGTERM, pages), n);
 		W_CHECK_EQ(counters_since(&c0).folio_copies, 0);
 		W_CHECK(page_folio(pages[0]) == f0);
@@ -336,7 +336,7 @@ TEST(errors_leave_nothing_held)
 
 	CHECK_EQ(stamp_range(mm, a, 64 << 10, 1), 0);
 	CHECK_EQ(mm_touch(mm, r, 64 << 10, false), 0);
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	CHECK_EQ(pin_user_pages(mm, a - (1ul << 30), 1, 0, pages), -EFAULT); /* nothing mapped */
 	CHECK_EQ(pin_user_pages(mm, r, 16, FOLL_WRITE, pages), -EFAULT);     /* R/O VMA */
 	CHECK_EQ(get_user_pages(mm, r, 16, FOLL_WRITE, pages), -EFAULT);

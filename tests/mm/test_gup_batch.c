@@ -47,7 +47,7 @@ static struct mm_counters pin_counted(struct mm *mm, unsigned long a, unsigned l
 	struct mm_counters c0;
 
 	gup_variant_apply(v);
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	*got = pin_user_pages(mm, a, n, flags, pages);
 	return counters_since(&c0);
 }
@@ -233,7 +233,7 @@ TEST(get_run_is_not_cut_by_exclusivity)
 {
 	unsigned long a;
 	struct mm *c, *mm = mixed_exclusive(&a, &c);
-	struct mm_counters c0 = mm_counters, d;
+	struct mm_counters c0 = mm_counters_read(), d;
 
 	CHECK_EQ(get_user_pages(mm, a, 16, 0, pages), 16);
 	d = counters_since(&c0);
@@ -301,7 +301,7 @@ TEST(ro_pin_run_is_not_cut_by_write_bits)
 {
 	unsigned long a;
 	struct mm *mm = mixed_writable(&a);
-	struct mm_counters c0 = mm_counters, d;
+	struct mm_counters c0 = mm_counters_read(), d;
 
 	caps_set_all(true);
 	CHECK_EQ(pin_user_pages(mm, a, 16, 0, pages), 16);
@@ -334,7 +334,7 @@ TEST(single_pte_of_a_large_folio)
 			mm_put(c);
 			c = NULL;
 		}
-		c0 = mm_counters;
+		c0 = mm_counters_read();
 		W_CHECK_EQ(pin_user_pages(mm, p5, 1, FOLL_LONGTERM, pages), 1);
 		W_CHECK_EQ(counters_since(&c0).folio_copies, exits ? 0 : 1);
 		W_CHECK_EQ(page_folio(pages[0]) == f, exits);
@@ -357,7 +357,7 @@ TEST(gup_fast_takes_no_lock)
 		const struct gsize *g = &gsizes[s];
 		struct mm *mm = begin();
 		unsigned long len, a = gup_region(mm, g, &len, 1), n = len >> PAGE_SHIFT;
-		struct mm_counters c0 = mm_counters, d;
+		struct mm_counters c0 = mm_counters_read(), d;
 
 		WHERE("%s", g->label);
 		W_CHECK_EQ(pin_user_pages_fast(mm, a, n, FOLL_WRITE | FOLL_FAST_ONLY, pages), n);
@@ -384,7 +384,7 @@ TEST(gup_fast_falls_back_for_faults)
 	struct mm_counters c0;
 
 	CHECK_EQ(stamp_range(mm, a, 128 << 10, 1), 0);
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	CHECK_EQ(pin_user_pages_fast(mm, a + (128 << 10), 32, FOLL_FAST_ONLY, pages), 0);
 	CHECK_EQ(counters_since(&c0).faults, 0);
 	CHECK_EQ(gup_refs_left(mm, a, 256 << 10), 0);
@@ -445,7 +445,7 @@ TEST(gup_fast_undoes_the_grab_past_the_cut)
 	struct mm *c, *mm = mixed_exclusive(&a, &c);
 	struct folio *f0 = folio_at(mm, a);
 	int ref0 = folio_ref_count(f0);
-	struct mm_counters c0 = mm_counters, d;
+	struct mm_counters c0 = mm_counters_read(), d;
 
 	CHECK_EQ(pin_user_pages_fast(mm, a, 16, FOLL_FAST_ONLY, pages), 8);
 	d = counters_since(&c0);
@@ -580,7 +580,7 @@ static long diff_call(struct mm *mm, const unsigned long *r, const struct gup_va
 	long got;
 
 	gup_variant_apply(v);
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	if (kind == 0)
 		got = get_user_pages(mm, a, np, flags, pages);
 	else if (kind == 1)

@@ -26,13 +26,13 @@ TEST(migrate_pages_moves_every_size)
 			struct mm *mm = begin(b);
 			unsigned long a = test_mmap(mm, len, RW | (sizes[s].pmd ? 0 : VM_NOHUGEPMD),
 						    ORDERS(sizes[s].order));
-			struct mm_counters c0 = mm_counters, d;
+			struct mm_counters c0 = mm_counters_read(), d;
 			bool pmd;
 			pte_t pte;
 
 			fill(mm, a, pages, s);
 			CHECK_EQ(off_node(mm, a, pages, 0), 0);
-			c0 = mm_counters;
+			c0 = mm_counters_read();
 			CHECK_EQ(migrate_pages(mm, N0, N1), 0);
 			d = counters_since(&c0);
 			CHECK_EQ(off_node(mm, a, pages, 1), 0);
@@ -70,7 +70,7 @@ TEST(queue_is_one_descent_and_lock_per_table)
 		long failed;
 
 		mm_touch(mm, a, len, true);
-		c0 = mm_counters;
+		c0 = mm_counters_read();
 		/* STRICT without MOVE queues nothing: the walk alone (and the
 		 * two descents that look for PMD leaves at the range ends) */
 		failed = mbind(mm, a, len, MPOL_BIND, N0, MPOL_MF_STRICT);
@@ -80,7 +80,7 @@ TEST(queue_is_one_descent_and_lock_per_table)
 		CHECK_EQ(d.ptl_takes, 2);
 		/* arm64 batched: one read per contpte block (pte_batch_hint) */
 		CHECK_EQ(d.ptep_gets, b && arch_has_pte_blocks() ? pages / 16 : pages);
-		c0 = mm_counters;
+		c0 = mm_counters_read();
 		CHECK_EQ(mbind(mm, a, len, MPOL_BIND, N1, MPOL_MF_STRICT), -EIO);
 		d = counters_since(&c0);
 		CHECK_EQ(d.migrate_queued, 0);
@@ -310,7 +310,7 @@ TEST(move_vs_move_all_with_a_child)
 			CHECK_EQ(bad_bytes(child, a, pages, 5), 0);
 			CHECK(!PageAnonExclusive(page_at(mm, a, &(bool){ 0 }, &(pte_t){ 0 })));
 			CHECK_MM_OK();
-			c0 = mm_counters;
+			c0 = mm_counters_read();
 			CHECK_EQ(mm_access(child, a, &x, 1, true), 0);
 			CHECK_EQ(counters_since(&c0).cow_copies, 1);
 			CHECK_EQ(bad_bytes(mm, a, pages, 5), 0);
@@ -347,7 +347,7 @@ TEST(anon_exclusive_survives)
 			CHECK(pte_write(pte));
 			CHECK(PageAnonExclusive(pfn_to_page(pte_pfn(pte))));
 		}
-		c0 = mm_counters;
+		c0 = mm_counters_read();
 		for (unsigned long i = 0; i < pages; i++)
 			CHECK_EQ(mm_access(mm, a + i * PAGE_SIZE, &x, 1, true), 0);
 		CHECK_EQ(counters_since(&c0).cow_copies, 0);
@@ -440,7 +440,7 @@ TEST(pmd_thp_moves_whole_or_split)
 		list_init(&held);
 		hold_node(&held, 1);
 		release_holes(&held, 1, 600);
-		c0 = mm_counters;
+		c0 = mm_counters_read();
 		CHECK_EQ(migrate_pages(mm, N0, N1), 0);
 		CHECK_EQ(counters_since(&c0).thp_migration_split, 1);
 		CHECK_EQ(off_node(mm, a, pages, 1), 0);
@@ -451,7 +451,7 @@ TEST(pmd_thp_moves_whole_or_split)
 		CHECK_EQ(mm_munmap(mm, a, len), 0);
 		a = test_mmap(mm, len, RW, ORDERS(PMD_ORDER));
 		fill(mm, a, pages, 7);
-		c0 = mm_counters;
+		c0 = mm_counters_read();
 		CHECK_EQ(migrate_pages(mm, N0, N1), 0);
 		CHECK_EQ(counters_since(&c0).thp_migration_success, 1);
 		page_at(mm, a, &pmd, &pte);
@@ -476,7 +476,7 @@ TEST(pte_mapped_folio_splits_without_a_block)
 		list_init(&held);
 		hold_node(&held, 1);
 		release_holes(&held, 1, 20);
-		c0 = mm_counters;
+		c0 = mm_counters_read();
 		CHECK_EQ(migrate_pages(mm, N0, N1), 0);
 		CHECK_EQ(counters_since(&c0).thp_migration_split, 1);
 		CHECK_EQ(counters_since(&c0).pgmigrate_success, 16);
@@ -537,7 +537,9 @@ static pte_t entry_at(struct mm *mm, unsigned long a)
 }
 
 /* While the entries are in place (each VMA is migrated by itself): a
- * fault on one is handled (retry later) and changes nothing. */
+ * fault on one is handled (retry later) and changes nothing. The hook
+ * runs inside the migration, which holds the mmap_lock for read, so it
+ * faults as another reader would: __handle_mm_fault(). */
 static void fault_on_entries(void)
 {
 	for (int i = 0; i < 2; i++) {
@@ -546,8 +548,8 @@ static void fault_on_entries(void)
 		if (!is_migration_entry(e))
 			continue;
 		hook_seen[i]++;
-		hook_errors += handle_mm_fault(hook_mm, hook_addr[i], FAULT_WRITE) != 0;
-		hook_errors += handle_mm_fault(hook_mm, hook_addr[i], 0) != 0;
+		hook_errors += __handle_mm_fault(hook_mm, hook_addr[i], FAULT_WRITE) != 0;
+		hook_errors += __handle_mm_fault(hook_mm, hook_addr[i], 0) != 0;
 		hook_errors += entry_at(hook_mm, hook_addr[i]).val != e.val;
 	}
 }
@@ -590,7 +592,7 @@ TEST(contpte_blocks_stay_folded)
 		unsigned long folded = 0;
 
 		mm_touch(mm, a, len, true);
-		c0 = mm_counters;
+		c0 = mm_counters_read();
 		CHECK_EQ(migrate_pages(mm, N0, N1), 0);
 		if (b || !arch_has_pte_blocks())
 			CHECK_EQ(counters_since(&c0).cont_unfolds, 0);
@@ -616,7 +618,7 @@ TEST(batched_unmap_and_flush_counts)
 		struct mm_counters c0, d;
 
 		mm_touch(mm, a, len, true);
-		c0 = mm_counters;
+		c0 = mm_counters_read();
 		CHECK_EQ(migrate_pages(mm, N0, N1), 0);
 		d = counters_since(&c0);
 		if (b) {
@@ -642,7 +644,7 @@ TEST(caps_bound_the_runs)
 
 	fill(mm, a, pages, 11);
 	caps.migrate = caps.migrate_unmap = 4;
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	CHECK_EQ(migrate_pages(mm, N0, N1), 0);
 	d = counters_since(&c0);
 	CHECK_EQ(d.mapcount_updates, 2 * pages / 4);

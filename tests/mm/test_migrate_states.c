@@ -31,7 +31,7 @@ static void thp_fork_write_move_all(int batched, bool parent_writes)
 	CHECK_EQ(mm_access(w, a + PAGE_SIZE, &x, 1, true), 0);
 	page_at(o, a, &pmd, &pte);
 	CHECK(pmd);
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	CHECK_EQ(mm_migrate_pages(w, N0, N1, MPOL_MF_MOVE_ALL), 0);
 	CHECK_EQ(counters_since(&c0).thp_migration_success, 1);
 	CHECK_EQ(counters_since(&c0).migrate_queued, 2);
@@ -87,7 +87,7 @@ TEST(folio_across_vmas_moves_once)
 			unsigned long len = k ? 2ul << 20 : 64ul << 10, pages = len >> PAGE_SHIFT;
 			unsigned long a =
 				split_mapping(mm, len, k ? PMD_ORDER : 4, k ? 100 : 0, k ? 300 : 8);
-			struct mm_counters c0 = mm_counters, d;
+			struct mm_counters c0 = mm_counters_read(), d;
 
 			CHECK_EQ(migrate_pages(mm, N0 | N1, N1 | N2), 0);
 			d = counters_since(&c0);
@@ -116,7 +116,7 @@ TEST(pinned_folio_across_vmas_counts_once)
 			struct page *pin[1];
 
 			CHECK_EQ(pin_user_pages(mm, a, 1, FOLL_LONGTERM, pin), 1);
-			c0 = mm_counters;
+			c0 = mm_counters_read();
 			CHECK_EQ(migrate_pages(mm, N0, N1), (long)pages);
 			CHECK_EQ(counters_since(&c0).pgmigrate_fail, pages);
 			CHECK_EQ(off_node(mm, a, pages, 0), 0);

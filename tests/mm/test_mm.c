@@ -174,7 +174,7 @@ TEST(read_then_write_sets_young_then_dirty)
 {
 	struct mm *mm = begin();
 	unsigned long a = test_mmap(mm, 64 << 10, RW, 1);
-	struct mm_counters c0 = mm_counters, d;
+	struct mm_counters c0 = mm_counters_read(), d;
 	unsigned char v = 0xff, w = 0x5c;
 	pte_t pte;
 

@@ -283,6 +283,8 @@ static void bare_mm(struct mm *mm)
 {
 	mm_init(); /* once; the guest's selftest may run before anything else did */
 	*mm = (struct mm){ .id = 9000 };
+	mm->mmap_lock = RWLOCK_INIT("mmap_lock");
+	spin_lock_init(&mm->page_table_lock, LOCK_PGTABLE, "page_table_lock");
 	mm->pgd = pgd_alloc(mm);
 	CHECK(mm->pgd != NULL);
 }
@@ -299,7 +301,7 @@ static void bare_mm_free(struct mm *mm)
 TEST(pt_alloc_free_and_counters)
 {
 	struct mm_snapshot snap;
-	struct mm_counters c0 = mm_counters;
+	struct mm_counters c0 = mm_counters_read();
 	struct mm mm = { .id = 9001 };
 	struct page *pt;
 	uint64_t *e;
@@ -316,12 +318,12 @@ TEST(pt_alloc_free_and_counters)
 		zero &= e[i] == 0;
 	CHECK(zero);
 	CHECK(pt->flags & PG_pgtable);
-	CHECK(!pt->ptl.locked && pt->ptl.name != NULL);
+	CHECK(!spin_is_locked(&pt->ptl) && pt->ptl.name != NULL);
 	CHECK_EQ(mm.nr_pt_pages, 1);
-	CHECK_EQ(mm_counters.pt_allocs - c0.pt_allocs, 1);
+	CHECK_EQ(mm_counters_read().pt_allocs - c0.pt_allocs, 1);
 	pt_free(&mm, pt);
 	CHECK_EQ(mm.nr_pt_pages, 0);
-	CHECK_EQ(mm_counters.pt_frees - c0.pt_frees, 1);
+	CHECK_EQ(mm_counters_read().pt_frees - c0.pt_frees, 1);
 	CHECK_NO_LEAK(&snap);
 }
 
@@ -338,23 +340,23 @@ TEST(mm_find_pmd_allocates_missing_levels)
 	mm_init();
 	mm_snapshot_take(&snap);
 	bare_mm(&mm);
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	CHECK(mm_find_pmd(&mm, a, false) == NULL);
-	CHECK_EQ(mm_counters.pt_descents - c0.pt_descents, 1);
+	CHECK_EQ(mm_counters_read().pt_descents - c0.pt_descents, 1);
 	pa = mm_find_pmd(&mm, a, true);
 	CHECK(pa != NULL);
 	CHECK_EQ(mm.nr_pt_pages, 2);
-	CHECK_EQ(mm_counters.pt_allocs - c0.pt_allocs, 2);
+	CHECK_EQ(mm_counters_read().pt_allocs - c0.pt_allocs, 2);
 	CHECK(mm_find_pmd(&mm, a + 0x1234, false) == pa);
 	pb = mm_find_pmd(&mm, b, true);
 	CHECK(pb == pa + 1);
 	CHECK_EQ(mm.nr_pt_pages, 2);
 	CHECK(mm_find_pmd(&mm, far, true) != NULL);
 	CHECK_EQ(mm.nr_pt_pages, 4);
-	CHECK_EQ(mm_counters.pt_descents - c0.pt_descents, 5);
+	CHECK_EQ(mm_counters_read().pt_descents - c0.pt_descents, 5);
 	CHECK(pmd_none(*pa));
 	bare_mm_free(&mm);
-	CHECK_EQ(mm_counters.pt_frees - c0.pt_frees, 4 + 1); /* and the pgd */
+	CHECK_EQ(mm_counters_read().pt_frees - c0.pt_frees, 4 + 1); /* and the pgd */
 	CHECK_NO_LEAK(&snap);
 }
 
@@ -373,13 +375,13 @@ TEST(mm_find_pmd_stops_at_a_leaf)
 	CHECK(pmdp != NULL);
 	if (!pmdp)
 		return;
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	CHECK(pte_offset_map_lock(&mm, pmdp, a, &ptl) == NULL);
 	*pmdp = pfn_pmd(0x40000, vm_get_page_prot(VM_READ));
 	CHECK(mm_find_pmd(&mm, a + 0x3000, false) == pmdp);
 	CHECK(pte_offset_map_lock(&mm, pmdp, a, &ptl) == NULL);
 	CHECK(ptl == NULL);
-	CHECK_EQ(mm_counters.ptl_takes - c0.ptl_takes, 0);
+	CHECK_EQ(mm_counters_read().ptl_takes - c0.ptl_takes, 0);
 	*pmdp = (pmd_t){ 0 };
 	bare_mm_free(&mm);
 }
@@ -412,15 +414,15 @@ TEST(pte_offset_map_lock_counts_and_locks)
 	pmdp = add_pte_table(&mm, a);
 	if (!pmdp)
 		return;
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	ptep = pte_offset_map_lock(&mm, pmdp, a, &ptl);
 	CHECK(ptep == pmd_table(*pmdp) + 37);
 	CHECK(ptep == pte_offset_kernel(pmdp, a));
 	CHECK(ptl == &pmd_pt_page(*pmdp)->ptl);
-	CHECK(ptl->locked);
-	CHECK_EQ(mm_counters.ptl_takes - c0.ptl_takes, 1);
+	CHECK(spin_is_locked(ptl));
+	CHECK_EQ(mm_counters_read().ptl_takes - c0.ptl_takes, 1);
 	pte_unmap_unlock(ptep, ptl);
-	CHECK(!ptl->locked);
+	CHECK(!spin_is_locked(ptl));
 	CHECK_EQ(mm.nr_pt_pages, 3);
 	bare_mm_free(&mm);
 }
@@ -438,35 +440,73 @@ static void release_unheld(void *arg)
 	spin_unlock(arg);
 }
 
-/* Taking a held lock is a deadlock on one CPU: a panic naming the lock.
- * So is releasing a lock nobody holds. */
+/* Taking a lock this CPU holds is a deadlock: a panic naming the lock.
+ * So is releasing a lock this CPU does not hold. */
 TEST(lock_misuse_panics)
 {
-	struct spinlock l = { 0, "test lock" };
+	struct spinlock l = SPINLOCK_INIT(LOCK_LEAF, "test lock");
 
 	spin_lock(&l);
-	CHECK(l.locked);
+	CHECK(spin_is_locked(&l));
 	spin_unlock(&l);
-	CHECK(!l.locked);
-	CHECK_PANICS(take_twice, &l, "test lock already held");
-	l.locked = 0;
+	CHECK(!spin_is_locked(&l));
+	CHECK_PANICS(take_twice, &l, "test lock already held on this CPU");
+	if (spin_is_locked(&l))
+		spin_unlock(&l); /* the first spin_lock of take_twice */
+	CHECK(!spin_is_locked(&l));
 	CHECK_PANICS(release_unheld, &l, "test lock is not held");
+}
+
+static void take_out_of_order(void *arg)
+{
+	struct spinlock *locks = arg; /* [0] a PTE lock, [1] an mm lock */
+
+	spin_lock(&locks[0]);
+	spin_lock(&locks[1]);
+}
+
+/* The lock-order check (on while mm_debug_vm is): a PTE lock and then a
+ * lock of an earlier class panics with both names; the right order and a
+ * nested second lock of one class do not. */
+TEST(lock_order_check)
+{
+	struct spinlock locks[2] = { SPINLOCK_INIT(LOCK_PTL, "PTE lock A"),
+				     SPINLOCK_INIT(LOCK_PGTABLE, "page_table_lock B") };
+	struct spinlock ptl2 = SPINLOCK_INIT(LOCK_PTL, "PTE lock C");
+	unsigned depth = lock_held_depth();
+
+	spin_lock(&locks[1]);
+	spin_lock(&locks[0]);
+	spin_lock_nested(&ptl2, 1);
+	CHECK_EQ(lock_held_depth(), depth + 3);
+	spin_unlock(&ptl2);
+	spin_unlock(&locks[0]);
+	spin_unlock(&locks[1]);
+	CHECK_EQ(lock_held_depth(), depth);
+	CHECK_PANICS(take_out_of_order, locks,
+		     "taking page_table_lock B (page_table_lock) while holding PTE lock A");
+	/* The host runner's panic catcher forgets what the panicking call
+	 * pushed on the order stack; its locks are still held. */
+	for (int i = 0; i < 2; i++)
+		if (spin_is_locked(&locks[i]))
+			spin_unlock(&locks[i]);
+	CHECK_EQ(lock_held_depth(), depth);
 }
 
 /* flush_tlb_range: one flush, the pages the range touches; an empty range
  * is no flush. */
 TEST(flush_tlb_range_counts)
 {
-	struct mm_counters c0 = mm_counters;
+	struct mm_counters c0 = mm_counters_read();
 
 	flush_tlb_range(NULL, 0x1000, 0x3000);
-	CHECK_EQ(mm_counters.tlb_flushes - c0.tlb_flushes, 1);
-	CHECK_EQ(mm_counters.tlb_pages - c0.tlb_pages, 2);
+	CHECK_EQ(mm_counters_read().tlb_flushes - c0.tlb_flushes, 1);
+	CHECK_EQ(mm_counters_read().tlb_pages - c0.tlb_pages, 2);
 	flush_tlb_range(NULL, 0x1800, 0x2801);
-	CHECK_EQ(mm_counters.tlb_flushes - c0.tlb_flushes, 2);
-	CHECK_EQ(mm_counters.tlb_pages - c0.tlb_pages, 4);
+	CHECK_EQ(mm_counters_read().tlb_flushes - c0.tlb_flushes, 2);
+	CHECK_EQ(mm_counters_read().tlb_pages - c0.tlb_pages, 4);
 	flush_tlb_range(NULL, 0x5000, 0x5000);
-	CHECK_EQ(mm_counters.tlb_flushes - c0.tlb_flushes, 2);
+	CHECK_EQ(mm_counters_read().tlb_flushes - c0.tlb_flushes, 2);
 }
 
 /* ---- the walker ---------------------------------------------------------------- */
@@ -487,7 +527,7 @@ static int log_run(struct mm *mm, pmd_t *pmdp, pte_t *ptep, unsigned long addr, 
 	int i = w->runs++;
 
 	(void)mm;
-	w->all_locked &= pmd_pt_page(*pmdp)->ptl.locked;
+	w->all_locked &= spin_is_locked(&pmd_pt_page(*pmdp)->ptl);
 	if (i >= 4)
 		return 0;
 	w->run_start[i] = addr;
@@ -552,10 +592,10 @@ TEST(walk_visits_runs_and_leaves)
 	unsigned long start = WALK_BASE + 5 * PAGE_SIZE, end = WALK_BASE + 3 * PMD_SIZE + 0x3000;
 
 	walk_tables(&mm);
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	CHECK_EQ(walk_page_range(&mm, start, end, &log_ops, &w), 0);
-	CHECK_EQ(mm_counters.pt_descents - c0.pt_descents, 1);
-	CHECK_EQ(mm_counters.ptl_takes - c0.ptl_takes, 2);
+	CHECK_EQ(mm_counters_read().pt_descents - c0.pt_descents, 1);
+	CHECK_EQ(mm_counters_read().ptl_takes - c0.ptl_takes, 2);
 	CHECK_EQ(w.runs, 2);
 	CHECK(w.all_locked);
 	CHECK_EQ(w.run_start[0], start);
@@ -575,12 +615,12 @@ TEST(walk_of_an_empty_mm_visits_nothing)
 {
 	struct mm mm;
 	struct walk_log w = { .all_locked = true };
-	struct mm_counters c0 = mm_counters;
+	struct mm_counters c0 = mm_counters_read();
 
 	bare_mm(&mm);
 	CHECK_EQ(walk_page_range(&mm, 0x10000, 3ul << 39, &log_ops, &w), 0);
 	CHECK_EQ(w.runs + w.leaves, 0);
-	CHECK_EQ(mm_counters.pt_descents - c0.pt_descents, 1);
+	CHECK_EQ(mm_counters_read().pt_descents - c0.pt_descents, 1);
 	bare_mm_free(&mm);
 }
 
@@ -624,21 +664,21 @@ TEST(free_pgtables_frees_only_empty_tables)
 		return;
 	set_pte(pmd_table(*t0) + 100, user_pte(0x1000, VM_READ));
 	CHECK_EQ(mm.nr_pt_pages, 4);
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	free_pgtables(&mm, WALK_BASE + 0x5000, WALK_BASE + PMD_SIZE + 0x1000);
 	CHECK_EQ(mm.nr_pt_pages, 3);
 	CHECK(pmd_present(*t0) && pmd_none(*t1));
-	CHECK_EQ(mm_counters.pt_frees - c0.pt_frees, 1);
-	CHECK_EQ(mm_counters.tlb_flushes - c0.tlb_flushes, 1);
-	CHECK_EQ(mm_counters.tlb_pages - c0.tlb_pages, 1); /* one page of the freed span */
+	CHECK_EQ(mm_counters_read().pt_frees - c0.pt_frees, 1);
+	CHECK_EQ(mm_counters_read().tlb_flushes - c0.tlb_flushes, 1);
+	CHECK_EQ(mm_counters_read().tlb_pages - c0.tlb_pages, 1); /* one page of the freed span */
 	free_pgtables(&mm, 0, MM_USER_END);
 	CHECK_EQ(mm.nr_pt_pages, 3);
 	set_pte(pmd_table(*t0) + 100, (pte_t){ 0 });
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	free_pgtables(&mm, WALK_BASE + 0x5000, WALK_BASE + 0x6000);
 	CHECK_EQ(mm.nr_pt_pages, 0);
-	CHECK_EQ(mm_counters.pt_frees - c0.pt_frees, 3);
-	CHECK_EQ(mm_counters.tlb_flushes - c0.tlb_flushes, 1);
+	CHECK_EQ(mm_counters_read().pt_frees - c0.pt_frees, 3);
+	CHECK_EQ(mm_counters_read().tlb_flushes - c0.tlb_flushes, 1);
 	CHECK(pgd_none(mm.pgd[pgd_index(WALK_BASE)]));
 	pgd_free(&mm, mm.pgd);
 	CHECK_NO_LEAK(&snap);
@@ -668,7 +708,7 @@ TEST_SUITE(pgtable, pte_write_round_trip, pte_dirty_round_trip,
 	   vm_get_page_prot_per_flag_combination, run_hooks_keep_their_contract,
 	   table_entry_helpers, pmd_leaf_helpers, pt_alloc_free_and_counters,
 	   mm_find_pmd_allocates_missing_levels, mm_find_pmd_stops_at_a_leaf,
-	   pte_offset_map_lock_counts_and_locks, lock_misuse_panics, flush_tlb_range_counts,
-	   walk_visits_runs_and_leaves, walk_of_an_empty_mm_visits_nothing,
+	   pte_offset_map_lock_counts_and_locks, lock_misuse_panics, lock_order_check,
+	   flush_tlb_range_counts, walk_visits_runs_and_leaves, walk_of_an_empty_mm_visits_nothing,
 	   walk_stops_on_callback_value, free_pgtables_frees_only_empty_tables,
 	   pgd_free_panics_with_tables_left)

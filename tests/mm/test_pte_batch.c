@@ -78,11 +78,11 @@ static void bt_set(struct bt *b, unsigned slot, pte_t pte)
 static unsigned bt_batch(struct bt *b, unsigned slot, unsigned max_nr, unsigned flags,
 			 bool *any_writable, uint64_t *gets)
 {
-	uint64_t before = mm_counters.ptep_gets;
+	uint64_t before = mm_counters_read().ptep_gets;
 	unsigned nr = folio_pte_batch(b->folio, BT_BASE + slot * PAGE_SIZE, b->ptes + slot,
 				      __ptep_get(b->ptes + slot), max_nr, flags, any_writable);
 
-	*gets = mm_counters.ptep_gets - before;
+	*gets = mm_counters_read().ptep_gets - before;
 	return nr;
 }
 

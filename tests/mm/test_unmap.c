@@ -194,7 +194,7 @@ TEST(zap_counts_batched_and_unbatched)
 
 		CHECK_EQ(mm_touch(mm, a, 2 << 20, true), 0);
 		caps_set_all(batched);
-		c0 = mm_counters;
+		c0 = mm_counters_read();
 		CHECK_EQ(mm_munmap(mm, a, 2 << 20), 0);
 		d = counters_since(&c0);
 		CHECK_EQ(d.mapcount_updates, batched ? 32 : 512);
@@ -219,7 +219,7 @@ TEST(zap_pmd_is_one_update)
 	struct mm_counters c0, d;
 
 	CHECK_EQ(mm_touch(mm, a, 2 << 20, true), 0);
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	CHECK_EQ(mm_munmap(mm, a, 2 << 20), 0);
 	d = counters_since(&c0);
 	CHECK_EQ(d.mapcount_updates, 1);
@@ -262,7 +262,7 @@ TEST(mprotect_keeps_anon_exclusive_per_page)
 		mm_put(mm_fork(mm, NULL));
 		write_and_excl_bits(mm, a, &w, &x);
 		CHECK_EQ(w | x, 0);
-		c0 = mm_counters;
+		c0 = mm_counters_read();
 		CHECK_EQ(mm_touch(mm, a + 5 * PAGE_SIZE, 2 * PAGE_SIZE, true), 0);
 		CHECK_EQ(counters_since(&c0).folio_copies, 0);
 		caps_set_all(batched);
@@ -289,7 +289,7 @@ TEST(mprotect_flushes_once)
 	f0 = folio_at(mm, a);
 	f1 = folio_at(mm, a + (3 << 20));
 	CHECK_EQ(mm_mprotect(mm, a + (1 << 20), 64 << 10, VM_READ | VM_EXEC), 0);
-	c0 = mm_counters;
+	c0 = mm_counters_read();
 	CHECK_EQ(mm_mprotect(mm, a, 4 << 20, VM_READ), 0);
 	CHECK_EQ(counters_since(&c0).tlb_flushes, 1);
 	CHECK(folio_at(mm, a) == f0 && folio_at(mm, a + (3 << 20)) == f1);

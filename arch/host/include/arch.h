@@ -65,4 +65,10 @@ void host_machine_init(int nodes, unsigned node_mb);
  */
 int host_catch_panic(void (*fn)(void *), void *arg, char *msg, size_t size);
 
+/* Online CPUs of the host runner (arch/host/smp.c): each is a thread
+ * while smp_run() runs. 1..NR_CPUS; panics otherwise. */
+void host_smp_set_cpus(unsigned n);
+/* CPUs running in smp_run() now (1 outside it). */
+extern unsigned host_smp_running;
+
 #endif

@@ -65,14 +65,29 @@ void host_tlb_fill(unsigned long va, const struct host_walk *w, bool ok);
  */
 bool host_tlb_stuck(unsigned long va, bool write);
 
-/* The live mm's flush of [start, end), and the whole TLB (switch_mm). */
-void host_tlb_flush(unsigned long start, unsigned long end);
-void host_tlb_flush_all(void);
+/*
+ * SMP (tlb.c has the model): every CPU has its own TLB and lock.
+ * host_tlb_switch - this CPU's MMU now walks @root for @mm (flushing its
+ *	whole TLB, after checking it against the old tables).
+ * host_tlb_flush_mm - drop [start, end) of @mm from every CPU's TLB that
+ *	has @mm live, each under its lock (a broadcast flush).
+ * host_tlb_lock/unlock - hold this CPU's TLB from the translation to the
+ *	end of the access, so a flush waits for an access in flight.
+ * host_tlb_live_mm - the mm this CPU's MMU walks, or NULL.
+ * The walk, translate, fill and stuck calls above serve this CPU.
+ */
+void host_tlb_switch(struct mm *mm, uint64_t root);
+void host_tlb_flush_mm(struct mm *mm, unsigned long start, unsigned long end);
+void host_tlb_lock(void);
+void host_tlb_unlock(void);
+struct mm *host_tlb_live_mm(void);
 
 /* For the model's tests: reports so far; capture the next ones instead
  * of failing the case: the first goes into @buf while @buf[0] is 0;
  * NULL stops capturing. */
 extern unsigned long host_tlb_reports, host_tlb_hits, host_tlb_fills;
+/* Stale entries served while several CPUs ran (see tlb.c). */
+extern unsigned long host_tlb_stale_served;
 void host_tlb_capture(char *buf, size_t size);
 
 /*

@@ -255,16 +255,17 @@ static inline bool arch_has_hw_ad(void)
 #define CONT_PTE_MASK (~(CONT_PTE_SIZE - 1))
 
 /* The raw accessors of mm/pgtable.h, defined here so the hooks below
- * can use them. */
+ * can use them: single-copy atomic, the store a release (see
+ * pgtable_hooks.h). */
 static inline pte_t __ptep_get(pte_t *ptep)
 {
-	return *(volatile pte_t *)ptep;
+	return (pte_t){ __atomic_load_n(&ptep->val, __ATOMIC_RELAXED) };
 }
 #define __ptep_get __ptep_get
 
 static inline void set_pte(pte_t *ptep, pte_t pte)
 {
-	*(volatile pte_t *)ptep = pte;
+	__atomic_store_n(&ptep->val, pte.val, __ATOMIC_RELEASE);
 }
 #define set_pte set_pte
 

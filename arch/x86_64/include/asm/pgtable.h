@@ -217,4 +217,20 @@ static inline pmd_t pmd_modify(pmd_t pmd, pgprot_t prot)
 	return (pmd_t){ (pmd.val & keep) | (prot.val & ~(_PAGE_PFN_MASK | keep)) };
 }
 
+/*
+ * wrprotect_ptes - clear the write bit of @nr entries with one atomic AND
+ * each (LOCK AND), as Linux's ptep_set_wrprotect(): another CPU's MMU may
+ * set accessed or dirty in the entry at any moment, and a read followed
+ * by a write of the entry would lose a bit set in between. A dirty bit
+ * set before the AND stays; a write after it faults (once the caller's
+ * flush has removed the writable TLB entries). Context: PTE lock held.
+ */
+static inline void wrprotect_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr)
+{
+	(void)mm, (void)addr;
+	for (; nr; nr--, ptep++)
+		__atomic_fetch_and(&ptep->val, ~_PAGE_RW, __ATOMIC_RELAXED);
+}
+#define wrprotect_ptes wrprotect_ptes
+
 #endif

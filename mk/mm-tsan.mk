@@ -1,0 +1,29 @@
+# mk/mm-tsan.mk - the mm host runner built with ThreadSanitizer.
+#
+# build/mm-tsan-x86_64 and build/mm-tsan-arm64 are the mm host runner
+# (mk/mm-host.mk: same sources and include order) with -fsanitize=thread
+# instead of ASan/UBSan (the two cannot be combined). tests/mm/tsan.sh
+# runs their SMP cases, whose CPUs are threads, and fails on any report.
+
+MM_TSAN := -fsanitize=thread -fno-omit-frame-pointer
+
+# $(1) = PTE format
+define mm_tsan_rules
+MM_TSAN_CFLAGS_$(1) := -O1 -g -std=gnu11 $(WARN) $(MM_TSAN) -MMD -MP \
+	-include arch/host/include/arch.h -Iarch/host/include -Iarch/$(1)/include \
+	-Imm -Iguest/include -Iinclude -Itests -DHOST_PTE_FORMAT='"$(1)"'
+MM_TSAN_OBJS_$(1) := $$(patsubst %.c,$(B)/mm-tsan-obj-$(1)/%.o,$(MM_HOST_SRCS) $(MM_HOST_SRCS_$(1)))
+
+$(B)/mm-tsan-obj-$(1)/%.o: %.c
+	@mkdir -p $$(dir $$@)
+	$$(call quiet,CC,$$@)
+	$(Q)$(HOSTCC) $$(MM_TSAN_CFLAGS_$(1)) -c $$< -o $$@
+
+$(B)/mm-tsan-$(1): $$(MM_TSAN_OBJS_$(1))
+	$$(call quiet,LD,$$@)
+	$(Q)$(HOSTCC) $(MM_TSAN) -o $$@ $$^
+endef
+
+$(foreach f,$(MM_HOST_FORMATS),$(eval $(call mm_tsan_rules,$(f))))
+
+EXTRA_ALL += $(foreach f,$(MM_HOST_FORMATS),$(B)/mm-tsan-$(f))

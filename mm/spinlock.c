@@ -1,0 +1,252 @@
+/*
+ * spinlock.c - ticket spinlocks, the reader/writer lock and the lock-order
+ * check (the contract and the order are in spinlock.h).
+ *
+ * Ordering: taking a ticket is an acquire RMW and the wait an acquire
+ * load of owner, so what the previous holder wrote before its release
+ * store of owner is visible to the next. The rwlock's reader count and
+ * the writer's ticket lock are read and written sequentially consistent:
+ * a reader raises the count and then looks at the lock, a writer takes
+ * the lock and then looks at the count, so at least one of them sees
+ * the other (the two cannot both go in).
+ */
+#include "counters.h"
+#include "kernel.h"
+#include "page.h"
+#include "smp.h"
+#include "spinlock.h"
+
+#define LOCK_DEPTH 16
+
+/* The locks each CPU holds, in the order taken (the order check). */
+struct held_locks {
+	unsigned depth;
+	struct {
+		const void *lock;
+		const char *name;
+		unsigned level;
+	} held[LOCK_DEPTH];
+};
+
+static struct held_locks held_locks[NR_CPUS];
+
+static const char *const class_names[NR_LOCK_CLASSES] = {
+	"migrate_lock", "mmap_lock", "page_table_lock", "PTE lock", "allocator lock", "leaf lock",
+};
+
+static unsigned lock_level(enum lock_class cls, unsigned subclass)
+{
+	return (unsigned)cls * 2 + subclass;
+}
+
+/* Panic if CPU @cpu holds a lock at @level or later; then record @lock.
+ * Inline, and nothing but a test of mm_debug_vm while it is off. */
+static inline void order_push(unsigned cpu, const void *lock, const char *name, unsigned level)
+{
+	struct held_locks *h = &held_locks[cpu];
+
+	if (!mm_debug_vm)
+		return;
+	if (h->depth && h->held[h->depth - 1].level >= level)
+		panic("lock order: taking %s (%s) while holding %s (%s)", name,
+		      class_names[level / 2], h->held[h->depth - 1].name,
+		      class_names[h->held[h->depth - 1].level / 2]);
+	if (h->depth == LOCK_DEPTH)
+		panic("lock order: more than %d locks held, taking %s", LOCK_DEPTH, name);
+	h->held[h->depth].lock = lock;
+	h->held[h->depth].name = name;
+	h->held[h->depth].level = level;
+	h->depth++;
+}
+
+/* Forget @lock (usually the last taken; locks may be dropped in any
+ * order). A lock taken while the check was off is not on the stack. */
+static inline void order_pop(unsigned cpu, const void *lock)
+{
+	struct held_locks *h = &held_locks[cpu];
+
+	for (unsigned i = h->depth; i-- > 0;) {
+		if (h->held[i].lock != lock)
+			continue;
+		for (; i + 1 < h->depth; i++)
+			h->held[i] = h->held[i + 1];
+		h->depth--;
+		return;
+	}
+}
+
+unsigned lock_held_depth(void)
+{
+	return held_locks[smp_processor_id()].depth;
+}
+
+void lock_held_truncate(unsigned depth)
+{
+	struct held_locks *h = &held_locks[smp_processor_id()];
+
+	if (depth < h->depth)
+		h->depth = depth;
+}
+
+static void count_contended(enum lock_class cls)
+{
+	switch (cls) {
+	case LOCK_PTL:
+		count_event(ptl_contended, 1);
+		break;
+	case LOCK_MMAP:
+	case LOCK_PGTABLE:
+		count_event(mm_lock_contended, 1);
+		break;
+	case LOCK_ALLOC:
+		count_event(alloc_lock_contended, 1);
+		break;
+	default:
+		count_event(other_lock_contended, 1);
+	}
+}
+
+static const char *lock_name(const struct spinlock *l)
+{
+	return l->name ? l->name : "lock";
+}
+
+void spin_lock_init(struct spinlock *l, enum lock_class cls, const char *name)
+{
+	*l = SPINLOCK_INIT(cls, name);
+}
+
+/* Wait for ticket @t of @l to be served. */
+static void ticket_wait(struct spinlock *l, uint16_t t)
+{
+	if (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) == t)
+		return;
+	count_contended((enum lock_class)l->class);
+	while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != t)
+		arch_cpu_relax();
+}
+
+static void ticket_lock(struct spinlock *l, unsigned level)
+{
+	unsigned cpu = smp_processor_id();
+	uint8_t me = (uint8_t)(cpu + 1);
+
+	if (__atomic_load_n(&l->holder, __ATOMIC_RELAXED) == me)
+		panic("spin_lock: %s already held on this CPU (a deadlock)", lock_name(l));
+	order_push(cpu, l, lock_name(l), level);
+	ticket_wait(l, __atomic_fetch_add(&l->next, 1, __ATOMIC_ACQUIRE));
+	__atomic_store_n(&l->holder, me, __ATOMIC_RELAXED);
+}
+
+void spin_lock(struct spinlock *l)
+{
+	ticket_lock(l, lock_level((enum lock_class)l->class, 0));
+}
+
+void spin_lock_nested(struct spinlock *l, unsigned subclass)
+{
+	ticket_lock(l, lock_level((enum lock_class)l->class, subclass));
+}
+
+void spin_unlock(struct spinlock *l)
+{
+	unsigned cpu = smp_processor_id();
+
+	if (__atomic_load_n(&l->holder, __ATOMIC_RELAXED) != cpu + 1)
+		panic("spin_unlock: %s is not held on this CPU", lock_name(l));
+	order_pop(cpu, l);
+	__atomic_store_n(&l->holder, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->owner, (uint16_t)(l->owner + 1), __ATOMIC_RELEASE);
+}
+
+bool spin_is_locked(const struct spinlock *l)
+{
+	return __atomic_load_n(&l->next, __ATOMIC_RELAXED) !=
+	       __atomic_load_n(&l->owner, __ATOMIC_RELAXED);
+}
+
+/* ---- the reader/writer lock --------------------------------------------- */
+
+static bool wlock_taken(const struct rwlock *l)
+{
+	return __atomic_load_n(&l->wlock.next, __ATOMIC_SEQ_CST) !=
+	       __atomic_load_n(&l->wlock.owner, __ATOMIC_SEQ_CST);
+}
+
+void read_lock(struct rwlock *l)
+{
+	bool contended = false;
+
+	order_push(smp_processor_id(), l, l->name, lock_level(LOCK_MMAP, 0));
+	for (;;) {
+		while (wlock_taken(l)) {
+			contended = true;
+			arch_cpu_relax();
+		}
+		__atomic_fetch_add(&l->readers, 1, __ATOMIC_SEQ_CST);
+		if (!wlock_taken(l))
+			break;
+		__atomic_fetch_sub(&l->readers, 1, __ATOMIC_SEQ_CST);
+	}
+	if (contended)
+		count_contended(LOCK_MMAP);
+}
+
+void read_unlock(struct rwlock *l)
+{
+	if (__atomic_fetch_sub(&l->readers, 1, __ATOMIC_RELEASE) == 0)
+		panic("read_unlock: %s has no reader", l->name);
+	order_pop(smp_processor_id(), l);
+}
+
+/* The ticket lock without the order check (done for the rwlock), then
+ * the wait for the readers to leave. */
+static void write_lock_level(struct rwlock *l, unsigned level)
+{
+	unsigned cpu = smp_processor_id();
+	uint8_t me = (uint8_t)(cpu + 1);
+	uint16_t t;
+
+	if (__atomic_load_n(&l->wlock.holder, __ATOMIC_RELAXED) == me)
+		panic("write_lock: %s already held on this CPU (a deadlock)", l->name);
+	order_push(cpu, l, l->name, level);
+	t = __atomic_fetch_add(&l->wlock.next, 1, __ATOMIC_SEQ_CST);
+	ticket_wait(&l->wlock, t);
+	if (__atomic_load_n(&l->readers, __ATOMIC_SEQ_CST)) {
+		count_contended(LOCK_MMAP);
+		while (__atomic_load_n(&l->readers, __ATOMIC_ACQUIRE))
+			arch_cpu_relax();
+	}
+	__atomic_store_n(&l->wlock.holder, me, __ATOMIC_RELAXED);
+}
+
+void write_lock(struct rwlock *l)
+{
+	write_lock_level(l, lock_level(LOCK_MMAP, 0));
+}
+
+void write_lock_nested(struct rwlock *l, unsigned subclass)
+{
+	write_lock_level(l, lock_level(LOCK_MMAP, subclass));
+}
+
+void write_unlock(struct rwlock *l)
+{
+	unsigned cpu = smp_processor_id();
+
+	if (__atomic_load_n(&l->wlock.holder, __ATOMIC_RELAXED) != cpu + 1)
+		panic("write_unlock: %s is not write-held on this CPU", l->name);
+	order_pop(cpu, l);
+	__atomic_store_n(&l->wlock.holder, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->wlock.owner, (uint16_t)(l->wlock.owner + 1), __ATOMIC_RELEASE);
+}
+
+bool rwlock_is_write_locked(const struct rwlock *l)
+{
+	return __atomic_load_n(&l->wlock.holder, __ATOMIC_RELAXED) != 0;
+}
+
+bool rwlock_is_locked(const struct rwlock *l)
+{
+	return rwlock_is_write_locked(l) || __atomic_load_n(&l->readers, __ATOMIC_RELAXED);
+}

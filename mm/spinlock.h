@@ -1,0 +1,122 @@
+/*
+ * spinlock.h - the kernel's locks: ticket spinlocks and a reader/writer
+ * spinlock, with a lock-order check and per-kind contention counters.
+ *
+ * A ticket lock hands out tickets with one atomic fetch-add and serves
+ * them in order, so no CPU starves (Linux's old x86 and arm64 spinlock).
+ * An uncontended spin_lock() is one atomic add and one load, its unlock
+ * one release store. The rwlock is a ticket lock that writers take plus
+ * a reader count: a writer holds the ticket lock while it waits for the
+ * readers to drain, and new readers wait while any writer holds or waits,
+ * so a stream of readers (faults) cannot starve a writer (munmap, fork).
+ *
+ * Every lock has a class, and the classes have a fixed order; a CPU may
+ * only take a lock of a class (and subclass) strictly above every lock it
+ * holds. The order (docs/smp.md, "locks"):
+ *
+ *   LOCK_MIGRATE migrate_lock: one migration (mbind, migrate_pages,
+ *                move_pages) at a time; its batch and the anon family's
+ *                other mms (walked by brute force, no rmap) are its own.
+ *   LOCK_MMAP    mm->mmap_lock (rwlock): the VMA list of one mm. Writers:
+ *                mmap, munmap, mprotect, madvise, mbind, fork (parent, and
+ *                the child as subclass 1). Readers: faults, the GUP slow
+ *                path, migration's queueing and moves, numa_maps, ptdump.
+ *   LOCK_PGTABLE mm->page_table_lock: installing or changing an entry
+ *                above the PTE level (a new PUD/PMD/PTE table, a PMD leaf)
+ *                by a holder of the mmap_lock for read.
+ *   LOCK_PTL     the split PTE lock of one PTE table (struct page.ptl):
+ *                every PTE of that table. Fork holds the parent's and then
+ *                the child's (subclass 1).
+ *   LOCK_ALLOC   pglist.lock: one node's free lists (folio_alloc/free).
+ *   LOCK_LEAF    locks under which nothing else is taken: mm_list_lock,
+ *                the host runner's TLB locks.
+ *
+ * The check runs while mm_debug_vm is set (the tests; benchmarks turn it
+ * off): it keeps a per-CPU stack of held locks and panics with both names
+ * when the order is broken. The "already held on this CPU" check (a
+ * deadlock on one CPU) is always on: each lock records its holder.
+ *
+ * Contended acquisitions (the first ticket was not served at once) count
+ * ptl_contended, mm_lock_contended (LOCK_MMAP, LOCK_PGTABLE),
+ * alloc_lock_contended or other_lock_contended.
+ */
+#ifndef MM_SPINLOCK_H
+#define MM_SPINLOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum lock_class {
+	LOCK_MIGRATE,
+	LOCK_MMAP,
+	LOCK_PGTABLE,
+	LOCK_PTL,
+	LOCK_ALLOC,
+	LOCK_LEAF,
+	NR_LOCK_CLASSES,
+};
+
+/* 16 bytes: it shares struct page's lru slot on page-table pages. */
+struct spinlock {
+	uint16_t next;	/* the ticket the next locker takes */
+	uint16_t owner; /* the ticket being served */
+	uint8_t holder; /* holding CPU + 1, 0 when free */
+	uint8_t class;	/* enum lock_class */
+	uint16_t pad;
+	const char *name;
+};
+
+#define SPINLOCK_INIT(cls, nm) ((struct spinlock){ .class = (cls), .name = (nm) })
+
+struct rwlock {
+	struct spinlock wlock; /* held by the writer, and by a writer waiting for readers */
+	uint32_t readers;
+	const char *name;
+};
+
+#define RWLOCK_INIT(nm) ((struct rwlock){ .wlock = SPINLOCK_INIT(LOCK_MMAP, nm), .name = (nm) })
+
+void spin_lock_init(struct spinlock *l, enum lock_class cls, const char *name);
+
+/*
+ * spin_lock - take @l, spinning until it is ours. Panics when this CPU
+ * already holds it, or (mm_debug_vm) when a lock of the same or a later
+ * class is held. spin_lock_nested() takes a second lock of one class
+ * (@subclass 1 ranks after subclass 0: fork's child PTE table).
+ * spin_unlock panics when this CPU does not hold @l.
+ */
+void spin_lock(struct spinlock *l);
+void spin_lock_nested(struct spinlock *l, unsigned subclass);
+void spin_unlock(struct spinlock *l);
+
+/* Is @l held (by any CPU)? For checks, not for deciding to lock. */
+bool spin_is_locked(const struct spinlock *l);
+
+/* Reader/writer lock of class LOCK_MMAP; the _nested writer ranks after
+ * another writer of the class (fork's child). */
+void read_lock(struct rwlock *l);
+void read_unlock(struct rwlock *l);
+void write_lock(struct rwlock *l);
+void write_lock_nested(struct rwlock *l, unsigned subclass);
+void write_unlock(struct rwlock *l);
+bool rwlock_is_write_locked(const struct rwlock *l);
+bool rwlock_is_locked(const struct rwlock *l);
+
+/*
+ * lock_held_depth - how many locks this CPU holds (as the order check
+ * tracks them; 0 while mm_debug_vm is off). For tests and assertions.
+ */
+unsigned lock_held_depth(void);
+
+/* Forget all but the first @depth locks of this CPU's stack (a panic
+ * caught by the host runner unwinds past their unlocks). */
+void lock_held_truncate(unsigned depth);
+
+/*
+ * arch_cpu_relax - required hook: the spin-wait hint of a busy loop (x86
+ * PAUSE, arm64 YIELD; the host runner yields its thread, since its CPUs
+ * are threads that may share a core with the lock holder).
+ */
+void arch_cpu_relax(void);
+
+#endif
