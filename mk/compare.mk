@@ -16,7 +16,7 @@ $(foreach a,x86_64 arm64,$(eval $(call lbench_rules,$(a))))
 
 $(B)/results-csv: tests/bench/linux/results_csv.c vmm/csv.c | $(DEPS)
 	$(call quiet,CCLD,$@)
-	$(Q)$(HOSTCC) -O2 -std=gnu11 $(WARN) -Ivmm -Imm -o $@ $^
+	$(Q)$(HOSTCC) -O2 -std=gnu11 $(WARN) -Ivmm -Iinclude -o $@ $^
 
 
 

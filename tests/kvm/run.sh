@@ -24,7 +24,7 @@ K=$TOP/build/kvm
 STAGE=cases
 [ "${1:-}" = --bench ] && STAGE=bench && shift
 ARCHES=${*:-x86_64 arm64}
-NESTED_TIMEOUT=${NESTED_TIMEOUT:-300}
+NESTED_TIMEOUT=${NESTED_TIMEOUT:-500}
 HOST_ARCH=$(uname -m)
 [ "$HOST_ARCH" = aarch64 ] && HOST_ARCH=arm64
 

@@ -4,17 +4,18 @@
  * writer (vmm/csv.c), so both sides of `make compare` share one schema.
  * Other lines are ignored. Exit 1 when no RESULT line was read.
  */
-#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "vmm_console.h"
+#include "vmm_csv.h"
 
 int main(void)
 {
 	static char line[16384];
-	bool header = false;
+	static struct vmm_csv csv;
 	int rows = 0;
+
+	csv.f = stdout;
 
 	while (fgets(line, sizeof(line), stdin)) {
 		char *json = strstr(line, "RESULT {");
@@ -24,7 +25,7 @@ int main(void)
 			continue;
 		json += strlen("RESULT ");
 		len = strcspn(json, "\r\n");
-		if (vmm_csv_row(stdout, json, len, &header))
+		if (vmm_csv_row(&csv, json, len))
 			return 1;
 		rows++;
 	}
