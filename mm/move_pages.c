@@ -102,12 +102,6 @@ static long do_move_pages(struct mm *mm, unsigned long n, const unsigned long *a
 	unsigned long start = 0;
 	long failed = 0;
 
-	if (flags & ~(MPOL_MF_MOVE | MPOL_MF_MOVE_ALL))
-		return -EINVAL;
-	if (!nodes) {
-		query_pages(mm, n, addrs, status);
-		return 0;
-	}
 	migrate_phase(true);
 	for (unsigned long i = 0; i < n; i++) {
 		if (nodes[i] < 0 || nodes[i] >= nr_pglists) {
@@ -129,6 +123,14 @@ long move_pages(struct mm *mm, unsigned long n, const unsigned long *addrs, cons
 {
 	long ret;
 
+	if (flags & ~(MPOL_MF_MOVE | MPOL_MF_MOVE_ALL))
+		return -EINVAL;
+	if (!nodes) { /* a query moves nothing: no migrate_lock */
+		read_lock(&mm->mmap_lock);
+		query_pages(mm, n, addrs, status);
+		read_unlock(&mm->mmap_lock);
+		return 0;
+	}
 	spin_lock(&migrate_lock);
 	read_lock(&mm->mmap_lock);
 	ret = do_move_pages(mm, n, addrs, nodes, status, flags);

@@ -6,6 +6,7 @@
  */
 #include "folio_walk.h"
 #include "migrate_cases.h"
+#include "smp.h"
 
 /*
  * A 2 MiB THP, PMD-mapped, forked; one side writes page 1 (its PMD is
@@ -131,38 +132,64 @@ TEST(pinned_folio_across_vmas_counts_once)
 
 static struct mm *look_mm;
 static unsigned long look_addr;
-static int look_seen, look_errors;
+static int look_seen, look_errors, look_locked_ran;
 
 static void collect_nothing(void *ctx, const char *line)
 {
 	(void)ctx, (void)line;
 }
 
+/* The lookups that take no lock, as the migrating CPU itself may run
+ * them while the entry stands at @at. */
+static void look_lockless(unsigned long at, const struct pmd_walk *pw, unsigned long idx)
+{
+	struct folio_walk fw;
+	struct page *pages[2];
+
+	look_errors += folio_walk(look_mm, at, 0, &fw) != NULL;
+	look_errors += folio_walk(look_mm, at, FW_MIGRATION, &fw) != pw->folio;
+	look_errors += !fw.migration || !fw.by_pmd || fw.page != folio_page(pw->folio, idx);
+	look_errors += get_user_pages_fast(look_mm, at, 2, FOLL_FAST_ONLY, pages) != 0;
+	look_errors += pin_user_pages_fast(look_mm, at, 1, FOLL_FAST_ONLY, pages) != 0;
+}
+
+/* The lookups that take the mmap_lock, from another CPU, as a reader
+ * would run them beside the migration (CPU 0 holds the migrate_lock and
+ * the mmap_lock for read meanwhile). */
+static void look_locked(unsigned cpu, void *arg)
+{
+	unsigned long at = *(unsigned long *)arg;
+	const struct pmd_walk *pw = (const struct pmd_walk *)((unsigned long *)arg + 1);
+	int nid = -1, status = 0;
+
+	if (cpu != 1)
+		return;
+	look_errors += get_mempolicy(look_mm, &nid, NULL, at, MPOL_F_NODE | MPOL_F_ADDR) != 0;
+	look_errors += nid != pw->folio->page.node;
+	look_errors += move_pages(look_mm, 1, &at, NULL, &status, 0) != 0;
+	look_errors += status != -ENOENT;
+	look_errors += handle_mm_fault(look_mm, at, FAULT_WRITE) != 0;
+	mm_numa_maps_to(look_mm, collect_nothing, NULL);
+	mm_ptdump_to(look_mm, collect_nothing, NULL);
+	look_locked_ran = 1;
+}
+
 /* While a PMD migration entry stands at look_addr: every lookup says what
  * it documents and none reads the entry as a table. */
 static void look_at_pmd_migration_entry(void)
 {
-	unsigned long idx = 5, at = look_addr + idx * PAGE_SIZE;
-	int nid = -1, status = 0;
-	struct folio_walk fw;
-	struct pmd_walk pw;
-	struct page *pages[2];
+	unsigned long idx = 5;
+	struct {
+		unsigned long at;
+		struct pmd_walk pw;
+	} a = { look_addr + idx * PAGE_SIZE, { 0 } };
 
-	if (pmd_walk(look_mm, look_addr, &pw) != PMD_MIGRATION)
+	if (pmd_walk(look_mm, look_addr, &a.pw) != PMD_MIGRATION)
 		return;
 	look_seen++;
-	look_errors += folio_walk(look_mm, at, 0, &fw) != NULL;
-	look_errors += folio_walk(look_mm, at, FW_MIGRATION, &fw) != pw.folio;
-	look_errors += !fw.migration || !fw.by_pmd || fw.page != folio_page(pw.folio, idx);
-	look_errors += get_mempolicy(look_mm, &nid, NULL, at, MPOL_F_NODE | MPOL_F_ADDR) != 0;
-	look_errors += nid != pw.folio->page.node;
-	look_errors += move_pages(look_mm, 1, &at, NULL, &status, 0) != 0;
-	look_errors += status != -ENOENT;
-	look_errors += get_user_pages_fast(look_mm, at, 2, FOLL_FAST_ONLY, pages) != 0;
-	look_errors += pin_user_pages_fast(look_mm, at, 1, FOLL_FAST_ONLY, pages) != 0;
-	look_errors += handle_mm_fault(look_mm, at, FAULT_WRITE) != 0;
-	mm_numa_maps_to(look_mm, collect_nothing, NULL);
-	mm_ptdump_to(look_mm, collect_nothing, NULL);
+	look_lockless(a.at, &a.pw, idx);
+	if (smp_nr_cpus() >= 2)
+		smp_run(2, look_locked, &a);
 }
 
 /* Every lookup against each PMD state: none and table (nothing there),
@@ -194,12 +221,17 @@ TEST(lookups_handle_every_pmd_state)
 	CHECK(!fw.by_pmd && !fw.migration);
 	look_mm = mm;
 	look_addr = h;
-	look_seen = look_errors = 0;
+	look_seen = look_errors = look_locked_ran = 0;
 	migrate_unmapped_hook = look_at_pmd_migration_entry;
 	CHECK_EQ(migrate_pages(mm, N0, N1), 0);
 	migrate_unmapped_hook = NULL;
 	CHECK_EQ(look_seen, 1);
 	CHECK_EQ(look_errors, 0);
+	if (smp_nr_cpus() < 2)
+		printf("    one CPU: the mmap_lock lookups (get_mempolicy, move_pages, a fault, "
+		       "numa_maps, ptdump) need a second CPU\n");
+	else
+		CHECK_EQ(look_locked_ran, 1);
 	CHECK_EQ(bad_bytes(mm, h, 512, 5), 0);
 	CHECK_EQ(node_of(mm, h), 1);
 	mm_case_end(mm, free_before);
