@@ -120,7 +120,8 @@ static void dump_vma(struct dump *d, struct vma *v)
 			continue;
 		case PMD_MIGRATION:
 			snprintf(d->line, sizeof(d->line), "  %#lx pmd migration entry pfn %#llx",
-				 addr, (unsigned long long)migration_entry_pfn(pmd_pte(pmdp_get(pmdp))));
+				 addr,
+				 (unsigned long long)migration_entry_pfn(pmd_pte(pmdp_get(pmdp))));
 			d->out(d->ctx, d->line);
 			continue;
 		case PMD_LEAF:

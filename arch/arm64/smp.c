@@ -111,4 +111,3 @@ void arch_cpu_wait(volatile unsigned *word, unsigned old)
 		arm64_gic_ack();
 	}
 }
-

@@ -104,4 +104,3 @@ void arch_cpu_wait(volatile unsigned *word, unsigned old)
 	}
 	__asm__ volatile("sti" : : : "memory");
 }
-
