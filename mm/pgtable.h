@@ -235,22 +235,26 @@ void free_pgtables(struct mm *mm, unsigned long start, unsigned long end);
 
 /*
  * Upper-level entries shared between CPUs: read with pmdp_get() & co.
- * (one relaxed atomic load, a plain load on x86_64 and arm64) where
- * another CPU may change the entry, written with set_pmd() & co. (a
+ * where another CPU may change the entry, written with set_pmd() & co. (a
  * release store: the table or page it points at, zeroed or filled
- * before, is visible to any CPU, or MMU, that reads the new entry).
+ * before, is visible to any CPU, or MMU, that reads the new entry). The
+ * read is an acquire load: the CPU's address dependency orders the reads
+ * through the entry on real hardware, but the C memory model (and so
+ * ThreadSanitizer, which caught a walker reading a PUD table another CPU
+ * had just zeroed) needs the acquire. A plain load on x86_64, LDAR on
+ * arm64.
  */
 static inline pgd_t pgdp_get(pgd_t *p)
 {
-	return (pgd_t){ __atomic_load_n(&p->val, __ATOMIC_RELAXED) };
+	return (pgd_t){ __atomic_load_n(&p->val, __ATOMIC_ACQUIRE) };
 }
 static inline pud_t pudp_get(pud_t *p)
 {
-	return (pud_t){ __atomic_load_n(&p->val, __ATOMIC_RELAXED) };
+	return (pud_t){ __atomic_load_n(&p->val, __ATOMIC_ACQUIRE) };
 }
 static inline pmd_t pmdp_get(pmd_t *p)
 {
-	return (pmd_t){ __atomic_load_n(&p->val, __ATOMIC_RELAXED) };
+	return (pmd_t){ __atomic_load_n(&p->val, __ATOMIC_ACQUIRE) };
 }
 static inline void set_pgd(pgd_t *p, pgd_t v)
 {
