@@ -71,9 +71,9 @@ status_case 0 --timeout 400 run=selftest && out_has "$name" "^[1-9][0-9]* passed
 status_case 0 --cpus 4 --timeout 60 run=hello && out_has "$name" "^smp: 4 of 4 cpus online" &&
 	out_has "$name" "^cpu3: online, node 1" && pass "$name"
 t0=$(uptime_ms)
-status_case 0 --cpus 4 --timeout 400 run=selftest:smp &&
+status_case 0 --cpus 4 --timeout 400 run=selftest:smp/ &&
 	out_has "$name" "^4 passed, 0 failed\$" && out_has "$name" "^ok   smp/stale_tlb_migrate" &&
-	pass "$name" && echo "kvm-stage: selftest:smp --cpus 4: $(grep -E '^[0-9]+ passed' "$TMPD/out") in $(($(uptime_ms) - t0)) ms"
+	pass "$name" && echo "kvm-stage: selftest:smp/ --cpus 4: $(grep -E '^[0-9]+ passed' "$TMPD/out") in $(($(uptime_ms) - t0)) ms"
 # The backend cases of tests/vmm/run.sh (tiny guests, crashes named with
 # registers, the real guest's fault and hang) and, on x86_64, its
 # no-backend cases (an arm64 host refuses their x86_64 guests). Its lines

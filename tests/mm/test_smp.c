@@ -424,6 +424,6 @@ TEST(smp_gup_pins_from_several_cpus)
 	mm_case_end(c.mm, free0);
 }
 
-TEST_SUITE(smp, smp_faults_on_disjoint_pages, smp_faults_on_shared_pages,
+TEST_SUITE(concurrency, smp_faults_on_disjoint_pages, smp_faults_on_shared_pages,
 	   smp_fork_while_other_cpus_write, smp_mprotect_while_other_cpus_read,
 	   smp_gup_pins_from_several_cpus)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/mm/tsan.sh - the mm SMP cases under ThreadSanitizer, both PTE
-# formats: build/mm-tsan-<fmt> runs the "smp/" cases with MM_TEST_CPUS
+# formats: build/mm-tsan-<fmt> runs the "concurrency/" cases with MM_TEST_CPUS
 # threads (default 4). A data race or any other TSan report fails the
 # format even when its cases pass. Ends with "N passed, N failed".
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -19,7 +19,7 @@ for fmt in x86_64 arm64; do
 		continue
 	fi
 	out=$(mktemp /tmp/ptelab-tsan.XXXXXX)
-	"$bin" smp/ >"$out" 2>&1
+	"$bin" concurrency/ >"$out" 2>&1
 	rc=$?
 	grep -v '^mm: ' "$out"
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out" | tail -n 1)
