@@ -28,10 +28,8 @@ static unsigned nr_online = 1;
 static uint64_t bringup_ns;
 static volatile unsigned smp_run_pending;
 
-unsigned smp_processor_id(void)
-{
-	return this_cpu()->cpu;
-}
+_Static_assert(offsetof(struct percpu, cpu) == ARCH_PERCPU_CPU_OFFSET,
+	       "asm/cpu_number.h reads the cpu field at the wrong offset");
 
 unsigned smp_nr_cpus(void)
 {

@@ -15,14 +15,9 @@
 #include "smp.h"
 #include "spinlock.h"
 
-static __thread unsigned this_cpu;
+__thread unsigned host_cpu_number; /* asm/cpu_number.h */
 static unsigned nr_online = 1;
 unsigned host_smp_running = 1;
-
-unsigned smp_processor_id(void)
-{
-	return this_cpu;
-}
 
 unsigned smp_nr_cpus(void)
 {
@@ -52,7 +47,7 @@ static void *cpu_thread(void *p)
 {
 	struct cpu_start *s = p;
 
-	this_cpu = s->cpu;
+	host_cpu_number = s->cpu;
 	s->fn(s->cpu, s->arg);
 	return NULL;
 }
@@ -64,8 +59,8 @@ void smp_run(unsigned ncpus, void (*fn)(unsigned cpu, void *arg), void *arg)
 
 	if (ncpus == 0 || ncpus > nr_online)
 		panic("smp_run: %u CPUs asked for, %u online", ncpus, nr_online);
-	if (this_cpu != 0)
-		panic("smp_run: called on CPU %u, not CPU 0", this_cpu);
+	if (host_cpu_number != 0)
+		panic("smp_run: called on CPU %u, not CPU 0", host_cpu_number);
 	__atomic_store_n(&host_smp_running, ncpus, __ATOMIC_RELAXED);
 	for (unsigned i = 1; i < ncpus; i++) {
 		start[i] = (struct cpu_start){ i, fn, arg };

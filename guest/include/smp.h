@@ -9,10 +9,16 @@
 #ifndef GUEST_SMP_H
 #define GUEST_SMP_H
 
+#include <asm/cpu_number.h>
+
 #define NR_CPUS 8
 
-/* The number of the CPU this runs on. */
-unsigned smp_processor_id(void);
+/* The number of the CPU this runs on: inline, one register-relative load
+ * (every counted event and every lock asks it). */
+static inline unsigned smp_processor_id(void)
+{
+	return arch_cpu_number();
+}
 
 /* How many CPUs are online. */
 unsigned smp_nr_cpus(void);

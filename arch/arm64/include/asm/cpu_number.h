@@ -1,0 +1,23 @@
+/*
+ * cpu_number.h (arm64) - smp_processor_id() as TPIDR_EL1 plus one load:
+ * struct percpu's cpu field follows its self pointer (8 bytes) and
+ * struct arch_percpu (guest/smp.c asserts the offset).
+ */
+#ifndef ASM_CPU_NUMBER_H
+#define ASM_CPU_NUMBER_H
+
+#include <asm/percpu.h>
+
+#define ARCH_PERCPU_CPU_OFFSET (8 + sizeof(struct arch_percpu))
+
+/* Not volatile: a running context never changes CPU, so the compiler
+ * may reuse the value. */
+static inline unsigned arch_cpu_number(void)
+{
+	const char *pc;
+
+	__asm__("mrs %0, tpidr_el1" : "=r"(pc));
+	return *(const unsigned *)(pc + ARCH_PERCPU_CPU_OFFSET);
+}
+
+#endif
