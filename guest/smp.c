@@ -18,6 +18,7 @@
 
 #include "kernel.h"
 #include "percpu.h"
+#include "spinlock.h" /* arch_cpu_relax() */
 #include "ptelab/abi.h"
 
 #define SECONDARY_STACK_SIZE 0x10000

@@ -140,7 +140,10 @@ static int prepare_pinned_leaf(struct fork_ctx *c, struct vma *v, pmd_t *dpmd, u
 
 /* The state of the source PMD at @addr: none, a table or a leaf. A
  * migration entry panics: migration entries exist only inside one
- * migrate_batch() call, which fork never runs within. */
+ * migrate_batch() call, and fork of this mm holds its mmap_lock for
+ * write, which a migration of this mm excludes. (A MOVE_ALL migration
+ * started from another mm of the family takes no lock of this one: a
+ * known SMP gap, docs/smp.md "Not SMP-safe yet"; the panic names it.) */
 static enum pmd_state fork_pmd_state(pmd_t pmd, unsigned long addr)
 {
 	enum pmd_state st = pmd_state(pmd);

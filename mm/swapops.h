@@ -94,7 +94,8 @@ static inline pte_t pte_restore_migration(pte_t pte, pte_t m)
 }
 
 /* PMD migration entries: the same value in a pmd (pmd_present() false,
- * so also not pmd_leaf(): callers test for them first). */
+ * so also not pmd_leaf()). Callers classify a PMD with pmd_state()
+ * (folio_walk.h), which tests for them. */
 static inline bool is_pmd_migration_entry(pmd_t pmd)
 {
 	return is_migration_entry(pmd_pte(pmd));

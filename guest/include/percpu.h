@@ -86,8 +86,4 @@ void arch_cpu_wake(unsigned cpu);
  * spuriously). No wake-up between the check and the sleep is lost. */
 void arch_cpu_wait(volatile unsigned *word, unsigned old);
 
-/* A hint inside a spin loop (PAUSE, YIELD): arch/<arch>/relax.c; the
- * spinlocks (mm/spinlock.h) use it too. */
-void arch_cpu_relax(void);
-
 #endif

@@ -61,16 +61,24 @@ TEST(pmd_migration_entry_in_the_family_walk)
 	}
 }
 
-/* @len of @order folios, written, then split into VMAs by mprotect of
- * the pages [@ro_from, @ro_to) to read-only. */
-static unsigned long split_mapping(struct mm *mm, unsigned long len, unsigned order,
-				   unsigned long ro_from, unsigned long ro_to)
+/* The folios split across VMAs: 64K in two VMAs, 2M-pte in three. */
+static const struct {
+	unsigned long len;
+	unsigned order;
+	unsigned long ro_from, ro_to; /* pages made read-only: the VMA cuts */
+} splits[] = { { 64ul << 10, 4, 0, 8 }, { 2ul << 20, PMD_ORDER, 100, 300 } };
+
+/* splits[@k]: its folio written, then split into VMAs by mprotect of the
+ * pages [ro_from, ro_to) to read-only. Return: the address. */
+static unsigned long split_mapping(struct mm *mm, int k)
 {
-	unsigned long a = test_mmap(mm, len, RW | VM_NOHUGEPMD, ORDERS(order));
+	unsigned long len = splits[k].len;
+	unsigned long a = test_mmap(mm, len, RW | VM_NOHUGEPMD, ORDERS(splits[k].order));
 
 	fill(mm, a, len >> PAGE_SHIFT, 4);
-	CHECK_EQ(folio_order(folio_at(mm, a)), order);
-	CHECK_EQ(mm_mprotect(mm, a + ro_from * PAGE_SIZE, (ro_to - ro_from) * PAGE_SIZE, VM_READ),
+	CHECK_EQ(folio_order(folio_at(mm, a)), splits[k].order);
+	CHECK_EQ(mm_mprotect(mm, a + splits[k].ro_from * PAGE_SIZE,
+			     (splits[k].ro_to - splits[k].ro_from) * PAGE_SIZE, VM_READ),
 		 0);
 	CHECK(find_vma(mm, a) != find_vma(mm, a + len - PAGE_SIZE));
 	return a;
@@ -85,9 +93,7 @@ TEST(folio_across_vmas_moves_once)
 	FOR_BOTH_CAPS(b)
 		for (int k = 0; k < 2; k++) {
 			struct mm *mm = begin(b);
-			unsigned long len = k ? 2ul << 20 : 64ul << 10, pages = len >> PAGE_SHIFT;
-			unsigned long a =
-				split_mapping(mm, len, k ? PMD_ORDER : 4, k ? 100 : 0, k ? 300 : 8);
+			unsigned long pages = splits[k].len >> PAGE_SHIFT, a = split_mapping(mm, k);
 			struct mm_counters c0 = mm_counters_read(), d;
 
 			CHECK_EQ(migrate_pages(mm, N0 | N1, N1 | N2), 0);
@@ -110,9 +116,7 @@ TEST(pinned_folio_across_vmas_counts_once)
 	FOR_BOTH_CAPS(b)
 		for (int k = 0; k < 2; k++) {
 			struct mm *mm = begin(b);
-			unsigned long len = k ? 2ul << 20 : 64ul << 10, pages = len >> PAGE_SHIFT;
-			unsigned long a =
-				split_mapping(mm, len, k ? PMD_ORDER : 4, k ? 100 : 0, k ? 300 : 8);
+			unsigned long pages = splits[k].len >> PAGE_SHIFT, a = split_mapping(mm, k);
 			struct mm_counters c0;
 			struct page *pin[1];
 
@@ -121,7 +125,8 @@ TEST(pinned_folio_across_vmas_counts_once)
 			CHECK_EQ(migrate_pages(mm, N0, N1), (long)pages);
 			CHECK_EQ(counters_since(&c0).pgmigrate_fail, pages);
 			CHECK_EQ(off_node(mm, a, pages, 0), 0);
-			CHECK_EQ(mbind(mm, a, len, MPOL_BIND, N1, MPOL_MF_MOVE | MPOL_MF_STRICT),
+			CHECK_EQ(mbind(mm, a, splits[k].len, MPOL_BIND, N1,
+				       MPOL_MF_MOVE | MPOL_MF_STRICT),
 				 -EIO);
 			unpin_user_pages(pin, 1);
 			CHECK_EQ(migrate_pages(mm, N0, N1), 0);
