@@ -9,6 +9,7 @@
 #include "kernel.h"
 #include "knob_parse.h"
 #include "mm.h"
+#include "smp.h"
 #include "ptelab/abi.h"
 
 const char *const variants_batching[] = { "unbatched", "batched", NULL };
@@ -171,11 +172,11 @@ static void print_result(const struct bench *b, const struct folio_size *fs,
 		snprintf(cap, sizeof(cap), "%u", cap_json(caps_value(&r->caps, b->cap_key)));
 	printf("RESULT "
 	       "{\"bench\":\"%s\",\"arch\":\"%s\",\"backend\":\"%s\",\"clock\":\"%s\","
-	       "\"version\":\"%s\",\"folio\":\"%s\",\"variant\":\"%s\",\"cap\":%s,"
+	       "\"version\":\"%s\",\"folio\":\"%s\",\"variant\":\"%s\",\"cap\":%s,\"active\":%u,"
 	       "\"reps\":%d,\"size_mb\":%lu,\"median_us\":%.1f,\"min_us\":%.1f,\"max_us\":%.1f,"
 	       "\"spread_pct\":%.1f,\"caps\":{%s},\"counters\":{%s}}\n",
 	       b->name, arch_name, p->backend, p->clock, p->version, fs->label, v->name, cap,
-	       p->reps, p->size >> 20, r->median / 1000.0, r->t[0] / 1000.0,
+	       p->active, p->reps, p->size >> 20, r->median / 1000.0, r->t[0] / 1000.0,
 	       r->t[p->reps - 1] / 1000.0, r->spread, capjson, counters);
 }
 
@@ -297,6 +298,23 @@ static void print_table(const struct bench_params *p, const struct bench_variant
 		print_row(&folio_sizes[rows[r]], res[r], nv, p);
 }
 
+/* With active=K: the shootdowns and IPIs of one repetition per variant. */
+static void print_ipis(const struct bench_params *p, const struct bench_variant *vs, int nv,
+		       const int *rows, int nrows, struct variant_result (*res)[BENCH_MAX_VARIANTS])
+{
+	printf("  %-8s %-12s %12s %14s %10s (one repetition, active=%u)\n", "folio", "variant",
+	       "tlb_flushes", "tlb_shootdowns", "tlb_ipis", p->active);
+	for (int r = 0; r < nrows; r++)
+		for (int v = 0; v < nv; v++) {
+			const struct mm_counters *c = &res[r][v].counters;
+
+			printf("  %-8s %-12s %12llu %14llu %10llu\n", folio_sizes[rows[r]].label,
+			       vs[v].name, (unsigned long long)c->tlb_flushes,
+			       (unsigned long long)c->tlb_shootdowns,
+			       (unsigned long long)c->tlb_ipis);
+		}
+}
+
 int bench_run(const struct bench *b, const struct bench_params *p)
 {
 	static struct variant_result res[16][BENCH_MAX_VARIANTS];
@@ -306,12 +324,19 @@ int bench_run(const struct bench *b, const struct bench_params *p)
 	char err[160];
 
 	caps_cmdline = caps;
-	nv = bench_variants(b, p, vs, err, sizeof(err));
+	nv = bench_active_check(b, p->active, smp_nr_cpus(), err, sizeof(err));
+	if (nv == 0)
+		nv = bench_variants(b, p, vs, err, sizeof(err));
 	if (nv < 0)
 		return printf("guest: %s\n", err), PTELAB_EXIT_USAGE;
-	printf("== bench %s: %s, %lu MiB, %d rep%s (median us, clock %s)%s\n", b->name, b->what,
+	printf("== bench %s: %s, %lu MiB, %d rep%s (median us, clock %s)%s%s\n", b->name, b->what,
 	       p->size >> 20, p->reps, p->reps == 1 ? "" : "s", p->clock,
-	       p->caps_na ? "; caps= does not apply (no batching cap)" : "");
+	       p->caps_na ? "; caps= does not apply (no batching cap)" : "",
+	       p->active_na ? "; active= does not apply" : "");
+	if (p->active)
+		printf("  active=%u: cpu1..cpu%u read the range, then sleep in the mm while cpu0 "
+		       "times\n",
+		       p->active, p->active);
 	if (!strcmp(p->clock, "tcg"))
 		printf("  WARNING: clock tcg is an emulator's wall time; its differences are noise "
 		       "(use --accel icount)\n");
@@ -323,5 +348,7 @@ int bench_run(const struct bench *b, const struct bench_params *p)
 		rows[nrows++] = i;
 	}
 	print_table(p, vs, nv, rows, nrows, res);
+	if (p->active)
+		print_ipis(p, vs, nv, rows, nrows, res);
 	return PTELAB_EXIT_OK;
 }

@@ -63,6 +63,9 @@ static void bench_params(struct bench_params *p)
 	p->clock = cmdline_get(&cmdline, "ptelab.clock") ?: "unknown";
 	p->backend = cmdline_get(&cmdline, "ptelab.backend") ?: "unknown";
 	p->version = cmdline_get(&cmdline, "ptelab.version") ?: "unknown";
+	p->active = cmdline_get(&cmdline, "active")
+			    ? (unsigned)cmdline_uint(cmdline_get(&cmdline, "active"))
+			    : 0;
 }
 
 /* Can @b run its variants under the command line's caps= (@caps)? When it
@@ -74,8 +77,12 @@ static int bench_check_one(const struct bench *b, const char *caps, bool named, 
 	struct bench_variant v[BENCH_MAX_VARIANTS];
 	struct bench_params p;
 
-	memset(&p, 0, sizeof(p));
+	bench_params(&p);
 	p.caps = named || b->cap_key ? caps : NULL;
+	if (!named && !b->takes_active)
+		p.active = 0;
+	if (bench_active_check(b, p.active, 0, err, errlen))
+		return -1;
 	return bench_variants(b, &p, v, err, errlen) < 0 ? -1 : 0;
 }
 
@@ -119,6 +126,10 @@ int cmd_bench(const char *arg)
 		if (p.caps && !benches[i]->cap_key) {
 			one.caps = NULL;
 			one.caps_na = true;
+		}
+		if (p.active && !benches[i]->takes_active) {
+			one.active = 0;
+			one.active_na = true;
 		}
 		status = bench_run(benches[i], &one);
 	}

@@ -100,31 +100,41 @@ static void print_phases(const struct folio_size *fs, const char *variant)
 	       (unsigned long long)m->thp_migration_success);
 }
 
+/* The timed part: the round trip, its phases marked. */
+static int op_round_trip(struct mm *mm, unsigned long addr, unsigned long size)
+{
+	long failed;
+
+	(void)addr;
+	(void)size;
+	ph.mark = time_ns();
+	ph.c_mark = mm_counters_read();
+	failed = migrate_pages(mm, 1ul << 0, 1ul << 1);
+	phase_close();
+	failed += migrate_pages(mm, 1ul << 1, 1ul << 0);
+	phase_close();
+	return failed == 0 ? 0 : -1;
+}
+
 /* One repetition: populate on node 0 (untimed), then the round trip. */
 static int rep_migrate(const struct folio_size *fs, const struct bench_rep *r,
 		       const struct bench_params *p)
 {
 	struct mm *mm = mm_create();
-	long failed = -1;
+	unsigned long a = mm ? bench_map(mm, fs, p->size, true) : 0;
+	int err = -1;
 
 	memset(&ph, 0, sizeof(ph));
-	if (mm && bench_map(mm, fs, p->size, true)) {
+	if (a) {
 		migrate_phase_hook = phase_switch;
-		bench_start();
-		ph.mark = time_ns();
-		ph.c_mark = mm_counters_read();
-		failed = migrate_pages(mm, 1ul << 0, 1ul << 1);
-		phase_close();
-		failed += migrate_pages(mm, 1ul << 1, 1ul << 0);
-		phase_close();
-		bench_stop();
+		err = bench_timed(mm, a, p, op_round_trip);
 		migrate_phase_hook = NULL;
 	}
 	if (mm)
 		mm_put(mm);
 	if (r->nr == p->reps - 1)
 		print_phases(fs, r->variant);
-	return failed == 0 ? 0 : -1;
+	return err;
 }
 
 static const char *const migrate_companions[] = { "migrate_unmap", "migrate_flush", NULL };
@@ -137,5 +147,6 @@ const struct bench bench_migrate = {
 	.what = "migrate_pages node 0 -> 1 -> 0 of populated anon memory",
 	.cap_key = "migrate",
 	.companion_keys = migrate_companions,
-	.apply = apply_step_variant
+	.apply = apply_step_variant,
+	.takes_active = true
 };

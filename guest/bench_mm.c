@@ -24,11 +24,8 @@ static int rep_with_mm(const struct folio_size *fs, const struct bench_params *p
 	unsigned long a = mm ? bench_map(mm, fs, p->size, populate) : 0;
 	int err = -1;
 
-	if (a) {
-		bench_start();
-		err = op(mm, a, p->size);
-		bench_stop();
-	}
+	if (a)
+		err = bench_timed(mm, a, p, op);
 	if (mm)
 		mm_put(mm);
 	return err ? -1 : 0;
@@ -77,13 +74,15 @@ const struct bench bench_zap = { .name = "zap",
 				 .variants = variants_batching,
 				 .rep = rep_zap,
 				 .what = "munmap of populated anon memory",
-				 .cap_key = "zap" };
+				 .cap_key = "zap",
+				 .takes_active = true };
 const struct bench bench_mprotect = { .name = "mprotect",
 				      .default_folios = "4K,16K,64K,2M-pte,2M-pmd",
 				      .variants = variants_batching,
 				      .rep = rep_mprotect,
 				      .what = "mprotect RO then RW of populated memory",
-				      .cap_key = "mprotect" };
+				      .cap_key = "mprotect",
+				      .takes_active = true };
 /* The fault path has no batching cap: one variant, whatever the knobs. */
 const struct bench bench_fault = { .name = "fault",
 				   .default_folios = "4K,16K,64K,2M-pte,2M-pmd",

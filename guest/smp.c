@@ -134,3 +134,13 @@ void smp_run(unsigned ncpus, void (*fn)(unsigned cpu, void *arg), void *arg)
 	while (__atomic_load_n(&smp_run_pending, __ATOMIC_ACQUIRE))
 		arch_cpu_relax();
 }
+
+void smp_wait(volatile unsigned *word, unsigned old)
+{
+	arch_cpu_wait(word, old);
+}
+
+void smp_wake(unsigned cpu)
+{
+	arch_cpu_wake(cpu);
+}

@@ -12,8 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ptelab/abi.h"
+
 #define VMM_MAX_NODES 8
-#define VMM_MAX_CPUS 8
+#define VMM_MAX_CPUS PTELAB_MAX_CPUS
 #define VMM_MEM_MAX (64ULL << 30)   /* total guest RAM */
 #define VMM_NODE_MIN (16ULL << 20)  /* each node's share, at least */
 #define VMM_NODE_ALIGN (2ULL << 20) /* each node's share, a multiple of */

@@ -37,6 +37,18 @@ void arch_cpu_relax(void)
 	sched_yield();
 }
 
+/* The host CPUs take no interrupts: a sleep is a yielding spin. */
+void smp_wait(volatile unsigned *word, unsigned old)
+{
+	while (__atomic_load_n(word, __ATOMIC_ACQUIRE) == old)
+		arch_cpu_relax();
+}
+
+void smp_wake(unsigned cpu)
+{
+	(void)cpu;
+}
+
 struct cpu_start {
 	unsigned cpu;
 	void (*fn)(unsigned cpu, void *arg);

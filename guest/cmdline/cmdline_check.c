@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ptelab/abi.h"
 #include "ptelab/cmdline.h"
 
 enum key_kind {
@@ -21,6 +22,7 @@ enum key_kind {
 	K_ONOFF,
 	K_CHOICE,
 	K_GUP_NR,
+	K_ACTIVE,
 	K_CONTPTE,
 	K_TEXT
 };
@@ -47,6 +49,9 @@ static const struct key_rule rules[] = {
 	/* clang-format on */
 	{ "gup_walk", K_ONOFF, "GUP walks every PTE of a table in one call: on or off" },
 	{ "contpte", K_CONTPTE, "arm64 only: fold aligned 16-PTE runs into blocks: on or off" },
+	{ "active", K_ACTIVE,
+	  "bench zap, mprotect, migrate: other CPUs in the mm while cpu0 times, 0..7 "
+	  "(needs --cpus K+1; default 0)" },
 	{ "gup_nr", K_GUP_NR, "bench gup: pages per call, 0..16777216 (0 = all; default 65536)" },
 	{ "gup_op", K_CHOICE, CMDLINE_GUP_OPS },
 	{ "gup_write", K_ONOFF, "bench gup: FOLL_WRITE, on or off (default on)" },
@@ -135,6 +140,12 @@ static int check_value(const struct key_rule *r, const char *v, const char *arch
 		if (n >= 1 && n <= 64)
 			return 0;
 		return snprintf(err, errlen, "reps=%s: want a number 1..64", v), -1;
+	case K_ACTIVE:
+		if (n >= 0 && n < PTELAB_MAX_CPUS)
+			return 0;
+		return snprintf(err, errlen, "active=%s: want 0..%d other CPUs", v,
+				PTELAB_MAX_CPUS - 1),
+		       -1;
 	case K_GUP_NR:
 		if (n >= 0 && n <= (1 << 24))
 			return 0;

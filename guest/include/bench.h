@@ -41,6 +41,8 @@ struct bench_params {
 	bool quiet;	    /* no progress lines */
 	const char *clock;  /* what a "us" is: "icount", "host", "kvm", "tcg" */
 	const char *backend, *version;
+	unsigned active; /* active=K: CPUs 1..K in the mm while CPU 0 times (bench_timed) */
+	bool active_na;	 /* active= was given but this bench does not take it (run=bench) */
 };
 
 /* Which repetition the harness asks a bench_rep_fn for. */
@@ -72,6 +74,7 @@ struct bench {
 	/* Optional: set the caps of default variant @variant beyond cap_key
 	 * (called after cap_key is set, before the caps are recorded). */
 	void (*apply)(const char *variant);
+	bool takes_active; /* its rep times through bench_timed(), so active= applies */
 };
 
 /*
@@ -84,6 +87,23 @@ struct bench {
 int bench_variants(const struct bench *b, const struct bench_params *p, struct bench_variant *v,
 		   char *err, size_t errlen);
 
+/*
+ * bench_timed - time @op(@mm, @addr, @p->size) between bench_start() and
+ * bench_stop(). With @p->active = K, CPUs 1..K first switch to @mm and read
+ * every page of the range, then sleep in @mm (x86 shootdowns interrupt
+ * them) until @op has returned (guest/bench_active.c).
+ * Return: what @op returned.
+ */
+struct mm;
+int bench_timed(struct mm *mm, unsigned long addr, const struct bench_params *p,
+		int (*op)(struct mm *mm, unsigned long addr, unsigned long size));
+
+/* Can @b run with active=@active on @ncpus CPUs (0: not known yet, the
+ * check before the CPUs come up)? Return: 0, or -1 with a one-line reason
+ * in @err. */
+int bench_active_check(const struct bench *b, unsigned active, unsigned ncpus, char *err,
+		       size_t errlen);
+
 /* Run @b over its folios and variants; print RESULT lines and a table.
  * Return a PTELAB_EXIT_* status. */
 int bench_run(const struct bench *b, const struct bench_params *p);
@@ -93,7 +113,6 @@ extern const char *const variants_batching[];
 
 /* Map @p->size of anonymous memory for folio size @fs in @mm and return
  * its address (0 on failure); @populate writes every page. */
-struct mm;
 unsigned long bench_map(struct mm *mm, const struct folio_size *fs, unsigned long size,
 			bool populate);
 

@@ -11,7 +11,9 @@
 
 #include <asm/cpu_number.h>
 
-#define NR_CPUS 8
+#include "ptelab/abi.h"
+
+#define NR_CPUS PTELAB_MAX_CPUS
 
 /* The number of the CPU this runs on: inline, one register-relative load
  * (every counted event and every lock asks it). */
@@ -29,5 +31,14 @@ unsigned smp_nr_cpus(void);
  * when @ncpus is 0 or more than smp_nr_cpus().
  */
 void smp_run(unsigned ncpus, void (*fn)(unsigned cpu, void *arg), void *arg);
+
+/*
+ * smp_wait - sleep on this CPU until *@word differs from @old, taking
+ * interrupts meanwhile (x86's flush IPIs are handled in the sleep);
+ * smp_wake(@cpu) ends the sleep of a CPU that may be in one, after the
+ * word has changed. The host runners' CPUs spin with a yield instead.
+ */
+void smp_wait(volatile unsigned *word, unsigned old);
+void smp_wake(unsigned cpu);
 
 #endif

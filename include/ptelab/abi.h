@@ -19,6 +19,9 @@
 #define PTELAB_PORT_EXIT 0xf4	 /* outb(status): the guest is finished */
 #define PTELAB_PORT_STATUS 0xe9	 /* outb(status) just before the exit port */
 
+/* --cpus 1..PTELAB_MAX_CPUS: the VMM's vCPUs and the guest's NR_CPUS. */
+#define PTELAB_MAX_CPUS 8
+
 /* Guest exit statuses; they are also ptelab's own exit statuses. */
 #define PTELAB_EXIT_OK 0	/* everything asked for ran and passed */
 #define PTELAB_EXIT_FAIL 1	/* a test or check failed */

@@ -17,12 +17,14 @@
 # seconds (300).
 # --bench runs tests/kvm/bench.sh there instead (the boot benchmark of
 # tests/bench/boot.sh, on the nested KVM) and passes its RESULT and timing
-# lines on.
+# lines on; --shootdown runs tests/kvm/shootdown.sh (bench:zap, mprotect,
+# migrate on 4 vCPUs, active=0 and 3) and passes its RESULT lines on.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 K=$TOP/build/kvm
 STAGE=cases
 [ "${1:-}" = --bench ] && STAGE=bench && shift
+[ "${1:-}" = --shootdown ] && STAGE=shootdown && shift
 ARCHES=${*:-x86_64 arm64}
 NESTED_TIMEOUT=${NESTED_TIMEOUT:-500}
 HOST_ARCH=$(uname -m)
@@ -72,7 +74,8 @@ prepare() {
 	[ -d "$K/$a/modules" ] && cp "$K/$a"/modules/*.ko "$r/lib/modules/"
 	cp "$TOP/tests/kvm/init.sh" "$r/init"
 	cp "$TOP/tests/lib.sh" "$r/ptelab/tests/"
-	cp "$TOP/tests/kvm/cases.sh" "$TOP/tests/kvm/bench.sh" "$r/ptelab/tests/kvm/"
+	cp "$TOP/tests/kvm/cases.sh" "$TOP/tests/kvm/bench.sh" "$TOP/tests/kvm/shootdown.sh" \
+		"$r/ptelab/tests/kvm/"
 	cp "$TOP/tests/vmm/run.sh" "$r/ptelab/tests/vmm/"
 	cp "$K/$a/ptelab" "$K/$a/mkelf" "$K/$a/timeit" "$r/ptelab/build/"
 	for g in x86_64 arm64; do

@@ -43,8 +43,8 @@ refused_by_guest() {
 	shift
 	name="refused by the guest: $*"
 	expect_status "$name" 2 "$PTELAB" --accel icount "$@" || return
-	if grep -v '^mm: ' "$TMPD/out" | grep -qv '^guest: '; then
-		fail "$name" "output besides the message: $(grep -v '^mm: ' "$TMPD/out" | tr '\n' '|')"
+	if grep -v '^mm: \|^smp: ' "$TMPD/out" | grep -qv '^guest: '; then
+		fail "$name" "output besides the message: $(grep -v '^mm: \|^smp: ' "$TMPD/out" | tr '\n' '|')"
 	elif [ "$(grep -c "^guest: .*$want" "$TMPD/out")" -ne 1 ]; then
 		fail "$name" "wanted 'guest: ...$want', got: $(tr '\n' '|' <"$TMPD/out")"
 	else
@@ -61,6 +61,7 @@ early_cases() {
 		run=bench:gup gup_op=foo
 	refused_early "caps=1,2,2: '2' is given twice" run=bench:zap caps=1,2,2
 	refused_early "zap=none: a cap is a number" run=bench:zap zap=none
+	refused_early "active=8: want 0..7 other CPUs" run=bench:zap active=8
 	refused_early "size=1024 needs --mem 1216M or more (have 1G)" run=bench:zap size=1024
 	refused_early "size=512 needs --mem 1280M or more (have 1G): bench:migrate needs it on every node" \
 		run=bench:migrate size=512
@@ -81,6 +82,10 @@ guest_cases() {
 	refused_by_guest "bench zap: give caps= or the zap= knob, not both" \
 		run=bench:zap zap=4 caps=1,2
 	refused_by_guest "bench fault: caps= does not apply" run=bench:fault caps=1,2
+	refused_by_guest "bench fork: active= does not apply (only zap, mprotect and migrate take it)" \
+		run=bench:fork active=1
+	refused_by_guest "bench zap: active=3 needs 4 CPUs, the guest has 2 (--cpus 4)" \
+		--cpus 2 run=bench:zap active=3
 	refused_by_guest "bench zap: give caps= or the batch= knob, not both" \
 		run=bench:zap batch=4 caps=1,2
 	refused_by_guest "bench migrate: give caps= or the migrate_flush= knob, not both" \
@@ -165,7 +170,7 @@ sweep_cases() {
 		fi
 		name="--csv: a header and the same four rows"
 		if [ "$(wc -l <"$TMPD/r.csv")" -eq 5 ] &&
-			head -n 1 "$TMPD/r.csv" | grep -q '^bench,arch,backend,clock,version,folio,variant,cap,reps,.*,caps\.zap,.*,counters\.pt_descents,' &&
+			head -n 1 "$TMPD/r.csv" | grep -q '^bench,arch,backend,clock,version,folio,variant,cap,active,reps,.*,caps\.zap,.*,counters\.pt_descents,' &&
 			[ "$(cut -d, -f7 "$TMPD/r.csv" | tail -n 4 | tr '\n' ' ')" = "$variants" ]; then
 			pass "$name"
 		else
@@ -306,6 +311,35 @@ if expect_status "$name" 0 "$PTELAB" --accel icount --mem 2G --quiet --results "
 	*) fail "$name" "unbatched: $u; unmap: $q" ;;
 	esac
 fi
+# counter FILE VARIANT NAME: counter NAME of the RESULT line of VARIANT.
+counter() {
+	grep "\"variant\":\"$2\"" "$1" | sed -n "s/.*\"$3\":\([0-9]*\).*/\1/p"
+}
+
+# active=3 on 4 CPUs: x86 interrupts the 3 readers once per shootdown and
+# the batched zap shoots down fewer times; arm64's broadcast TLBI sends no
+# IPI. A flush that skipped the readers, or IPIs per page, fails here.
+for arch in x86_64 arm64; do
+	name="$arch: bench:zap active=3 on --cpus 4: IPIs per shootdown and the batched cut"
+	expect_status "$name" 0 "$PTELAB" --arch "$arch" --accel icount --cpus 4 --quiet \
+		--results "$TMPD/a.json" run=bench:zap size=16 reps=1 folios=64K active=3 || continue
+	su=$(counter "$TMPD/a.json" unbatched tlb_shootdowns)
+	sb=$(counter "$TMPD/a.json" batched tlb_shootdowns)
+	iu=$(counter "$TMPD/a.json" unbatched tlb_ipis)
+	ib=$(counter "$TMPD/a.json" batched tlb_ipis)
+	fb=$(counter "$TMPD/a.json" batched tlb_flushes)
+	got="shootdowns $su/$sb, ipis $iu/$ib, batched flushes $fb, active $(counter "$TMPD/a.json" batched active)"
+	if [ "$(counter "$TMPD/a.json" batched active)" != 3 ]; then
+		fail "$name" "RESULT lacks active 3: $got"
+	elif [ "$arch" = x86_64 ] && { [ "${su:-0}" -eq 0 ] || [ "$sb" -ge "$su" ] ||
+		[ "$iu" -ne $((3 * su)) ] || [ "$ib" -ne $((3 * sb)) ]; }; then
+		fail "$name" "$got"
+	elif [ "$arch" = arm64 ] && { [ "${fb:-0}" -eq 0 ] || [ "$iu$ib" != 00 ]; }; then
+		fail "$name" "$got"
+	else
+		pass "$name"
+	fi
+done
 # Without --arch the guest is the host's arch (the one KVM can run).
 name="no --arch: the guest of the host's arch"
 case $(uname -m) in aarch64 | arm64) want=qemu-system-aarch64 ;; *) want=qemu-system-x86_64 ;; esac
