@@ -6,10 +6,14 @@
  * mprotect: one RO and one RW mprotect of populated memory (Linux: 7.9 s
  *           -> 2.2 s on 64K mTHP, 4K unchanged).
  * fault:    fault-in of every page by a write; reported per page too.
+ *           cpus=K: K CPUs fault disjoint parts of one mm at once, the
+ *           size split among them in whole folios, timed from a common
+ *           start to the last finish (bench_timed_on_cpus()).
  */
 #include "bench.h"
 #include "kernel.h"
 #include "mm.h"
+#include "smp.h"
 
 static const char *const variants_fault[] = { "batched", NULL };
 
@@ -46,11 +50,6 @@ static int op_mprotect(struct mm *mm, unsigned long addr, unsigned long size)
 	return err ? err : mm_mprotect(mm, addr, size, VM_READ | VM_WRITE);
 }
 
-static int op_fault(struct mm *mm, unsigned long addr, unsigned long size)
-{
-	return mm_touch(mm, addr, size, true);
-}
-
 static int rep_zap(const struct folio_size *fs, const struct bench_rep *r,
 		   const struct bench_params *p)
 {
@@ -65,11 +64,53 @@ static int rep_mprotect(const struct folio_size *fs, const struct bench_rep *r,
 	return rep_with_mm(fs, p, true, op_mprotect);
 }
 
+/* One fault repetition's split: CPU i writes [addr + i * share, + share),
+ * the last CPU also the rest. */
+struct fault_split {
+	struct mm *mm;
+	unsigned long addr, size, share;
+	unsigned ncpus;
+	int err[NR_CPUS];
+};
+
+static void fault_share(unsigned cpu, void *arg)
+{
+	struct fault_split *f = arg;
+	unsigned long a = f->addr + cpu * f->share;
+	unsigned long n = cpu == f->ncpus - 1 ? f->size - cpu * f->share : f->share;
+
+	f->err[cpu] = mm_touch(f->mm, a, n, true);
+	if (cpu)
+		switch_mm(NULL); /* no CPU but the caller keeps the mm loaded */
+}
+
+/*
+ * One repetition of bench:fault on p->cpus CPUs: a fresh mm of @p->size
+ * for @fs, split in whole folios among the CPUs (a folio that two CPUs
+ * shared would be faulted by whichever came first). Return: 0, or -1 when
+ * a fault failed or the size has fewer folios than CPUs.
+ */
 static int rep_fault(const struct folio_size *fs, const struct bench_rep *r,
 		     const struct bench_params *p)
 {
+	unsigned long folio = PAGE_SIZE << fs->order;
+	struct fault_split f = { .mm = mm_create(), .size = p->size, .ncpus = p->cpus };
+	int err = 0;
+
 	(void)r;
-	return rep_with_mm(fs, p, false, op_fault);
+	f.share = p->size / f.ncpus / folio * folio;
+	if (!f.share)
+		printf("\nbench fault: size=%lu has fewer %s folios than cpus=%u\n", p->size >> 20,
+		       fs->label, f.ncpus);
+	f.addr = f.mm && f.share ? bench_map(f.mm, fs, p->size, false) : 0;
+	if (f.addr) {
+		bench_timed_on_cpus(f.ncpus, fault_share, &f);
+		for (unsigned i = 0; i < f.ncpus; i++)
+			err |= f.err[i];
+	}
+	if (f.mm)
+		mm_put(f.mm);
+	return f.addr && !err ? 0 : -1;
 }
 
 const struct bench bench_zap = { .name = "zap",
@@ -89,4 +130,5 @@ const struct bench bench_fault = { .name = "fault",
 				   .default_folios = "4K,16K,64K,2M-pte,2M-pmd",
 				   .variants = variants_fault,
 				   .rep = rep_fault,
-				   .what = "write fault-in of every page" };
+				   .what = "write fault-in of every page",
+				   .smp = true };

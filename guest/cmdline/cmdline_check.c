@@ -21,6 +21,7 @@ enum key_kind {
 	K_ONOFF,
 	K_CHOICE,
 	K_GUP_NR,
+	K_CPUS,
 	K_CONTPTE,
 	K_TEXT
 };
@@ -47,6 +48,9 @@ static const struct key_rule rules[] = {
 	/* clang-format on */
 	{ "gup_walk", K_ONOFF, "GUP walks every PTE of a table in one call: on or off" },
 	{ "contpte", K_CONTPTE, "arm64 only: fold aligned 16-PTE runs into blocks: on or off" },
+	{ "cpus", K_CPUS,
+	  "bench fault, gup, gup_put: CPUs doing the timed work at once, 1..8 (at most "
+	  "--cpus; default 1)" },
 	{ "gup_nr", K_GUP_NR, "bench gup: pages per call, 0..16777216 (0 = all; default 65536)" },
 	{ "gup_op", K_CHOICE, CMDLINE_GUP_OPS },
 	{ "gup_write", K_ONOFF, "bench gup: FOLL_WRITE, on or off (default on)" },
@@ -139,6 +143,11 @@ static int check_value(const struct key_rule *r, const char *v, const char *arch
 		if (n >= 0 && n <= (1 << 24))
 			return 0;
 		return snprintf(err, errlen, "gup_nr=%s: want 0..16777216 pages", v), -1;
+	case K_CPUS:
+		if (n >= 1 && n <= CMDLINE_CPUS_MAX)
+			return 0;
+		return snprintf(err, errlen, "cpus=%s: want a number 1..%d", v, CMDLINE_CPUS_MAX),
+		       -1;
 	case K_FOLIOS:
 		return folios_check(v, err, errlen);
 	case K_CAPS:
