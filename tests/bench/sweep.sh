@@ -67,7 +67,7 @@ if [ "$1" = --one ]; then
 				{ print $0, (NR == 1 ? key : (v == "-" ? "" : v)) }' "$part.csv" >"$part.tmp" &&
 				mv "$part.tmp" "$part.csv"
 		fi
-		echo "  $b $f cpus=$c${SWEEP_KEY:+ $SWEEP_KEY=$k} done on $(hostname)"
+		echo "  $b $f cpus=$c${SWEEP_KEY:+ $SWEEP_KEY=$k} done on $(hostname) in $PWD"
 		exit 0
 	fi
 	echo "  $b $f cpus=$c${SWEEP_KEY:+ $SWEEP_KEY=$k} FAILED on $(hostname): $(tail -n 2 "$part.log" | tr '\n' ' ')"
@@ -110,25 +110,29 @@ export SWEEP_MEM="$mem"
 [ "$ARCH" != x86_64 ] || "$P" $clk --mem "$mem" --dtb-out /dev/null run=bench:"${BENCH%%,*}" \
 	folios="$FOLIOS" caps="$CAPS" size="$SIZE" reps="$REPS" \
 	${SWEEP_KEY:+"$SWEEP_KEY=${KVALS%%,*}"} >/dev/null || exit 2
-STAMP=$(date +%Y%m%d-%H%M%S)-$CLOCK-$ARCH
+STAMP=$(date +%Y%m%d-%H%M%S)-$$-$CLOCK-$ARCH
 REL=build/sweep/$STAMP
 OUT=$TOP/$REL
 mkdir -p "$OUT/parts" || exit 1
 ln -sfn "$STAMP" "$TOP/build/sweep/latest"
 start=$(date +%s)
 
-# The points, one "bench folio" line each, go to GNU parallel: here, a job
-# per core (or one at a time on a real-time clock); with HOSTS=FILE (one
-# parallel sshlogin a line, ":" = this machine), on those hosts, each as
-# many at a time as it has cores. Another host gets this build of ptelab,
-# the guest (and the host backend) once (--basefile, into the same paths
-# under the login's home directory, removed again by --cleanup) and sends
-# its parts back (--return); it needs only QEMU, libfdt and rsync
-# (Debian's qemu-system-x86 / qemu-system-arm, libfdt1, rsync).
+# The points, one "bench folio cpus kval" line each, go to GNU parallel:
+# here, a job per core (or one at a time on a real-time clock); with
+# HOSTS=FILE (one parallel sshlogin a line, ":" = this machine, or a whole
+# ssh command such as "4/ssh -p 2222 -i KEY user@host"), on those hosts,
+# each as many at a time as it has cores (or as the N/ prefix says).
+# Another host gets this build of ptelab, the guest (and the host backend)
+# once (--basefile, into ~/ptelab-sweep/<stamp>/ there: --workdir, so
+# nothing of the login's own is overwritten; --cleanup removes them) and
+# sends its parts back (--return); it needs only QEMU, libfdt and rsync
+# (Debian's qemu-system-x86 / qemu-system-arm, libfdt1, rsync). A ":" job
+# runs in that work directory too, where nothing was copied: it goes back
+# to this tree.
 where="-j $jobs"
 if [ -n "$HOSTS" ]; then
 	[ -r "$HOSTS" ] || { echo "sweep: HOSTS=$HOSTS: no such file" >&2; exit 2; }
-	where="--sshloginfile $HOSTS --basefile build/ptelab"
+	where="--sshloginfile $HOSTS --workdir ptelab-sweep/$STAMP --basefile build/ptelab"
 	where="$where --basefile build/$ARCH/guest.elf --basefile tests/bench/sweep.sh"
 	[ "$CLOCK" != host ] || where="$where --basefile build/ptelab-host-$ARCH"
 	where="$where --return $REL/parts/{1}-{2}-{3}-{4}.csv"
@@ -156,7 +160,8 @@ points() {
 [ -z "$ACTIVE" ] || echo "sweep: active=K runs where K < CPUS (K other CPUs besides CPU 0)"
 points | (cd "$TOP" && parallel --will-cite --halt now,fail=1 --colsep ' ' $where \
 	--env ARCH --env CAPS --env SIZE --env REPS --env SWEEP_CLK --env SWEEP_MEM --env SWEEP_KEY \
-	sh tests/bench/sweep.sh --one "$REL" {1} {2} {3} {4}) ||
+	"[ -f tests/bench/sweep.sh ] || cd '$TOP' &&" sh tests/bench/sweep.sh --one "$REL" \
+	{1} {2} {3} {4}) ||
 	{ echo "sweep: a run failed; see $OUT/parts/"; exit 1; }
 
 # One CSV, header once, rows in benchmark, folio, CPUs, knob, cap order.
