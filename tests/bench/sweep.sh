@@ -26,7 +26,7 @@
 # runs them, one per core
 # (icount figures do not depend on load; real-time clocks then share the
 # machine, so CLOCK=host runs them one at a time). Output, in
-# build/sweep/<time>-<clock>-<arch>/ (build/sweep/latest links to it):
+# build/sweep/<time>-<pid>-<clock>-<arch>/ (build/sweep/latest links to it):
 #   sweep.csv            every RESULT row (ptelab --csv)
 #   time-<bench>.png     median time against cap (log2), a line per folio
 #   ratio.png            unbatched/batched (cap=1 over cap=max) against
