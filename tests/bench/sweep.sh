@@ -165,11 +165,14 @@ points | (cd "$TOP" && parallel --will-cite --halt now,fail=1 --colsep ' ' $wher
 	{ echo "sweep: a run failed; see $OUT/parts/"; exit 1; }
 
 # One CSV, header once, rows in benchmark, folio, CPUs, knob, cap order.
+# A part that did not come back (a host's --return failed) fails the sweep.
 first=1
 points | while read -r b f c k; do
-	if [ $first = 1 ]; then cat "$OUT/parts/$b-$f-$c-$k.csv"; else tail -n +2 "$OUT/parts/$b-$f-$c-$k.csv"; fi
+	part=$OUT/parts/$b-$f-$c-$k.csv
+	[ -s "$part" ] || { echo "sweep: no CSV for $b $f cpus=$c${SWEEP_KEY:+ $SWEEP_KEY=$k}" >&2; exit 1; }
+	if [ $first = 1 ]; then cat "$part"; else tail -n +2 "$part"; fi
 	first=0
-done >"$OUT/sweep.csv"
+done >"$OUT/sweep.csv" || exit 1
 # Every point must come from the same build: one value in the version column.
 versions=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "version") c = i; next }
 	c { print $c }' "$OUT/sweep.csv" | sort -u)

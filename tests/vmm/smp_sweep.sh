@@ -156,8 +156,9 @@ sweep_ssh_case() {
 		fail "$name" "$(tail -n +2 "$TOP/build/sweep/latest/sweep.csv" | wc -l) rows, wanted 6"
 	elif [ "$(grep -c " done on .* in $home/ptelab-sweep/" "$TMPD/out")" -ne 4 ]; then
 		fail "$name" "not 4 points run in the login's work directory: $(grep ' done ' "$TMPD/out" | tr '\n' '|')"
-	elif [ -n "$(ls -A "$home/ptelab-sweep" 2>/dev/null)" ]; then
-		fail "$name" "the copies were not cleaned up: $(ls "$home/ptelab-sweep")"
+	elif stamp=$(basename "$(readlink "$TOP/build/sweep/latest")") &&
+		[ -e "$home/ptelab-sweep/$stamp" ]; then
+		fail "$name" "the copies were not cleaned up: $(ls "$home/ptelab-sweep/$stamp")"
 	else
 		pass "$name"
 	fi
