@@ -39,7 +39,7 @@ series() {
 
 CLK=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "clock") c = i } NR == 2 { print $c }' "$CSV")
 case $CLK in
-icount) YL="median us (icount: thousands of instructions of all CPUs)" ;;
+icount) YL="median us (icount, all CPUs)" ;;
 *) YL="median us ($CLK)" ;;
 esac
 for b in $BENCHES; do
