@@ -15,7 +15,8 @@ GUEST_ARCHES := x86_64 arm64
 B := build
 
 DEB_PKGS := libfdt-dev device-tree-compiler newlib-source qemu-system-x86 qemu-system-arm \
-	gcc-aarch64-linux-gnu libc6-dev-arm64-cross linux-libc-dev gnuplot-nox parallel
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross linux-libc-dev gnuplot-nox parallel \
+	openssh-server rsync
 DEPS := $(B)/.deps-ok
 
 # Quiet by default: one "CC file" line per step; V=1 prints whole commands.

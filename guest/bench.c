@@ -9,8 +9,9 @@
 #include "kernel.h"
 #include "knob_parse.h"
 #include "mm.h"
-#include "smp.h"
 #include "ptelab/abi.h"
+#include "smp.h"
+#include "spinlock.h" /* arch_cpu_relax() */
 
 const char *const variants_batching[] = { "unbatched", "batched", NULL };
 
@@ -113,6 +114,39 @@ void bench_stop(void)
 	mm_counters_since(&c_delta, &c_start);
 }
 
+/* What bench_timed_on_cpus() hands each CPU. */
+struct timed_run {
+	void (*fn)(unsigned cpu, void *arg);
+	void *arg;
+	unsigned ncpus;
+	unsigned arrived; /* CPUs at the barrier */
+	unsigned go;	  /* set by CPU 0 once the clock runs */
+};
+
+static void timed_cpu(unsigned cpu, void *arg)
+{
+	struct timed_run *t = arg;
+
+	__atomic_fetch_add(&t->arrived, 1, __ATOMIC_ACQ_REL);
+	if (cpu == 0) {
+		while (__atomic_load_n(&t->arrived, __ATOMIC_ACQUIRE) < t->ncpus)
+			arch_cpu_relax();
+		bench_start();
+		__atomic_store_n(&t->go, 1, __ATOMIC_RELEASE);
+	}
+	while (!__atomic_load_n(&t->go, __ATOMIC_ACQUIRE))
+		arch_cpu_relax();
+	t->fn(cpu, t->arg);
+}
+
+void bench_timed_on_cpus(unsigned ncpus, void (*fn)(unsigned cpu, void *arg), void *arg)
+{
+	struct timed_run t = { .fn = fn, .arg = arg, .ncpus = ncpus };
+
+	smp_run(ncpus, timed_cpu, &t);
+	bench_stop();
+}
+
 unsigned long bench_map(struct mm *mm, const struct folio_size *fs, unsigned long size,
 			bool populate)
 {
@@ -174,10 +208,12 @@ static void print_result(const struct bench *b, const struct folio_size *fs,
 	       "{\"bench\":\"%s\",\"arch\":\"%s\",\"backend\":\"%s\",\"clock\":\"%s\","
 	       "\"version\":\"%s\",\"folio\":\"%s\",\"variant\":\"%s\",\"cap\":%s,\"active\":%u,"
 	       "\"reps\":%d,\"size_mb\":%lu,\"median_us\":%.1f,\"min_us\":%.1f,\"max_us\":%.1f,"
-	       "\"spread_pct\":%.1f,\"caps\":{%s},\"counters\":{%s}}\n",
+	       "\"spread_pct\":%.1f,\"cpus\":%u,\"workers\":%u,\"caps\":{%s},"
+	       "\"counters\":{%s}}\n",
 	       b->name, arch_name, p->backend, p->clock, p->version, fs->label, v->name, cap,
 	       p->active, p->reps, p->size >> 20, r->median / 1000.0, r->t[0] / 1000.0,
-	       r->t[p->reps - 1] / 1000.0, r->spread, capjson, counters);
+	       r->t[p->reps - 1] / 1000.0, r->spread, smp_nr_cpus(), b->smp ? p->cpus : 1, capjson,
+	       counters);
 }
 
 /* Is @label in the comma-separated @list? */
@@ -329,10 +365,14 @@ int bench_run(const struct bench *b, const struct bench_params *p)
 		nv = bench_variants(b, p, vs, err, sizeof(err));
 	if (nv < 0)
 		return printf("guest: %s\n", err), PTELAB_EXIT_USAGE;
-	printf("== bench %s: %s, %lu MiB, %d rep%s (median us, clock %s)%s%s\n", b->name, b->what,
+	printf("== bench %s: %s, %lu MiB, %d rep%s (median us, clock %s)%s%s%s", b->name, b->what,
 	       p->size >> 20, p->reps, p->reps == 1 ? "" : "s", p->clock,
 	       p->caps_na ? "; caps= does not apply (no batching cap)" : "",
+	       p->cpus > 1 && !b->smp ? "; cpus= does not apply (runs on CPU 0)" : "",
 	       p->active_na ? "; active= does not apply" : "");
+	if (smp_nr_cpus() > 1)
+		printf(", on %u of %u CPUs", b->smp ? p->cpus : 1, smp_nr_cpus());
+	printf("\n");
 	if (p->active)
 		printf("  active=%u: cpu1..cpu%u read the range, then sleep in the mm while cpu0 "
 		       "times\n",

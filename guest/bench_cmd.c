@@ -52,13 +52,14 @@ static unsigned long default_size(const struct bench *b)
 static void bench_params(struct bench_params *p)
 {
 	const char *s = cmdline_get(&cmdline, "size"), *r = cmdline_get(&cmdline, "reps");
-	const char *q = cmdline_get(&cmdline, "ptelab.quiet");
+	const char *q = cmdline_get(&cmdline, "ptelab.quiet"), *c = cmdline_get(&cmdline, "cpus");
 
 	memset(p, 0, sizeof(*p));
 	p->size = s ? (unsigned long)cmdline_uint(s) << 20 : 0; /* 0: the bench's default */
 	p->reps = r ? cmdline_uint(r) : 5;
 	p->folios = cmdline_get(&cmdline, "folios");
 	p->caps = cmdline_get(&cmdline, "caps");
+	p->cpus = c ? (unsigned)cmdline_uint(c) : 1;
 	p->quiet = q && !strcmp(q, "on");
 	p->clock = cmdline_get(&cmdline, "ptelab.clock") ?: "unknown";
 	p->backend = cmdline_get(&cmdline, "ptelab.backend") ?: "unknown";
@@ -86,6 +87,28 @@ static int bench_check_one(const struct bench *b, const char *caps, bool named, 
 	return bench_variants(b, &p, v, err, errlen) < 0 ? -1 : 0;
 }
 
+/* cpus= (when given) against the CPUs the machine has and the bench named
+ * (@b, NULL: all, where benches without cpus= ignore it). Return: 0, or -1
+ * with @err set. */
+static int bench_check_cpus(const struct bench *b, char *err, size_t errlen)
+{
+	const char *c = cmdline_get(&cmdline, "cpus");
+
+	if (!c)
+		return 0;
+	if (b && !b->smp)
+		return snprintf(err, errlen,
+				"bench %s: cpus= does not apply (it runs on CPU 0; cpus= is for "
+				"bench fault, gup, gup_put)",
+				b->name),
+		       -1;
+	if (cmdline_uint(c) > machine.nr_cpus)
+		return snprintf(err, errlen, "cpus=%s: the machine has %d CPU%s (ptelab --cpus %s)",
+				c, machine.nr_cpus, machine.nr_cpus == 1 ? "" : "s", c),
+		       -1;
+	return 0;
+}
+
 int bench_cmd_check(const char *arg, char *err, size_t errlen)
 {
 	const char *caps = cmdline_get(&cmdline, "caps");
@@ -100,6 +123,8 @@ int bench_cmd_check(const char *arg, char *err, size_t errlen)
 			snprintf(err + off, errlen - (size_t)off, ")");
 		return -1;
 	}
+	if (bench_check_cpus(b, err, errlen))
+		return -1;
 	if (b)
 		return bench_check_one(b, caps, true, err, errlen);
 	for (int i = 0; i < NR_BENCHES; i++)

@@ -16,6 +16,9 @@
  * page table, one grab per page), walk+grab (both seeds: one grab per run
  * of a folio); caps=LIST sweeps gup_grab with the walk on. The harness
  * sets the knobs. Each repetition maps and writes a fresh mm (untimed).
+ * cpus=K: K CPUs each get (or pin) all of the memory at once, into arrays
+ * of their own: every folio's refcount (and pincount) cache line is then
+ * shared by K CPUs, which is where one add per folio run saves most.
  *
  * Parameters (besides size=, reps=, folios=):
  *   gup_nr=N       pages per call (default 65536; 0 = all of size)
@@ -23,6 +26,7 @@
  *   gup_write=on   FOLL_WRITE (default on, as gup_test)
  *   gup_touch=on   FOLL_TOUCH (default as Linux: on for get, whose
  *                  get_user_pages() adds it, off for the pins)
+ *   cpus=K         CPUs doing it at once (default 1)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +37,7 @@
 #include "kernel.h"
 #include "knobs.h"
 #include "mm.h"
+#include "smp.h"
 
 static const char *const variants_gup[] = { "unbatched", "walk", "walk+grab", NULL };
 
@@ -131,48 +136,83 @@ static int gup_all(const struct gup_params *gp, struct mm *mm, unsigned long a, 
 	return 0;
 }
 
+/* One repetition's work for the CPUs: each gets (or pins) all of
+ * [a, a + total pages) into its own array, so every CPU grabs the same
+ * folios and their refcount cache lines are shared. */
+struct gup_run {
+	struct gup_params gp;
+	struct mm *mm;
+	unsigned long a, total;
+	struct page **pages[NR_CPUS];
+	int err[NR_CPUS]; /* gup_all()'s; a failed CPU has released its grabs */
+};
+
+static void gup_cpu(unsigned cpu, void *arg)
+{
+	struct gup_run *g = arg;
+
+	g->err[cpu] = gup_all(&g->gp, g->mm, g->a, g->total, g->pages[cpu]);
+}
+
+static void put_cpu(unsigned cpu, void *arg)
+{
+	struct gup_run *g = arg;
+
+	if (!g->err[cpu])
+		op_pins(g->gp.op) ? unpin_user_pages(g->pages[cpu], g->total)
+				  : put_user_pages(g->pages[cpu], g->total);
+}
+
+/* A page array of @total entries for each of CPUs 0 .. @ncpus - 1, kept
+ * from one repetition to the next. Return: 0 or -1 (no memory). */
+static int gup_arrays(struct gup_run *g, unsigned ncpus)
+{
+	static struct page **pages[NR_CPUS];
+	static unsigned long cap[NR_CPUS];
+
+	for (unsigned i = 0; i < ncpus; i++) {
+		if (cap[i] < g->total) {
+			free(pages[i]);
+			pages[i] = malloc(g->total * sizeof(*pages[i]));
+			cap[i] = pages[i] ? g->total : 0;
+			if (!pages[i])
+				return -1;
+		}
+		g->pages[i] = pages[i];
+	}
+	return 0;
+}
+
 /*
  * One repetition: a fresh mm with @p->size populated for @fs (untimed),
- * the gets, the release of everything in one call, the teardown
- * (untimed). @timed_put says which of the two middle steps is timed.
+ * the gets on p->cpus CPUs (each over all of it), the release of each
+ * CPU's pages in one call per CPU, the teardown (untimed). @timed_put says
+ * which of the two middle steps is timed; the other runs on the same CPUs.
  */
 static int rep_gup_common(const struct folio_size *fs, const struct bench_params *p, bool timed_put)
 {
-	static struct page **pages;
-	static unsigned long pages_cap;
-	unsigned long total = p->size >> PAGE_SHIFT, a;
-	struct gup_params gp;
-	struct mm *mm;
-	int err = -1;
+	struct gup_run g = { .total = p->size >> PAGE_SHIFT };
+	int err = 0;
 
-	if (gup_params(&gp))
+	if (gup_params(&g.gp) || gup_arrays(&g, p->cpus))
 		return -1;
-	if (pages_cap < total) {
-		free(pages);
-		pages = malloc(total * sizeof(*pages));
-		pages_cap = pages ? total : 0;
-		if (!pages)
-			return -1;
-	}
-	mm = mm_create();
-	a = mm ? bench_map(mm, fs, p->size, true) : 0;
-	if (a) {
-		if (!timed_put)
-			bench_start();
-		err = gup_all(&gp, mm, a, total, pages);
-		if (!timed_put)
-			bench_stop();
-	}
-	if (!err) {
+	g.mm = mm_create();
+	g.a = g.mm ? bench_map(g.mm, fs, p->size, true) : 0;
+	if (g.a) {
 		if (timed_put)
-			bench_start();
-		op_pins(gp.op) ? unpin_user_pages(pages, total) : put_user_pages(pages, total);
+			smp_run(p->cpus, gup_cpu, &g);
+		else
+			bench_timed_on_cpus(p->cpus, gup_cpu, &g);
 		if (timed_put)
-			bench_stop();
+			bench_timed_on_cpus(p->cpus, put_cpu, &g);
+		else
+			smp_run(p->cpus, put_cpu, &g);
+		for (unsigned i = 0; i < p->cpus; i++)
+			err |= g.err[i];
 	}
-	if (mm)
-		mm_put(mm);
-	return err;
+	if (g.mm)
+		mm_put(g.mm);
+	return g.a && !err ? 0 : -1;
 }
 
 static int rep_gup(const struct folio_size *fs, const struct bench_rep *r,
@@ -200,7 +240,8 @@ const struct bench bench_gup = {
 	.rep = rep_gup,
 	.what = "get/pin calls over populated memory (gup_test's get time)",
 	.cap_key = "gup_grab",
-	.companion_keys = gup_companions
+	.companion_keys = gup_companions,
+	.smp = true
 };
 const struct bench bench_gup_put = { .name = "gup_put",
 				     .default_folios = "4K,64K,2M-pmd",
@@ -208,4 +249,5 @@ const struct bench bench_gup_put = { .name = "gup_put",
 				     .rep = rep_gup_put,
 				     .what = "release of the pinned pages (gup_test's put time)",
 				     .cap_key = "gup_grab",
-				     .companion_keys = gup_companions };
+				     .companion_keys = gup_companions,
+				     .smp = true };

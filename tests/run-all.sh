@@ -44,6 +44,7 @@ run_one tsan tests/mm/tsan.sh
 run_one format tests/format.sh
 run_one vmm tests/vmm/run.sh
 run_one cli tests/vmm/cli.sh
+run_one sweep tests/vmm/smp_sweep.sh
 run_one docs tests/docs/run.sh
 run_one boot tests/boot/run.sh
 run_one kvm tests/kvm/run.sh

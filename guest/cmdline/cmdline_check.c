@@ -23,6 +23,7 @@ enum key_kind {
 	K_CHOICE,
 	K_GUP_NR,
 	K_ACTIVE,
+	K_CPUS,
 	K_CONTPTE,
 	K_TEXT
 };
@@ -52,6 +53,9 @@ static const struct key_rule rules[] = {
 	{ "active", K_ACTIVE,
 	  "bench zap, mprotect, migrate: other CPUs in the mm while cpu0 times, 0..7 "
 	  "(needs --cpus K+1; default 0)" },
+	{ "cpus", K_CPUS,
+	  "bench fault, gup, gup_put: CPUs doing the timed work at once, 1..8 (at most "
+	  "--cpus; default 1)" },
 	{ "gup_nr", K_GUP_NR, "bench gup: pages per call, 0..16777216 (0 = all; default 65536)" },
 	{ "gup_op", K_CHOICE, CMDLINE_GUP_OPS },
 	{ "gup_write", K_ONOFF, "bench gup: FOLL_WRITE, on or off (default on)" },
@@ -150,6 +154,11 @@ static int check_value(const struct key_rule *r, const char *v, const char *arch
 		if (n >= 0 && n <= (1 << 24))
 			return 0;
 		return snprintf(err, errlen, "gup_nr=%s: want 0..16777216 pages", v), -1;
+	case K_CPUS:
+		if (n >= 1 && n <= CMDLINE_CPUS_MAX)
+			return 0;
+		return snprintf(err, errlen, "cpus=%s: want a number 1..%d", v, CMDLINE_CPUS_MAX),
+		       -1;
 	case K_FOLIOS:
 		return folios_check(v, err, errlen);
 	case K_CAPS:

@@ -39,6 +39,7 @@ struct bench_params {
 	const char *caps;   /* caps=LIST, NULL = the default variants */
 	bool caps_na;	    /* caps= was given but this bench has no cap (run=bench) */
 	bool quiet;	    /* no progress lines */
+	unsigned cpus;	    /* cpus=: CPUs doing the timed work at once (1 unless given) */
 	const char *clock;  /* what a "us" is: "icount", "host", "kvm", "tcg" */
 	const char *backend, *version;
 	unsigned active; /* active=K: CPUs 1..K in the mm while CPU 0 times (bench_timed) */
@@ -71,6 +72,7 @@ struct bench {
 	 * NULL: giving one of them, like cap_key, runs one variant with the
 	 * knobs as given, and cannot be combined with caps=. */
 	const char *const *companion_keys;
+	bool smp; /* takes cpus= (its rep_fn runs the timed work on p->cpus CPUs) */
 	/* Optional: set the caps of default variant @variant beyond cap_key
 	 * (called after cap_key is set, before the caps are recorded). */
 	void (*apply)(const char *variant);
@@ -103,6 +105,15 @@ int bench_timed(struct mm *mm, unsigned long addr, const struct bench_params *p,
  * in @err. */
 int bench_active_check(const struct bench *b, unsigned active, unsigned ncpus, char *err,
 		       size_t errlen);
+
+/*
+ * bench_timed_on_cpus - run @fn(cpu, @arg) on CPUs 0 .. @ncpus - 1 at once
+ * (smp_run()) and time it as bench_start()/bench_stop() do: from the moment
+ * every CPU is ready (they meet at a barrier, CPU 0 starts the clock and
+ * lets them go) to the return of the last. The counters are those of all
+ * CPUs. @ncpus 1 runs @fn on CPU 0 alone.
+ */
+void bench_timed_on_cpus(unsigned ncpus, void (*fn)(unsigned cpu, void *arg), void *arg);
 
 /* Run @b over its folios and variants; print RESULT lines and a table.
  * Return a PTELAB_EXIT_* status. */

@@ -137,6 +137,10 @@ bool cmdline_bench_every_node(const char *name);
  * (run=bench runs them all)? */
 bool cmdline_run_every_node(const struct cmdline *cl);
 
+/* cpus= of the benchmarks that run on several CPUs: at most this (the
+ * guest's NR_CPUS; ptelab --cpus has the same limit). */
+#define CMDLINE_CPUS_MAX 8
+
 /* The gup_op= choices, comma-separated (bench_gup.c's order). */
 #define CMDLINE_GUP_OPS "get,pin,longterm,get-fast,pin-fast"
 

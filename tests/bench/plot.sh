@@ -1,6 +1,7 @@
 #!/bin/sh
-# tests/bench/plot.sh DIR BENCHES FOLIOS TITLE - the plots of a sweep
-# (tests/bench/sweep.sh) from DIR/sweep.csv, with gnuplot, into DIR:
+# tests/bench/plot.sh DIR BENCHES FOLIOS TITLE [CSV] - the plots of a sweep
+# (tests/bench/sweep.sh) from CSV (default DIR/sweep.csv; one row per
+# bench, folio and cap), with gnuplot, into DIR:
 #   time-<bench>.png      median time against cap, log2 x axis, a line per
 #                         folio size; "max" (cap 0 in the CSV) sits one
 #                         step right of the largest number
@@ -9,11 +10,18 @@
 #                         full batching is)
 #   counters-<bench>.png  the counters that change with the cap, against
 #                         cap, one panel per folio size
+# (benchmarks without a cap get none of these)
 DIR=$1 BENCHES=$(echo "$2" | tr ',' ' ') FOLIOS=$(echo "$3" | tr ',' ' ') TITLE=$4
-CSV=$DIR/sweep.csv
+CSV=${5:-$DIR/sweep.csv}
 command -v gnuplot >/dev/null || { echo "plot: gnuplot is missing (apt-get install gnuplot-nox)"; exit 1; }
 D=$DIR/plotdata
 mkdir -p "$D"
+# Only benchmarks with a cap have plots against it (bench:fault has none).
+BENCHES=$(for b in $BENCHES; do
+	awk -F, -v b="$b" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$col["bench"] == b && $col["cap"] != "" { print b; exit }' "$CSV"
+done)
+[ -n "$BENCHES" ] || exit 0
 
 # csv_pick BENCH FOLIO COLUMNS...: "capx value..." rows of one series,
 # capx the numeric cap (max, 0 in the CSV, = twice the largest number given).

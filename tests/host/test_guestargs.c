@@ -43,6 +43,7 @@ TEST(good_words_pass)
 	CHECK_EQ(check("run=ptdump batch=1 zap=max mprotect=3 fork=16 gup_grab=2 migrate=max"), 0);
 	CHECK_EQ(check("--arch arm64 run=hello contpte=off gup_walk=on"), 0);
 	CHECK_EQ(check("--backend host --arch arm64 run=bench:zap contpte=on"), 0);
+	CHECK_EQ(check("--cpus 8 run=bench:fault cpus=8"), 0);
 }
 
 /* Unknown folio names (any case but the listed one), unknown keys, bad
@@ -60,6 +61,8 @@ TEST(bad_words_refused)
 	refused("run=bench size=3", "size=3: want an even number of MiB");
 	refused("run=bench size=abc", "size=abc");
 	refused("run=bench reps=65", "reps=65: want a number 1..64");
+	refused("run=bench:fault cpus=0", "cpus=0: want a number 1..8");
+	refused("run=bench:fault cpus=9", "cpus=9: want a number 1..8");
 	refused("run=bench zap=0", "zap=0: a cap is a number 1..1048576 or 'max'");
 	refused("run=bench fork=many", "fork=many");
 	refused("run=bench caps=1,2,1", "caps=1,2,1: '1' is given twice");

@@ -18,13 +18,17 @@
 # --bench runs tests/kvm/bench.sh there instead (the boot benchmark of
 # tests/bench/boot.sh, on the nested KVM) and passes its RESULT and timing
 # lines on; --shootdown runs tests/kvm/shootdown.sh (bench:zap, mprotect,
-# migrate on 4 vCPUs, active=0 and 3) and passes its RESULT lines on.
+# migrate on 4 vCPUs, active=0 and 3) and passes its RESULT lines on;
+# --scaling runs tests/kvm/scaling.sh (bench:fault and bench:gup
+# with cpus=1,2,4,8 on the nested KVM) and passes its RESULT lines on; the
+# nested VM then has NESTED_SMP vCPUs (default 1, for every stage).
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 K=$TOP/build/kvm
 STAGE=cases
 [ "${1:-}" = --bench ] && STAGE=bench && shift
 [ "${1:-}" = --shootdown ] && STAGE=shootdown && shift
+[ "${1:-}" = --scaling ] && STAGE=scaling && shift
 ARCHES=${*:-x86_64 arm64}
 NESTED_TIMEOUT=${NESTED_TIMEOUT:-500}
 HOST_ARCH=$(uname -m)
@@ -75,7 +79,7 @@ prepare() {
 	cp "$TOP/tests/kvm/init.sh" "$r/init"
 	cp "$TOP/tests/lib.sh" "$r/ptelab/tests/"
 	cp "$TOP/tests/kvm/cases.sh" "$TOP/tests/kvm/bench.sh" "$TOP/tests/kvm/shootdown.sh" \
-		"$r/ptelab/tests/kvm/"
+		"$TOP/tests/kvm/scaling.sh" "$r/ptelab/tests/kvm/"
 	cp "$TOP/tests/vmm/run.sh" "$r/ptelab/tests/vmm/"
 	cp "$K/$a/ptelab" "$K/$a/mkelf" "$K/$a/timeit" "$r/ptelab/build/"
 	for g in x86_64 arm64; do
@@ -93,7 +97,7 @@ boot() {
 	arm64) set -- qemu-system-aarch64 -M virt,virtualization=on,gic-version=3 -cpu max,pauth-impdef=on \
 		-kernel "$K/$a/kernel" -append "console=ttyAMA0 panic=-1 quiet kvm_stage=$STAGE" ;;
 	esac
-	timeout "$NESTED_TIMEOUT" nice -n 10 "$@" -m 2G -smp 1 -nographic -no-reboot \
+	timeout "$NESTED_TIMEOUT" nice -n 10 "$@" -m 2G -smp "${NESTED_SMP:-1}" -nographic -no-reboot \
 		-initrd "$K/$a/initrd" </dev/null 2>&1 | tr -d '\r' >"$K/$a/console.log"
 }
 
