@@ -126,7 +126,7 @@ collect() {
 		"ok   "*) PASSED=$((PASSED + 1)) ;;
 		"FAIL "*) FAILED=$((FAILED + 1)) ;;
 		"SKIP: "*) SKIPPED=$((SKIPPED + 1)) ;;
-		"kvm-stage: timing: "* | "kvm-stage: selftest: "* | "kvm-stage: begin"* | "kvm-stage: end"*) ;;
+		"kvm-stage: timing: "* | "kvm-stage: selftest"* | "kvm-stage: begin"* | "kvm-stage: end"*) ;;
 		*) continue ;;
 		esac
 		echo "$line"
