@@ -44,7 +44,7 @@
 	X(thp_migration_success, "2 MiB folios migrated whole")                                    \
 	X(thp_migration_split, "large folios split to migrate (no block of their order free)")     \
 	X(ptl_contended, "PTE-table lock acquisitions that had to wait")                           \
-	X(mm_lock_contended, "mmap_lock or page_table_lock acquisitions that had to wait")         \
+	X(mm_lock_contended, "mmap_lock, anon family or page_table_lock acquisitions that waited") \
 	X(alloc_lock_contended, "allocator (per-node) lock acquisitions that had to wait")         \
 	X(other_lock_contended, "other lock acquisitions that had to wait")
 

@@ -140,10 +140,9 @@ static int prepare_pinned_leaf(struct fork_ctx *c, struct vma *v, pmd_t *dpmd, u
 
 /* The state of the source PMD at @addr: none, a table or a leaf. A
  * migration entry panics: migration entries exist only inside one
- * migrate_batch() call, and fork of this mm holds its mmap_lock for
- * write, which a migration of this mm excludes. (A MOVE_ALL migration
- * started from another mm of the family takes no lock of this one: a
- * known SMP gap, docs/smp.md "Not SMP-safe yet"; the panic names it.) */
+ * migration call, and fork holds the family lock for read
+ * (mmap_write_lock()), which a migration of any mm of the family holds
+ * for write (anon_family.h). */
 static enum pmd_state fork_pmd_state(pmd_t pmd, unsigned long addr)
 {
 	enum pmd_state st = pmd_state(pmd);
@@ -406,14 +405,13 @@ struct mm *mm_fork(struct mm *src, int *errp)
 
 	list_init(&c.copies[0]);
 	list_init(&c.copies[1]);
-	c.dst = mm_create();
+	mmap_write_lock(src);
+	c.dst = mm_create_in(src->family); /* it maps the parent's folios */
 	if (!c.dst)
-		goto err_out;
-	write_lock(&src->mmap_lock);
+		goto err_src;
 	write_lock_nested(&c.dst->mmap_lock, 1);
 	c.pinned = __atomic_load_n(&src->flags, __ATOMIC_SEQ_CST) & MMF_HAS_PINNED;
 	c.dst->flags = src->flags & ~MMF_HAS_PINNED; /* the child has pinned nothing */
-	c.dst->anon_family = src->anon_family;	     /* it maps the parent's folios */
 	err = copy_vmas(c.dst, src);
 	if (!err)
 		err = fork_prepare(&c);
@@ -423,13 +421,16 @@ struct mm *mm_fork(struct mm *src, int *errp)
 	if (!list_empty(&c.copies[0]) || !list_empty(&c.copies[1]))
 		panic("mm_fork: pass 1 reserved copies that pass 2 did not use");
 	write_unlock(&c.dst->mmap_lock);
-	write_unlock(&src->mmap_lock);
+	mmap_write_unlock(src);
 	return c.dst;
 err_unlock:
 	write_unlock(&c.dst->mmap_lock);
-	write_unlock(&src->mmap_lock);
+	mmap_write_unlock(src);
 	free_copies(&c);
 	mm_put(c.dst);
+	goto err_out;
+err_src:
+	mmap_write_unlock(src);
 err_out:
 	if (errp)
 		*errp = err;

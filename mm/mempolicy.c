@@ -110,13 +110,13 @@ static int set_policy(struct mm *mm, unsigned long start, unsigned long end, uns
 {
 	int err = -EFAULT;
 
-	write_lock(&mm->mmap_lock);
+	mmap_write_lock(mm);
 	if (mode == MPOL_DEFAULT || range_mapped(mm, start, end)) /* only DEFAULT spans holes */
 		err = split_range(mm, start, end);
 	if (!err)
 		for (struct vma *v = find_vma_from(mm, start); v && v->start < end; v = v->next)
 			v->pol = mpol_new(mode, nodes);
-	write_unlock(&mm->mmap_lock);
+	mmap_write_unlock(mm);
 	return err;
 }
 
@@ -135,11 +135,9 @@ int mbind(struct mm *mm, unsigned long start, unsigned long len, unsigned mode, 
 	err = set_policy(mm, start, end, mode, nodes);
 	if (err || !(flags & MPOL_MF_VALID))
 		return err;
-	spin_lock(&migrate_lock);
-	read_lock(&mm->mmap_lock);
+	migrate_lock_mm(mm);
 	failed = queue_pages_range(mm, start, end, &want, flags);
-	read_unlock(&mm->mmap_lock);
-	spin_unlock(&migrate_lock);
+	migrate_unlock_mm(mm);
 	if (failed < 0)
 		return (int)failed;
 	return failed && (flags & MPOL_MF_STRICT) ? -EIO : 0;
@@ -218,11 +216,9 @@ long mm_migrate_pages(struct mm *mm, unsigned long from, unsigned long to, unsig
 	}
 	long failed;
 
-	spin_lock(&migrate_lock);
-	read_lock(&mm->mmap_lock);
+	migrate_lock_mm(mm);
 	failed = queue_pages_range(mm, 0, MM_USER_END, &want, flags | MPOL_MF_MOVE);
-	read_unlock(&mm->mmap_lock);
-	spin_unlock(&migrate_lock);
+	migrate_unlock_mm(mm);
 	return failed;
 }
 

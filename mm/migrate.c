@@ -62,9 +62,9 @@ bool migrate_batch_add(struct migrate_batch *b, struct folio *folio, struct mm *
 	return true;
 }
 
-#define for_each_family_mm(m, it)                                                                  \
-	for (struct mm *m = mm_list; m; m = m->next_mm)                                            \
-		if (m->anon_family == (it)->mm->anon_family)
+/* Every mm of @it's anon family: the migration holds the family lock
+ * for write (migrate_lock_mm()), so the members and their tables stay. */
+#define for_each_family_mm(m, it) for_each_family_member(m, (it)->mm->family)
 
 /* Does @m map a page of @folio (page 0 at @addr, in one PMD region)? */
 static bool mm_maps_folio(struct mm *m, struct folio *folio, unsigned long addr)
@@ -94,9 +94,8 @@ static bool mm_maps_folio(struct mm *m, struct folio *folio, unsigned long addr)
 
 bool folio_mapped_in_family(struct folio *folio, struct mm *mm, unsigned long addr)
 {
-	for (struct mm *m = mm_list; m; m = m->next_mm)
-		if (m != mm && m->anon_family == mm->anon_family && mm_maps_folio(m, folio, addr))
-			return true;
+	for_each_family_member(m, mm->family) if (m != mm &&
+						  mm_maps_folio(m, folio, addr)) return true;
 	return false;
 }
 

@@ -79,9 +79,19 @@ static inline bool folio_shared_with_other_mm(struct folio *folio, struct mm *mm
 long migrate_batch(struct migrate_batch *b);
 
 /* One migration at a time (LOCK_MIGRATE, taken before the mmap_lock):
- * migrate_batch_buf and migrate.c's scratch state are global, and the
- * unmap and remap walk every mm of the folio's anon family. */
+ * migrate_batch_buf and migrate.c's scratch state are global. */
 extern struct spinlock migrate_lock;
+
+/*
+ * migrate_lock_mm - what a call that moves folios of @mm holds throughout:
+ * migrate_lock, @mm's anon family lock for write (the unmap and remap walk
+ * and rewrite every member's tables, so none may change its VMAs or
+ * tables, fork or go meanwhile: anon_family.h) and @mm's mmap_lock for
+ * read (faults and GUP in any member go on). migrate_unlock_mm() drops
+ * them.
+ */
+void migrate_lock_mm(struct mm *mm);
+void migrate_unlock_mm(struct mm *mm);
 /* What a queue walk looks for, and where it sends what it finds. */
 struct queue_want {
 	bool by_vma;	       /* mbind: folios the VMA's policy does not allow, moved by it */
@@ -95,8 +105,8 @@ struct queue_want {
  * Return: pages not moved (failed, shared without MOVE_ALL, or found
  * without MOVE), or -EIO when MPOL_MF_STRICT without MOVE met one (the
  * walk stops there).
- * Context: migrate_lock and @mm's mmap_lock held (for read at least), no
- * PTE lock; the walk takes each table's once.
+ * Context: migrate_lock_mm(@mm) held, no PTE lock; the walk takes each
+ * table's once.
  */
 long queue_pages_range(struct mm *mm, unsigned long start, unsigned long end,
 		       const struct queue_want *want, unsigned flags);

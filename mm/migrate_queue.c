@@ -40,6 +40,20 @@ struct queue_ctx {
 struct migrate_batch migrate_batch_buf;
 struct spinlock migrate_lock = SPINLOCK_INIT(LOCK_MIGRATE, "migrate_lock");
 
+void migrate_lock_mm(struct mm *mm)
+{
+	spin_lock(&migrate_lock);
+	write_lock(&mm->family->lock);
+	read_lock(&mm->mmap_lock);
+}
+
+void migrate_unlock_mm(struct mm *mm)
+{
+	read_unlock(&mm->mmap_lock);
+	write_unlock(&mm->family->lock);
+	spin_unlock(&migrate_lock);
+}
+
 /* Does the call want @folio moved (by the VMA policy, or its node map)? */
 static bool queue_required(struct queue_ctx *q, struct folio *folio)
 {

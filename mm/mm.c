@@ -18,27 +18,38 @@ static int next_mm_id = 1;
 /* Guards mm_list, next_mm and next_mm_id (nothing is taken under it). */
 static struct spinlock mm_list_lock = SPINLOCK_INIT(LOCK_LEAF, "mm_list_lock");
 
-struct mm *mm_create(void)
+/* An mm in @fam (NULL: a family of its own). Context: as
+ * anon_family_join(). */
+struct mm *mm_create_in(struct anon_family *fam)
 {
 	struct mm *mm = calloc(1, sizeof(*mm));
 
 	if (!mm)
 		return NULL;
 	mm->pgd = pgd_alloc(mm);
-	if (!mm->pgd) {
-		free(mm);
-		return NULL;
-	}
+	if (!mm->pgd)
+		goto err_free;
+	if (anon_family_join(mm, fam))
+		goto err_pgd;
 	mm->mmap_lock = RWLOCK_INIT("mmap_lock");
 	spin_lock_init(&mm->page_table_lock, LOCK_PGTABLE, "page_table_lock");
 	mm->users = 1;
 	spin_lock(&mm_list_lock);
 	mm->id = next_mm_id++;
-	mm->anon_family = mm->id;
 	mm->next_mm = mm_list;
 	mm_list = mm;
 	spin_unlock(&mm_list_lock);
 	return mm;
+err_pgd:
+	pgd_free(mm, mm->pgd);
+err_free:
+	free(mm);
+	return NULL;
+}
+
+struct mm *mm_create(void)
+{
+	return mm_create_in(NULL);
 }
 
 void mm_get(struct mm *mm)
@@ -62,8 +73,11 @@ static void mm_unlist(struct mm *mm)
  * first, then every VMA zapped and every table freed under one mmu_gather
  * (one TLB flush), then the VMAs, the pgd and the mm itself. The last
  * reference is the only one, so the teardown takes no mmap_lock (Linux's
- * exit_mmap takes it only for the mmu notifiers and the OOM reaper).
- * Context: the caller's CPU is the last one with @mm live in its MMU.
+ * exit_mmap takes it only for the mmu notifiers and the OOM reaper); it
+ * holds the family lock for read until it has left the family, so a
+ * migration walking the family sees the mm whole or not at all.
+ * Context: the caller's CPU is the last one with @mm live in its MMU; no
+ * family lock held.
  */
 void mm_put(struct mm *mm)
 {
@@ -76,11 +90,13 @@ void mm_put(struct mm *mm)
 		return;
 	if (current_mm == mm)
 		switch_mm(NULL);
+	read_lock(&mm->family->lock);
 	tlb_gather_init(&tlb, mm, true);
 	for (struct vma *v = mm->vmas; v; v = v->next)
 		zap_vma_range(&tlb, v, v->start, v->end);
 	free_pgtables_tlb(&tlb, 0, MM_USER_END);
 	tlb_finish(&tlb);
+	anon_family_leave(mm); /* and the family lock */
 	vma_free_all(mm);
 	pgd_free(mm, mm->pgd);
 	mm_unlist(mm);

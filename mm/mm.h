@@ -55,7 +55,9 @@ struct vma {
  * page_table_lock guards entries above the PTE level (installing a table,
  * changing a PMD leaf) against other holders of mmap_lock for read; each
  * PTE table has its own lock for its entries. users and nr_pt_pages
- * change atomically. mm_list_lock guards mm_list and next_mm.
+ * change atomically. mm_list_lock guards mm_list and next_mm; the anon
+ * family lock, read by every mmap_lock writer (mmap_write_lock()), keeps
+ * VMAs and tables still while a migration walks the family's other mms.
  */
 struct mm {
 	pgd_t *pgd;
@@ -66,8 +68,8 @@ struct mm {
 	unsigned flags;	      /* MMF_* */
 	uint64_t nr_pt_pages; /* page-table pages below pgd */
 	int id;
-	int anon_family;		/* id of the mm this one was forked from, all the way
-			       up: its anon folios are mapped only in its family */
+	struct anon_family *family;	/* the mms that may map its anon folios (anon_family.h) */
+	struct mm *family_next;		/* the family's next member */
 	struct mm *next_mm;		/* all live mms, for the invariant checker */
 	struct arch_mm_context context; /* the arch's (which CPUs hold it, ...) */
 	/* Migration's deferred TLB flush (mm/migrate.c): a range of this mm

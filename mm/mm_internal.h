@@ -7,11 +7,15 @@
 
 #include <asm/mmu.h>
 
+#include "anon_family.h"
 #include "knobs.h"
 #include "mempolicy.h"
 #include "mm.h"
 
 struct vma *find_vma_from(struct mm *mm, unsigned long addr);
+/* mm.c: mm_create() into @fam's family (NULL: a new one); fork's child.
+ * Context: @fam's lock held for read. */
+struct mm *mm_create_in(struct anon_family *fam);
 void vma_free_all(struct mm *mm);
 
 /* vma.c: is [addr, addr + len) a non-empty, page-aligned user range? */

@@ -131,10 +131,8 @@ long move_pages(struct mm *mm, unsigned long n, const unsigned long *addrs, cons
 		read_unlock(&mm->mmap_lock);
 		return 0;
 	}
-	spin_lock(&migrate_lock);
-	read_lock(&mm->mmap_lock);
+	migrate_lock_mm(mm);
 	ret = do_move_pages(mm, n, addrs, nodes, status, flags);
-	read_unlock(&mm->mmap_lock);
-	spin_unlock(&migrate_lock);
+	migrate_unlock_mm(mm);
 	return ret;
 }

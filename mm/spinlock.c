@@ -31,7 +31,8 @@ struct held_locks {
 static struct held_locks held_locks[NR_CPUS];
 
 static const char *const class_names[NR_LOCK_CLASSES] = {
-	"migrate_lock", "mmap_lock", "page_table_lock", "PTE lock", "allocator lock", "leaf lock",
+	"migrate_lock", "anon family lock", "mmap_lock", "page_table_lock",
+	"PTE lock",	"allocator lock",   "leaf lock",
 };
 
 static unsigned lock_level(enum lock_class cls, unsigned subclass)
@@ -94,6 +95,7 @@ static void count_contended(enum lock_class cls)
 	case LOCK_PTL:
 		count_event(ptl_contended, 1);
 		break;
+	case LOCK_FAMILY:
 	case LOCK_MMAP:
 	case LOCK_PGTABLE:
 		count_event(mm_lock_contended, 1);
@@ -177,7 +179,9 @@ void read_lock(struct rwlock *l)
 {
 	bool contended = false;
 
-	order_push(smp_processor_id(), l, l->name, lock_level(LOCK_MMAP, 0));
+	enum lock_class cls = (enum lock_class)l->wlock.class;
+
+	order_push(smp_processor_id(), l, l->name, lock_level(cls, 0));
 	for (;;) {
 		while (wlock_taken(l)) {
 			contended = true;
@@ -189,7 +193,7 @@ void read_lock(struct rwlock *l)
 		__atomic_fetch_sub(&l->readers, 1, __ATOMIC_SEQ_CST);
 	}
 	if (contended)
-		count_contended(LOCK_MMAP);
+		count_contended(cls);
 }
 
 void read_unlock(struct rwlock *l)
@@ -213,7 +217,7 @@ static void write_lock_level(struct rwlock *l, unsigned level)
 	t = __atomic_fetch_add(&l->wlock.next, 1, __ATOMIC_SEQ_CST);
 	ticket_wait(&l->wlock, t);
 	if (__atomic_load_n(&l->readers, __ATOMIC_SEQ_CST)) {
-		count_contended(LOCK_MMAP);
+		count_contended((enum lock_class)l->wlock.class);
 		while (__atomic_load_n(&l->readers, __ATOMIC_ACQUIRE))
 			arch_cpu_relax();
 	}
@@ -222,12 +226,12 @@ static void write_lock_level(struct rwlock *l, unsigned level)
 
 void write_lock(struct rwlock *l)
 {
-	write_lock_level(l, lock_level(LOCK_MMAP, 0));
+	write_lock_level(l, lock_level((enum lock_class)l->wlock.class, 0));
 }
 
 void write_lock_nested(struct rwlock *l, unsigned subclass)
 {
-	write_lock_level(l, lock_level(LOCK_MMAP, subclass));
+	write_lock_level(l, lock_level((enum lock_class)l->wlock.class, subclass));
 }
 
 void write_unlock(struct rwlock *l)

@@ -15,8 +15,11 @@
  * holds. The order (docs/smp.md, "locks"):
  *
  *   LOCK_MIGRATE migrate_lock: one migration (mbind, migrate_pages,
- *                move_pages) at a time; its batch and the anon family's
- *                other mms (walked by brute force, no rmap) are its own.
+ *                move_pages) at a time; its batch is its own.
+ *   LOCK_FAMILY  anon_family.lock (rwlock, mm/anon_family.h): written by
+ *                the migration, which walks and rewrites the tables of
+ *                every mm of the family (no rmap); read by each member's
+ *                mmap_lock writers and by its teardown.
  *   LOCK_MMAP    mm->mmap_lock (rwlock): the VMA list of one mm. Writers:
  *                mmap, munmap, mprotect, madvise, mbind, fork (parent, and
  *                the child as subclass 1). Readers: faults, the GUP slow
@@ -48,6 +51,7 @@
 
 enum lock_class {
 	LOCK_MIGRATE,
+	LOCK_FAMILY,
 	LOCK_MMAP,
 	LOCK_PGTABLE,
 	LOCK_PTL,
@@ -74,7 +78,9 @@ struct rwlock {
 	const char *name;
 };
 
-#define RWLOCK_INIT(nm) ((struct rwlock){ .wlock = SPINLOCK_INIT(LOCK_MMAP, nm), .name = (nm) })
+#define RWLOCK_INIT_CLASS(cls, nm)                                                                 \
+	((struct rwlock){ .wlock = SPINLOCK_INIT(cls, nm), .name = (nm) })
+#define RWLOCK_INIT(nm) RWLOCK_INIT_CLASS(LOCK_MMAP, nm)
 
 void spin_lock_init(struct spinlock *l, enum lock_class cls, const char *name);
 
@@ -92,8 +98,9 @@ void spin_unlock(struct spinlock *l);
 /* Is @l held (by any CPU)? For checks, not for deciding to lock. */
 bool spin_is_locked(const struct spinlock *l);
 
-/* Reader/writer lock of class LOCK_MMAP; the _nested writer ranks after
- * another writer of the class (fork's child). */
+/* Reader/writer lock (class LOCK_MMAP unless RWLOCK_INIT_CLASS says
+ * otherwise); the _nested writer ranks after another writer of the class
+ * (fork's child). */
 void read_lock(struct rwlock *l);
 void read_unlock(struct rwlock *l);
 void write_lock(struct rwlock *l);

@@ -170,9 +170,9 @@ long mm_mmap(struct mm *mm, unsigned long addr, unsigned long len, unsigned vm_f
 {
 	long ret;
 
-	write_lock(&mm->mmap_lock);
+	mmap_write_lock(mm);
 	ret = do_mmap(mm, addr, len, vm_flags, map_flags, orders);
-	write_unlock(&mm->mmap_lock);
+	mmap_write_unlock(mm);
 	return ret;
 }
 
@@ -218,9 +218,9 @@ int mm_munmap(struct mm *mm, unsigned long addr, unsigned long len)
 {
 	int ret;
 
-	write_lock(&mm->mmap_lock);
+	mmap_write_lock(mm);
 	ret = do_munmap(mm, addr, len);
-	write_unlock(&mm->mmap_lock);
+	mmap_write_unlock(mm);
 	return ret;
 }
 
@@ -250,9 +250,9 @@ int mm_mprotect(struct mm *mm, unsigned long addr, unsigned long len, unsigned v
 {
 	int ret;
 
-	write_lock(&mm->mmap_lock);
+	mmap_write_lock(mm);
 	ret = do_mprotect(mm, addr, len, vm_flags);
-	write_unlock(&mm->mmap_lock);
+	mmap_write_unlock(mm);
 	return ret;
 }
 
@@ -279,9 +279,9 @@ int mm_madvise_flags(struct mm *mm, unsigned long addr, unsigned long len, unsig
 {
 	int ret;
 
-	write_lock(&mm->mmap_lock);
+	mmap_write_lock(mm);
 	ret = do_madvise_flags(mm, addr, len, set, clear);
-	write_unlock(&mm->mmap_lock);
+	mmap_write_unlock(mm);
 	return ret;
 }
 

@@ -49,6 +49,28 @@ static int run_case(const struct test_suite *s, const struct test_case *c,
 	return case_failures == 0;
 }
 
+/* Does "suite/case" name @full match @filter: NULL, or one of its
+ * comma-separated parts as a substring? */
+static int filter_match(const char *full, const char *filter)
+{
+	char part[128];
+
+	if (!filter)
+		return 1;
+	while (*filter) {
+		size_t n = strcspn(filter, ",");
+
+		if (n && n < sizeof(part)) {
+			memcpy(part, filter, n);
+			part[n] = '\0';
+			if (strstr(full, part))
+				return 1;
+		}
+		filter += n + (filter[n] == ',');
+	}
+	return 0;
+}
+
 int test_run_all(const char *filter, uint64_t (*clock_ns)(void), int *failed)
 {
 	int passed = 0;
@@ -58,7 +80,7 @@ int test_run_all(const char *filter, uint64_t (*clock_ns)(void), int *failed)
 	for (struct test_suite *s = suites; s; s = s->next)
 		for (int i = 0; i < s->nr_cases; i++) {
 			snprintf(full, sizeof(full), "%s/%s", s->name, s->cases[i].name);
-			if (filter && !strstr(full, filter))
+			if (!filter_match(full, filter))
 				continue;
 			if (run_case(s, &s->cases[i], clock_ns))
 				passed++;
@@ -77,7 +99,7 @@ int test_list_all(const char *filter)
 	for (struct test_suite *s = suites; s; s = s->next)
 		for (int i = 0; i < s->nr_cases; i++) {
 			snprintf(full, sizeof(full), "%s/%s", s->name, s->cases[i].name);
-			if (filter && !strstr(full, filter))
+			if (!filter_match(full, filter))
 				continue;
 			printf("%s\n", full);
 			n++;

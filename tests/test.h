@@ -28,8 +28,8 @@ struct test_suite {
 
 void test_register(struct test_suite *s);
 
-/* Run every registered case whose "suite/case" name contains @filter (all
- * when NULL), timing each with @clock_ns; print a line per case and the
+/* Run every registered case whose "suite/case" name contains @filter, or
+ * one of its comma-separated parts (all when NULL), timing each with @clock_ns; print a line per case and the
  * summary. Return: the cases passed, with the failed ones in *@failed. */
 int test_run_all(const char *filter, uint64_t (*clock_ns)(void), int *failed);
 /* Print the "suite/case" name of every case matching @filter (NULL: all),
