@@ -2,8 +2,8 @@
  * runner.c - the one test runner, shared by the host runners (tests/host/
  * main.c) and the guest (run=selftest, guest/selftest.c): suites register
  * themselves from constructors (TEST_SUITE in test.h); each case prints
- * one line, the run ends with "N passed, N failed". A case that makes no
- * check fails.
+ * one line, the run ends with "N passed, N failed" (", N skipped" when a
+ * case skipped). A case that makes no check fails.
  */
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +12,7 @@
 
 int test_checks;
 static int case_failures;
+static const char *case_skip; /* the running case's reason to skip, or NULL */
 static struct test_suite *suites;
 
 void test_register(struct test_suite *s)
@@ -23,6 +24,11 @@ void test_register(struct test_suite *s)
 	*p = s;
 }
 
+void test_skip(const char *reason)
+{
+	case_skip = reason;
+}
+
 void test_check_failed(const char *file, int line, const char *expr, const char *detail)
 {
 	case_failures++;
@@ -30,7 +36,7 @@ void test_check_failed(const char *file, int line, const char *expr, const char 
 	       detail ? detail : "");
 }
 
-/* Run one case; return 1 when it passed. */
+/* Run one case; return 1 when it passed, 0 when it failed, 2 skipped. */
 static int run_case(const struct test_suite *s, const struct test_case *c,
 		    uint64_t (*clock_ns)(void))
 {
@@ -38,8 +44,13 @@ static int run_case(const struct test_suite *s, const struct test_case *c,
 
 	test_checks = 0;
 	case_failures = 0;
+	case_skip = NULL;
 	c->fn();
 	fflush(stdout);
+	if (case_skip && !case_failures) {
+		printf("SKIP %s/%s: %s\n", s->name, c->name, case_skip);
+		return 2;
+	}
 	if (test_checks == 0) {
 		printf("FAIL %s/%s: made no checks\n", s->name, c->name);
 		return 0;
@@ -71,23 +82,32 @@ static int filter_match(const char *full, const char *filter)
 	return 0;
 }
 
-int test_run_all(const char *filter, uint64_t (*clock_ns)(void), int *failed)
+int test_run_all(const char *filter, uint64_t (*clock_ns)(void), int *failed, int *skipped)
 {
 	int passed = 0;
 	char full[256];
 
-	*failed = 0;
+	*failed = *skipped = 0;
 	for (struct test_suite *s = suites; s; s = s->next)
 		for (int i = 0; i < s->nr_cases; i++) {
 			snprintf(full, sizeof(full), "%s/%s", s->name, s->cases[i].name);
 			if (!filter_match(full, filter))
 				continue;
-			if (run_case(s, &s->cases[i], clock_ns))
+			switch (run_case(s, &s->cases[i], clock_ns)) {
+			case 1:
 				passed++;
-			else
+				break;
+			case 2:
+				(*skipped)++;
+				break;
+			default:
 				(*failed)++;
+			}
 		}
-	printf("%d passed, %d failed\n", passed, *failed);
+	if (*skipped)
+		printf("%d passed, %d failed, %d skipped\n", passed, *failed, *skipped);
+	else
+		printf("%d passed, %d failed\n", passed, *failed);
 	return passed;
 }
 

@@ -5,7 +5,8 @@
  * lists them once with TEST_SUITE(suite, case1, case2, ...). The runner
  * (tests/host/main.c) runs every suite, prints one line per case and ends
  * with "N passed, N failed". A case passes when it made at least one check
- * and none failed: a case that checks nothing is counted as failed.
+ * and none failed: a case that checks nothing is counted as failed. A
+ * case that says SKIP_CASE(reason) is counted as skipped.
  */
 #ifndef TEST_H
 #define TEST_H
@@ -29,14 +30,25 @@ struct test_suite {
 void test_register(struct test_suite *s);
 
 /* Run every registered case whose "suite/case" name contains @filter, or
- * one of its comma-separated parts (all when NULL), timing each with @clock_ns; print a line per case and the
- * summary. Return: the cases passed, with the failed ones in *@failed. */
-int test_run_all(const char *filter, uint64_t (*clock_ns)(void), int *failed);
+ * one of its comma-separated parts (all when NULL), timing each with
+ * @clock_ns; print a line per case and the summary ("N passed, N failed",
+ * then ", N skipped" when a case skipped). Return: the cases passed, with
+ * the failed ones in *@failed and the skipped ones in *@skipped. */
+int test_run_all(const char *filter, uint64_t (*clock_ns)(void), int *failed, int *skipped);
 /* Print the "suite/case" name of every case matching @filter (NULL: all),
  * one a line, running none. Return: how many. */
 int test_list_all(const char *filter);
 void test_check_failed(const char *file, int line, const char *expr, const char *detail);
 extern int test_checks; /* checks made by the running case */
+
+/* The running case cannot run here (@reason: what it needs): it prints
+ * "SKIP suite/case: reason" and counts as skipped, whatever it checked. */
+void test_skip(const char *reason);
+#define SKIP_CASE(reason)                                                                          \
+	do {                                                                                       \
+		test_skip(reason);                                                                 \
+		return;                                                                            \
+	} while (0)
 
 #define TEST(name) static void name(void)
 

@@ -19,9 +19,9 @@ static uint64_t host_ns(void)
 
 int main(int argc, char **argv)
 {
-	int failed;
+	int failed, skipped;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	test_run_all(argc > 1 ? argv[1] : NULL, host_ns, &failed);
+	test_run_all(argc > 1 ? argv[1] : NULL, host_ns, &failed, &skipped);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

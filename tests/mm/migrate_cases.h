@@ -76,14 +76,11 @@ static inline unsigned long off_node(struct mm *mm, unsigned long a, unsigned lo
 	return n;
 }
 
-/* Every case needs a second node; with one (--nodes 1) it says so and
- * passes on that one check. */
+/* Every case needs a second node; with one (--nodes 1) it is skipped. */
 #define NEED_TWO_NODES()                                                                           \
 	do {                                                                                       \
 		if (nr_pglists < 2) {                                                              \
-			printf("    skip: needs two nodes\n");                                     \
-			CHECK(true);                                                               \
-			return;                                                                    \
+			SKIP_CASE("needs two nodes (--nodes 2)");                                  \
 		}                                                                                  \
 	} while (0)
 
@@ -91,9 +88,7 @@ static inline unsigned long off_node(struct mm *mm, unsigned long a, unsigned lo
 #define NEED_THREE_NODES()                                                                         \
 	do {                                                                                       \
 		if (nr_pglists < 3) {                                                              \
-			printf("    skip: needs three nodes\n");                                   \
-			CHECK(true);                                                               \
-			return;                                                                    \
+			SKIP_CASE("needs three nodes (--nodes 3)");                                \
 		}                                                                                  \
 	} while (0)
 
