@@ -29,8 +29,8 @@
  *
  * Context: the parent's mmap_lock for write (faults and GUP's slow path
  * wait; gup-fast and other CPUs' MMUs do not: wrprotect_ptes() keeps a
- * dirty bit set meanwhile, and the pin check races with gup-fast as in
- * Linux before its write_protect_seq), then the child's, nested.
+ * dirty bit set meanwhile, and gup-fast's pins are kept off the pin check
+ * by write_protect_seq, odd for the whole copy), then the child's, nested.
  *
  * caps.fork bounds the run; 1 is the per-PTE code from before batching.
  * Order-0 folios never enter folio_pte_batch(), so the 4 KiB path is the
@@ -410,6 +410,7 @@ struct mm *mm_fork(struct mm *src, int *errp)
 	if (!c.dst)
 		goto err_src;
 	write_lock_nested(&c.dst->mmap_lock, 1);
+	mm_write_protect_begin(src); /* before the MMF_HAS_PINNED read (mm_internal.h) */
 	c.pinned = __atomic_load_n(&src->flags, __ATOMIC_SEQ_CST) & MMF_HAS_PINNED;
 	c.dst->flags = src->flags & ~MMF_HAS_PINNED; /* the child has pinned nothing */
 	err = copy_vmas(c.dst, src);
@@ -418,12 +419,14 @@ struct mm *mm_fork(struct mm *src, int *errp)
 	if (err)
 		goto err_unlock;
 	fork_copy(&c);
+	mm_write_protect_end(src);
 	if (!list_empty(&c.copies[0]) || !list_empty(&c.copies[1]))
 		panic("mm_fork: pass 1 reserved copies that pass 2 did not use");
 	write_unlock(&c.dst->mmap_lock);
 	mmap_write_unlock(src);
 	return c.dst;
 err_unlock:
+	mm_write_protect_end(src);
 	write_unlock(&c.dst->mmap_lock);
 	mmap_write_unlock(src);
 	free_copies(&c);
