@@ -244,7 +244,12 @@ static unsigned copy_present_ptes(struct fork_ctx *c, struct vma *dv, unsigned l
 	bool any_writable = pte_write(pte);
 	unsigned nr = 1;
 
-	if (needs_copy(c, folio, page)) {
+	/* A page pinned since pass 1 has no copy reserved: that pin is a
+	 * gup-fast's that read write_protect_seq before this fork began (a
+	 * later one falls back to the slow path, which waits for the
+	 * mmap_lock), so it sees the seq moved and gives the pin back, and
+	 * the page is shared. */
+	if (needs_copy(c, folio, page) && !list_empty(&c->copies[0])) {
 		copy_one_page(c, dv, addr, dptep, page);
 		return 1;
 	}
@@ -420,8 +425,7 @@ struct mm *mm_fork(struct mm *src, int *errp)
 		goto err_unlock;
 	fork_copy(&c);
 	mm_write_protect_end(src);
-	if (!list_empty(&c.copies[0]) || !list_empty(&c.copies[1]))
-		panic("mm_fork: pass 1 reserved copies that pass 2 did not use");
+	free_copies(&c); /* pages pass 1 saw pinned, unpinned (unpin takes no lock) before pass 2 */
 	write_unlock(&c.dst->mmap_lock);
 	mmap_write_unlock(src);
 	return c.dst;
