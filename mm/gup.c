@@ -639,7 +639,7 @@ static unsigned long gup_fast(struct gup_ctx *g, unsigned long start, unsigned l
 	}
 	lockless_walk_end();
 	if (done && (g->flags & FOLL_PIN)) {
-		__atomic_thread_fence(__ATOMIC_SEQ_CST); /* the grabs before the seq read */
+		mm_full_barrier(); /* the grabs before the seq read */
 		if (mm_write_protect_seq(g->mm) != seq) {
 			gup_fast_unpin_pages(pages, done);
 			return 0;

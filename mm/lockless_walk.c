@@ -8,6 +8,9 @@
 #include "spinlock.h"
 
 struct lockless_walk_seq lockless_walk_seq[NR_CPUS];
+#ifdef __SANITIZE_THREAD__
+unsigned long mm_barrier_word;
+#endif
 
 void lockless_walk_sync(void)
 {
@@ -17,7 +20,7 @@ void lockless_walk_sync(void)
 		return;
 	/* The cleared table entries before the seq reads (pairs with the
 	 * walker's barrier in lockless_walk_begin()). */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	mm_full_barrier();
 	for (unsigned cpu = 0; cpu < NR_CPUS; cpu++) {
 		unsigned long s = __atomic_load_n(&lockless_walk_seq[cpu].seq, __ATOMIC_ACQUIRE);
 

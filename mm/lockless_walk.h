@@ -28,6 +28,25 @@
 
 #include "smp.h"
 
+/*
+ * mm_full_barrier - a full memory barrier (Linux's smp_mb()). The
+ * ThreadSanitizer build has no fences, so there it is a sequentially
+ * consistent read-modify-write of one word, which TSan understands (and
+ * which also orders, on the hardware it runs on).
+ */
+#ifdef __SANITIZE_THREAD__
+extern unsigned long mm_barrier_word;
+static inline void mm_full_barrier(void)
+{
+	__atomic_fetch_add(&mm_barrier_word, 0, __ATOMIC_SEQ_CST);
+}
+#else
+static inline void mm_full_barrier(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+#endif
+
 struct lockless_walk_seq {
 	unsigned long seq; /* odd while this CPU walks locklessly */
 } __attribute__((aligned(64)));
@@ -41,7 +60,7 @@ static inline void lockless_walk_begin(void)
 	struct lockless_walk_seq *s = &lockless_walk_seq[smp_processor_id()];
 
 	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* the odd seq before the entry reads */
+	mm_full_barrier(); /* the odd seq before the entry reads */
 }
 
 /* Leave it: after this, nothing the walk read may be dereferenced. */

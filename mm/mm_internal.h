@@ -9,6 +9,7 @@
 
 #include "anon_family.h"
 #include "knobs.h"
+#include "lockless_walk.h"
 #include "mempolicy.h"
 #include "mm.h"
 
@@ -150,7 +151,7 @@ void kmap_ram(const struct kmap *k, uint64_t prot);
 static inline void mm_write_protect_begin(struct mm *mm)
 {
 	__atomic_store_n(&mm->write_protect_seq, mm->write_protect_seq + 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	mm_full_barrier();
 }
 
 static inline void mm_write_protect_end(struct mm *mm)
