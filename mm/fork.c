@@ -416,8 +416,9 @@ struct mm *mm_fork(struct mm *src, int *errp)
 		goto err_src;
 	write_lock_nested(&c.dst->mmap_lock, 1);
 	mm_write_protect_begin(src); /* before the MMF_HAS_PINNED read (mm_internal.h) */
-	c.pinned = __atomic_load_n(&src->flags, __ATOMIC_SEQ_CST) & MMF_HAS_PINNED;
-	c.dst->flags = src->flags & ~MMF_HAS_PINNED; /* the child has pinned nothing */
+	c.dst->flags = __atomic_load_n(&src->flags, __ATOMIC_SEQ_CST); /* gup-fast may set a bit */
+	c.pinned = c.dst->flags & MMF_HAS_PINNED;
+	c.dst->flags &= ~MMF_HAS_PINNED; /* the child has pinned nothing */
 	err = copy_vmas(c.dst, src);
 	if (!err)
 		err = fork_prepare(&c);

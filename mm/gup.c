@@ -477,11 +477,12 @@ void (*gup_fast_window_hook)(struct mm *mm, unsigned long addr, pte_t *ptep);
  * another folio in between, the grab went to that one).
  */
 static bool gup_fast_changed(struct gup_ctx *g, pmd_t *pmdp, pmd_t pmd, unsigned long addr,
-			     pte_t *ptep, pte_t pte, struct folio *folio, unsigned nr)
+			     pte_t *ptep, pte_t pte, struct page *page, struct folio *folio,
+			     unsigned nr)
 {
 	if (pmdp_get(pmdp).val != pmd.val)
 		return true;
-	if (!pte_same(ptep_get(ptep), pte) || page_folio(pfn_to_page(pte_pfn(pte))) != folio)
+	if (!pte_same(ptep_get(ptep), pte) || page_folio(page) != folio)
 		return true;
 	return gup_run_len(folio, addr, ptep, pte, nr, g->flags) != nr;
 }
@@ -525,7 +526,7 @@ static unsigned gup_fast_run(struct gup_ctx *g, pmd_t *pmdp, pmd_t pmd, unsigned
 	nr = gup_try_grab(folio, nr, g->flags, true);
 	if (!nr)
 		return 0;
-	if (gup_fast_changed(g, pmdp, pmd, addr, ptep, pte, folio, nr))
+	if (gup_fast_changed(g, pmdp, pmd, addr, ptep, pte, page, folio, nr))
 		keep = 0;
 	else
 		keep = gup_must_unshare(g->flags, page) ? 0
