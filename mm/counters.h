@@ -46,7 +46,9 @@
 	X(ptl_contended, "PTE-table lock acquisitions that had to wait")                           \
 	X(mm_lock_contended, "mmap_lock, anon family or page_table_lock acquisitions that waited") \
 	X(alloc_lock_contended, "allocator (per-node) lock acquisitions that had to wait")         \
-	X(other_lock_contended, "other lock acquisitions that had to wait")
+	X(other_lock_contended, "other lock acquisitions that had to wait")                        \
+	X(lockless_waits, "page-table frees that waited for another CPU's lockless walk "          \
+			  "(gup-fast)")
 
 struct mm_counters {
 #define MM_COUNTER_FIELD(name, what) uint64_t name;

@@ -29,8 +29,8 @@
  *
  * Context: the parent's mmap_lock for write (faults and GUP's slow path
  * wait; gup-fast and other CPUs' MMUs do not: wrprotect_ptes() keeps a
- * dirty bit set meanwhile, and the pin check races with gup-fast as in
- * Linux before its write_protect_seq), then the child's, nested.
+ * dirty bit set meanwhile, and gup-fast's pins are kept off the pin check
+ * by write_protect_seq, odd for the whole copy), then the child's, nested.
  *
  * caps.fork bounds the run; 1 is the per-PTE code from before batching.
  * Order-0 folios never enter folio_pte_batch(), so the 4 KiB path is the
@@ -244,7 +244,12 @@ static unsigned copy_present_ptes(struct fork_ctx *c, struct vma *dv, unsigned l
 	bool any_writable = pte_write(pte);
 	unsigned nr = 1;
 
-	if (needs_copy(c, folio, page)) {
+	/* A page pinned since pass 1 has no copy reserved: that pin is a
+	 * gup-fast's that read write_protect_seq before this fork began (a
+	 * later one falls back to the slow path, which waits for the
+	 * mmap_lock), so it sees the seq moved and gives the pin back, and
+	 * the page is shared. */
+	if (needs_copy(c, folio, page) && !list_empty(&c->copies[0])) {
 		copy_one_page(c, dv, addr, dptep, page);
 		return 1;
 	}
@@ -410,20 +415,23 @@ struct mm *mm_fork(struct mm *src, int *errp)
 	if (!c.dst)
 		goto err_src;
 	write_lock_nested(&c.dst->mmap_lock, 1);
-	c.pinned = __atomic_load_n(&src->flags, __ATOMIC_SEQ_CST) & MMF_HAS_PINNED;
-	c.dst->flags = src->flags & ~MMF_HAS_PINNED; /* the child has pinned nothing */
+	mm_write_protect_begin(src); /* before the MMF_HAS_PINNED read (mm_internal.h) */
+	c.dst->flags = __atomic_load_n(&src->flags, __ATOMIC_SEQ_CST); /* gup-fast may set a bit */
+	c.pinned = c.dst->flags & MMF_HAS_PINNED;
+	c.dst->flags &= ~MMF_HAS_PINNED; /* the child has pinned nothing */
 	err = copy_vmas(c.dst, src);
 	if (!err)
 		err = fork_prepare(&c);
 	if (err)
 		goto err_unlock;
 	fork_copy(&c);
-	if (!list_empty(&c.copies[0]) || !list_empty(&c.copies[1]))
-		panic("mm_fork: pass 1 reserved copies that pass 2 did not use");
+	mm_write_protect_end(src);
+	free_copies(&c); /* pages pass 1 saw pinned, unpinned (unpin takes no lock) before pass 2 */
 	write_unlock(&c.dst->mmap_lock);
 	mmap_write_unlock(src);
 	return c.dst;
 err_unlock:
+	mm_write_protect_end(src);
 	write_unlock(&c.dst->mmap_lock);
 	mmap_write_unlock(src);
 	free_copies(&c);

@@ -34,6 +34,7 @@
 
 #include "gup.h"
 #include "kernel.h"
+#include "lockless_walk.h"
 #include "mm_internal.h"
 #include "folio_walk.h"
 #include "pte_batch.h"
@@ -464,26 +465,55 @@ long pin_user_pages(struct mm *mm, unsigned long start, unsigned long nr_pages, 
 
 /* ---- gup-fast: the lockless walk ------------------------------------------ */
 
+void (*gup_fast_window_hook)(struct mm *mm, unsigned long addr, pte_t *ptep);
+
 /*
- * gup_fast_run - take the run at @ptep without the PTE lock. The order
- * is Linux's: grab first, then re-read the entries (a run whose entries
- * changed meanwhile is given back whole) and only then check
+ * Did anything gup_fast_run() grabbed on change under it? The PMD first:
+ * if the table was unhooked (munmap's free_pgtables, a collapse) the
+ * entries in it say nothing about the mm any more, and the table itself
+ * is only still there because this CPU is inside its lockless walk
+ * (lockless_walk.h). Then the entries of the run, and that the page is
+ * still in the folio that was grabbed (freed and reused as part of
+ * another folio in between, the grab went to that one).
+ */
+static bool gup_fast_changed(struct gup_ctx *g, pmd_t *pmdp, pmd_t pmd, unsigned long addr,
+			     pte_t *ptep, pte_t pte, struct page *page, struct folio *folio,
+			     unsigned nr)
+{
+	if (pmdp_get(pmdp).val != pmd.val)
+		return true;
+	if (!pte_same(ptep_get(ptep), pte) || page_folio(page) != folio)
+		return true;
+	return gup_run_len(folio, addr, ptep, pte, nr, g->flags) != nr;
+}
+
+/*
+ * gup_fast_run - take the run at @ptep (in the table that @pmd, read
+ * from @pmdp, points at) without the PTE lock. The order is Linux's:
+ * grab first (folio_try_grab fails on a folio whose refcount already
+ * fell to zero: it is being freed), then re-read the PMD and the entries
+ * (gup_fast_changed(): a run whose entries changed meanwhile is given
+ * back whole; the grab's barrier orders it before the re-reads, and a
+ * path that clears an entry and then checks the refcount, as migration
+ * and fork do, either sees the grab or is seen), and only then check
  * AnonExclusive (fork clears it before it looks at the refcount, so a
  * check made before the grab could miss a fork in between); the pages
  * after the first one that would need an unshare are given back. (The
  * first page is also checked before the grab, so a run that will go to
  * the slow path anyway is not grabbed at all.)
  * Return: pages kept; 0 when the slow path must take this page.
+ * Context: inside lockless_walk_begin()/_end().
  */
-static unsigned gup_fast_run(struct gup_ctx *g, unsigned long addr, pte_t *ptep, unsigned long left,
-			     struct page **pages)
+static unsigned gup_fast_run(struct gup_ctx *g, pmd_t *pmdp, pmd_t pmd, unsigned long addr,
+			     pte_t *ptep, unsigned long left, struct page **pages)
 {
 	pte_t pte = ptep_get(ptep);
 	struct page *page;
 	struct folio *folio;
 	unsigned nr, keep;
 
-	/* No VMA here: a PROT_NONE entry is present but not for user mode. */
+	/* Not present (none, a migration entry: the slow path's fault waits
+	 * for it), or PROT_NONE: present, but not for user mode (no VMA). */
 	if (!pte_user(pte) || !gup_pte_ok(pte, g->flags, &g->fault))
 		return 0;
 	page = pfn_to_page(pte_pfn(pte));
@@ -491,11 +521,12 @@ static unsigned gup_fast_run(struct gup_ctx *g, unsigned long addr, pte_t *ptep,
 	if (gup_must_unshare(g->flags, page))
 		return 0;
 	nr = gup_run_len(folio, addr, ptep, pte, left, g->flags);
+	if (gup_fast_window_hook)
+		gup_fast_window_hook(g->mm, addr, ptep); /* tests: another CPU's step here */
 	nr = gup_try_grab(folio, nr, g->flags, true);
 	if (!nr)
 		return 0;
-	if (!pte_same(ptep_get(ptep), pte) ||
-	    gup_run_len(folio, addr, ptep, pte, nr, g->flags) != nr)
+	if (gup_fast_changed(g, pmdp, pmd, addr, ptep, pte, page, folio, nr))
 		keep = 0;
 	else
 		keep = gup_must_unshare(g->flags, page) ? 0
@@ -544,10 +575,12 @@ static unsigned long gup_fast_pmd_range(struct gup_ctx *g, unsigned long addr, u
 	pmd_t *pmdp = mm_find_pmd(g->mm, addr, false);
 	unsigned long done = 0;
 	pte_t *ptep;
+	pmd_t pmd;
 
 	if (!pmdp)
 		return 0;
-	switch (pmd_state(pmdp_get(pmdp))) {
+	pmd = pmdp_get(pmdp);
+	switch (pmd_state(pmd)) {
 	case PMD_NONE:
 	case PMD_MIGRATION: /* the slow path's fault waits for it */
 		return 0;
@@ -556,9 +589,10 @@ static unsigned long gup_fast_pmd_range(struct gup_ctx *g, unsigned long addr, u
 	case PMD_TABLE:
 		break;
 	}
-	ptep = pte_offset_kernel(pmdp, addr);
+	ptep = pmd_table(pmd) + pte_index(addr); /* the table this walk read, not a newer one */
 	while (addr < end) {
-		unsigned nr = gup_fast_run(g, addr, ptep, (end - addr) >> PAGE_SHIFT, pages + done);
+		unsigned nr = gup_fast_run(g, pmdp, pmd, addr, ptep, (end - addr) >> PAGE_SHIFT,
+					   pages + done);
 
 		if (!nr)
 			break;
@@ -569,14 +603,32 @@ static unsigned long gup_fast_pmd_range(struct gup_ctx *g, unsigned long addr, u
 	return done;
 }
 
-/* The lockless walk over [start, start + nr pages): stops at the first
- * page it cannot take. Linux's gup-fast looks at no VMA either: a present
- * entry in the user half is a user mapping. */
+/*
+ * gup_fast - the lockless walk over [start, start + nr pages): stops at
+ * the first page it cannot take. Linux's gup-fast looks at no VMA either:
+ * a present entry in the user half is a user mapping.
+ *
+ * The walk is one lockless_walk_begin()/_end() section: no page-table
+ * page it reaches is freed before it ends (lockless_walk.h; Linux runs
+ * the walk with interrupts off for the same end). A FOLL_PIN walk also
+ * reads the mm's write_protect_seq first: odd, a fork is copying the mm
+ * and the walk is not made (the slow path waits for the fork's
+ * mmap_lock); moved when the walk is over, a fork ran meanwhile and may
+ * have shared a page this walk pinned, so every pin is given back and
+ * the slow path starts from @start. The barrier between the grabs and
+ * the second read pairs with mm_write_protect_begin()'s.
+ */
 static unsigned long gup_fast(struct gup_ctx *g, unsigned long start, unsigned long nr_pages,
 			      struct page **pages)
 {
-	unsigned long addr = start, end = start + nr_pages * PAGE_SIZE, done = 0;
+	unsigned long addr = start, end = start + nr_pages * PAGE_SIZE, done = 0, seq = 0;
 
+	if (g->flags & FOLL_PIN) {
+		seq = mm_write_protect_seq(g->mm);
+		if (seq & 1)
+			return 0;
+	}
+	lockless_walk_begin();
 	while (addr < end) {
 		unsigned long next = pmd_addr_end(addr, end);
 		unsigned long got = gup_fast_pmd_range(g, addr, next, pages + done);
@@ -585,6 +637,14 @@ static unsigned long gup_fast(struct gup_ctx *g, unsigned long start, unsigned l
 		if (addr + got * PAGE_SIZE != next)
 			break;
 		addr = next;
+	}
+	lockless_walk_end();
+	if (done && (g->flags & FOLL_PIN)) {
+		mm_full_barrier(); /* the grabs before the seq read */
+		if (mm_write_protect_seq(g->mm) != seq) {
+			gup_fast_unpin_pages(pages, done);
+			return 0;
+		}
 	}
 	return done;
 }

@@ -64,6 +64,12 @@ long pin_user_pages(struct mm *mm, unsigned long start, unsigned long nr_pages, 
  * path above, unless FOLL_FAST_ONLY, which returns what it got (0 if
  * nothing: never an error for a page that merely needs a fault).
  */
+/* Tests only (NULL otherwise): called by gup-fast on the first entry of
+ * each run after it was read and before its folio is grabbed, so that a
+ * test can make another CPU's step (a munmap, a migration) land in that
+ * window (as migrate_unmapped_hook in migrate.h). */
+extern void (*gup_fast_window_hook)(struct mm *mm, unsigned long addr, pte_t *ptep);
+
 long get_user_pages_fast(struct mm *mm, unsigned long start, unsigned long nr_pages, unsigned flags,
 			 struct page **pages);
 long pin_user_pages_fast(struct mm *mm, unsigned long start, unsigned long nr_pages, unsigned flags,

@@ -72,6 +72,10 @@ struct mm {
 	struct mm *family_next;		/* the family's next member */
 	struct mm *next_mm;		/* all live mms, for the invariant checker */
 	struct arch_mm_context context; /* the arch's (which CPUs hold it, ...) */
+	/* Odd while fork copies this mm's mappings copy-on-write (written
+	 * under the mmap_lock for write; read by FOLL_PIN gup-fast, which
+	 * takes no lock: mm_internal.h, mm_write_protect_begin()). */
+	unsigned long write_protect_seq;
 	/* Migration's deferred TLB flush (mm/migrate.c): a range of this mm
 	 * cleared and not yet flushed, and the next mm that has one. */
 	unsigned long flush_start, flush_end;

@@ -9,6 +9,7 @@
 
 #include "anon_family.h"
 #include "knobs.h"
+#include "lockless_walk.h"
 #include "mempolicy.h"
 #include "mm.h"
 
@@ -107,6 +108,8 @@ void mm_set_has_pinned(struct mm *mm);
 /* gup_put_folio - give back @refs references (FOLL_GET in @flags) or
  * pins (FOLL_PIN) that GUP took on @folio, with one refcount update. */
 void gup_put_folio(struct folio *folio, unsigned refs, unsigned flags);
+/* Unpin @n pages gup-fast pinned, without unpin_user_pages()' check. */
+void gup_fast_unpin_pages(struct page **pages, unsigned long n);
 
 /* ---- kmap.c: the kernel half's tables at boot ---------------------------- */
 
@@ -130,5 +133,35 @@ void *kmap_table(uint64_t *pa);
  * Context: boot, from arch_mm_init(), before page_alloc_init(). */
 void kmap_range(const struct kmap *k, unsigned long va, uint64_t pa, uint64_t size, uint64_t prot);
 void kmap_ram(const struct kmap *k, uint64_t prot);
+
+/*
+ * The write_protect_seq of @mm: fork writes it around its copy
+ * (mm_fork(), under the mmap_lock for write, so there is one writer), a
+ * FOLL_PIN gup-fast reads it before and after its walk. A pin that
+ * gup-fast takes while fork runs could land between fork's check of the
+ * pin (folio_maybe_dma_pinned(), MMF_HAS_PINNED) and its write-protect
+ * of the entry, and fork would then share the pinned page with the child.
+ *
+ * Ordering: fork stores the odd value, then a full barrier, then reads
+ * MMF_HAS_PINNED and the refcounts; gup-fast sets MMF_HAS_PINNED and
+ * takes its grabs (atomic), then a full barrier, then reads the seq
+ * again. Either fork sees the pin (and copies the page for the child) or
+ * gup-fast sees the seq moved and gives every pin back.
+ */
+static inline void mm_write_protect_begin(struct mm *mm)
+{
+	__atomic_store_n(&mm->write_protect_seq, mm->write_protect_seq + 1, __ATOMIC_RELAXED);
+	mm_full_barrier();
+}
+
+static inline void mm_write_protect_end(struct mm *mm)
+{
+	__atomic_store_n(&mm->write_protect_seq, mm->write_protect_seq + 1, __ATOMIC_RELEASE);
+}
+
+static inline unsigned long mm_write_protect_seq(struct mm *mm)
+{
+	return __atomic_load_n(&mm->write_protect_seq, __ATOMIC_ACQUIRE);
+}
 
 #endif

@@ -221,6 +221,20 @@ struct folio *folio_alloc_orders(int nid, unsigned long orders, unsigned flags)
  * mm_debug_poison is set) and merge it into the free lists.
  * Context: refcount is zero; folio.c checked it is unmapped and unpinned.
  */
+/* Reset a freed struct page. Its refcount is written atomically: a
+ * lockless walker (gup-fast) may be reading it, and must see 0 or the
+ * old count, never a torn value (its folio_try_grab() then fails). */
+static void page_blank(struct page *p, uint32_t flags, uint8_t node)
+{
+	const struct page b = { .flags = flags, .node = node };
+	const size_t rc = __builtin_offsetof(struct page, refcount),
+		     rc_end = rc + sizeof(p->refcount);
+
+	memcpy(p, &b, rc);
+	memcpy((char *)p + rc_end, (const char *)&b + rc_end, sizeof(b) - rc_end);
+	__atomic_store_n(&p->refcount, 0, __ATOMIC_RELAXED);
+}
+
 void folio_free(struct folio *f)
 {
 	struct pglist *pg = page_pglist(&f->page);
@@ -233,7 +247,7 @@ void folio_free(struct folio *f)
 		memset(page_address(&f->page), PAGE_POISON, PAGE_SIZE << order);
 	spin_lock(&pg->lock); /* other CPUs' merges read these struct pages */
 	for (unsigned long i = 0; i < 1ul << order; i++)
-		*folio_page(f, i) = (struct page){ .flags = blank, .node = node };
+		page_blank(folio_page(f, i), blank, node);
 	buddy_merge_free(pg, pfn, order);
 	__atomic_store_n(&pg->free_pages, pg->free_pages + (1ul << order), __ATOMIC_RELAXED);
 	spin_unlock(&pg->lock);

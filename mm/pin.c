@@ -71,10 +71,8 @@ static unsigned release_run(struct page **pages, unsigned long i, unsigned long 
 }
 
 /* Release @n entries of @pages taken with @flags' kind of reference. */
-static void release_pages(struct page **pages, unsigned long n, unsigned flags, bool make_dirty)
+static void put_runs(struct page **pages, unsigned long n, unsigned flags, bool make_dirty)
 {
-	if ((flags & FOLL_PIN) && mm_debug_vm)
-		check_pinned_pages(pages, n);
 	for (unsigned long i = 0, k; i < n; i += k) {
 		struct folio *f = page_folio(pages[i]);
 
@@ -83,6 +81,21 @@ static void release_pages(struct page **pages, unsigned long n, unsigned flags, 
 			page_set_flags(&f->page, PG_dirty);
 		gup_put_folio(f, (unsigned)k, flags);
 	}
+}
+
+static void release_pages(struct page **pages, unsigned long n, unsigned flags, bool make_dirty)
+{
+	if ((flags & FOLL_PIN) && mm_debug_vm)
+		check_pinned_pages(pages, n);
+	put_runs(pages, n, flags, make_dirty);
+}
+
+/* gup-fast giving back what a fork may have shared meanwhile: those pages
+ * need not be AnonExclusive, so the check is not made (Linux's
+ * gup_fast_unpin_user_pages()). */
+void gup_fast_unpin_pages(struct page **pages, unsigned long n)
+{
+	put_runs(pages, n, FOLL_PIN, false);
 }
 
 void put_user_pages(struct page **pages, unsigned long n)

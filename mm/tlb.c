@@ -6,6 +6,7 @@
  * pages and page tables back.
  */
 #include "kernel.h"
+#include "lockless_walk.h"
 #include "mm_internal.h"
 
 void flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end)
@@ -39,9 +40,20 @@ static void tlb_track(struct mmu_gather *tlb, unsigned long addr, unsigned long 
 		tlb->end = end;
 }
 
-/* Give back the gathered tables: each was counted in mm->nr_pt_pages. */
+/*
+ * Give back the gathered tables: each was counted in mm->nr_pt_pages.
+ * The entries that pointed at them were cleared and flushed, so no MMU
+ * walks them any more; a lockless walker (gup-fast) on another CPU may
+ * still be reading one, so the tables wait for it (lockless_walk_sync(),
+ * whose barrier orders the cleared entries before its reads of the
+ * walkers' sequences). Only a gather that frees tables pays for it, and
+ * only with more than one CPU online.
+ */
 static void tlb_free_tables(struct mmu_gather *tlb)
 {
+	if (list_empty(&tlb->tables))
+		return;
+	lockless_walk_sync();
 	while (!list_empty(&tlb->tables)) {
 		struct page *pt = list_entry(tlb->tables.next, struct page, lru);
 

@@ -16,4 +16,4 @@ format_extra_failure() {
 	[ "$n" -eq 0 ] || echo "$n ThreadSanitizer report(s)"
 }
 
-run_formats build/mm-tsan "mm SMP cases under ThreadSanitizer ($MM_TEST_CPUS CPUs)" concurrency/,family/
+run_formats build/mm-tsan "mm SMP cases under ThreadSanitizer ($MM_TEST_CPUS CPUs)" concurrency/,family/,gup_fast_race/
