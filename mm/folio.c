@@ -131,9 +131,14 @@ void folio_get(struct folio *f)
 	ref_add("folio_get", f, 1);
 }
 
-void folio_ref_add(struct folio *f, int nr)
+/* Says which of folio_ref_add()'s inline checks failed, and panics. */
+void folio_ref_add_bug(const struct folio *f, int nr)
 {
-	ref_add("folio_ref_add", f, nr);
+	char what[64];
+
+	check_live("folio_ref_add", f);
+	snprintf(what, sizeof(what), "refcount add of %d out of range", nr);
+	folio_bug("folio_ref_add", f, what);
 }
 
 /* folio_ref_sub - drop @nr references that are known not to be the last. */

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "counters.h"
 #include "list.h"
 #include "spinlock.h"
 
@@ -219,7 +220,6 @@ struct folio *folio_alloc_orders(int nid, unsigned long orders, unsigned flags);
  * or pinned, a double free and a count going negative panic with the
  * folio's state (nothing is changed before the panic). */
 void folio_get(struct folio *f);
-void folio_ref_add(struct folio *f, int nr);
 void folio_ref_sub(struct folio *f, int nr); /* must not reach zero */
 void folio_put(struct folio *f);
 void folio_put_refs(struct folio *f, int nr);
@@ -227,6 +227,28 @@ void folio_put_refs(struct folio *f, int nr);
 static inline int folio_ref_count(const struct folio *f)
 {
 	return __atomic_load_n(&f->page.refcount, __ATOMIC_RELAXED);
+}
+
+/* folio.c: the panic of folio_ref_add() (cold, out of line). */
+void folio_ref_add_bug(const struct folio *f, int nr) __attribute__((noreturn, cold));
+
+/*
+ * folio_ref_add - add @nr (>= 0) references; one ref_update. Inline
+ * because fork calls it once per PTE of small folios: the checks of
+ * folio_get() (a live head: not reserved, not a tail, not free, refcount
+ * positive; the sum in range) are one masked test of the flags and two
+ * compares, and folio_ref_add_bug() says which one failed.
+ * Context: the caller holds a reference or a PTE lock that keeps @f alive.
+ */
+static inline void folio_ref_add(struct folio *f, int nr)
+{
+	int ref = folio_ref_count(f);
+
+	if ((page_flags(&f->page) & (PG_reserved | PG_tail | PG_buddy)) || ref <= 0 || nr < 0 ||
+	    ref > INT32_MAX - nr)
+		folio_ref_add_bug(f, nr);
+	__atomic_fetch_add(&f->page.refcount, nr, __ATOMIC_RELAXED);
+	count_event(ref_updates, 1);
 }
 
 /* Pins (FOLL_PIN): @nr pins, each holding a reference. Small folios add
