@@ -238,7 +238,7 @@ static inline void check_run(const char *func, const struct folio *f, const stru
 		run_bug(func, f, page, nr);
 }
 
-void folio_add_rmap_ptes(struct folio *f, struct page *page, int nr)
+void folio_add_rmap_ptes_run(struct folio *f, struct page *page, int nr)
 {
 	check_run("folio_add_rmap_ptes", f, page, nr);
 	for (int i = 0; i < nr; i++)

@@ -272,7 +272,7 @@ static inline int folio_pincount(const struct folio *f)
  * PTE mapping each (one mapcount_update per call): one atomic add per
  * page's mapcount (two mms' PTE locks may cover one page), one atomic
  * add of @nr to large_mapcount. Panics on underflow or pages outside @f. */
-void folio_add_rmap_ptes(struct folio *f, struct page *page, int nr);
+void folio_add_rmap_ptes_run(struct folio *f, struct page *page, int nr);
 void folio_remove_rmap_ptes(struct folio *f, struct page *page, int nr);
 /* One PMD mapping of a whole PMD_ORDER folio: entire_mapcount and
  * large_mapcount change by one (see the convention at the top). */
@@ -288,6 +288,25 @@ static inline int folio_mapcount(const struct folio *f)
 {
 	return folio_test_large(f) ? __atomic_load_n(&f->page.large_mapcount, __ATOMIC_RELAXED)
 				   : page_mapcount(&f->page);
+}
+
+/*
+ * folio_add_rmap_ptes - see above. One page of a small folio (fork and
+ * faults of 4 KiB folios: once per PTE) is done inline: the checks of the
+ * run (a live head that is the page itself) are one masked flags test and
+ * one compare, then one atomic add; everything else, and every failure,
+ * goes to folio_add_rmap_ptes_run().
+ */
+static inline void folio_add_rmap_ptes(struct folio *f, struct page *page, int nr)
+{
+	if (nr == 1 && page == &f->page &&
+	    !(page_flags(page) & (PG_reserved | PG_tail | PG_buddy | PG_large)) &&
+	    folio_ref_count(f) > 0) {
+		__atomic_fetch_add(&page->mapcount, 1, __ATOMIC_RELAXED);
+		count_event(mapcount_updates, 1);
+		return;
+	}
+	folio_add_rmap_ptes_run(f, page, nr);
 }
 
 static inline int folio_entire_mapcount(const struct folio *f)
