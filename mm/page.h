@@ -115,9 +115,39 @@ extern uint64_t mm_poison_errors;
  * Linux's CONFIG_DEBUG_VM. Default on; benchmarks turn it off. */
 extern bool mm_debug_vm;
 
-/* pfn <-> page through the node memmaps. pfn_to_page returns NULL for a
- * pfn that is not RAM of any node (outside every span, or in a hole). */
-struct page *pfn_to_page(uint64_t pfn);
+/*
+ * pfn -> page through a section table (Linux's SPARSEMEM idea): one word
+ * per 2 MiB of physical address space, written once by page_alloc_init()
+ * before any other CPU runs and read-only after it. A section wholly
+ * inside one node's span holds that memmap's base, so that base + pfn
+ * (an add and a shift-add) is the page; 0 marks a section with no span,
+ * 1 one that two spans share or that a span covers partly, which the
+ * search over the nodes (pfn_to_page_slow) answers.
+ */
+#define PFN_SECTION_SHIFT 9
+#define MEMMAP_SECTION_NONE 0
+#define MEMMAP_SECTION_SLOW 1
+extern uintptr_t *memmap_sections;
+extern uint64_t memmap_nr_sections;
+struct page *pfn_to_page_slow(uint64_t pfn);
+
+/* pfn_to_page returns NULL for a pfn that is not RAM of any node
+ * (outside every span, or in a hole). */
+static inline struct page *pfn_to_page(uint64_t pfn)
+{
+	uint64_t s = pfn >> PFN_SECTION_SHIFT;
+	uintptr_t base;
+	struct page *page;
+
+	if (s >= memmap_nr_sections)
+		return NULL;
+	base = memmap_sections[s];
+	if (base <= MEMMAP_SECTION_SLOW)
+		return base == MEMMAP_SECTION_SLOW ? pfn_to_page_slow(pfn) : NULL;
+	page = (struct page *)(base + (uintptr_t)pfn * sizeof(struct page));
+	return page->node != NODE_NONE ? page : NULL;
+}
+
 uint64_t page_to_pfn(const struct page *page);
 void *page_address(const struct page *page); /* kernel (direct-map) address */
 struct pglist *page_pglist(const struct page *page);
