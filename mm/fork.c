@@ -216,6 +216,10 @@ static void dup_anon_ptes(struct folio *folio, struct page *page, unsigned nr)
 {
 	folio_ref_add(folio, (int)nr);
 	folio_add_rmap_ptes(folio, page, (int)nr);
+	if (nr == 1) { /* the 4 KiB path: no loop around the one atomic */
+		ClearPageAnonExclusive(page);
+		return;
+	}
 	for (unsigned i = 0; i < nr; i++)
 		ClearPageAnonExclusive(&page[i]);
 }

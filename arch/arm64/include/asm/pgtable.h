@@ -378,12 +378,19 @@ static inline pte_t clear_full_ptes(struct mm *mm, unsigned long addr, pte_t *pt
 
 static inline void wrprotect_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr)
 {
+	pte_t pte;
+
 	if (nr != 1) {
 		contpte_wrprotect_ptes(mm, addr, ptep, nr);
 		return;
 	}
-	contpte_try_unfold(mm, addr, ptep);
-	set_pte(ptep, pte_wrprotect(__ptep_get(ptep)));
+	pte = __ptep_get(ptep);
+
+	if (pte_cont(pte)) {
+		contpte_unfold(mm, addr, ptep);
+		pte = __ptep_get(ptep);
+	}
+	set_pte(ptep, pte_wrprotect(pte));
 }
 #define wrprotect_ptes wrprotect_ptes
 bool ptep_set_access_flags(struct vma *vma, unsigned long addr, pte_t *ptep, pte_t entry);
