@@ -333,8 +333,7 @@ static void copy_huge_pmd(struct fork_ctx *c, struct vma *dv, pmd_t *spmd, pmd_t
 	}
 	folio_get(folio);
 	folio_add_rmap_pmd(folio);
-	for (unsigned long i = 0; i < folio_nr_pages(folio); i++)
-		ClearPageAnonExclusive(folio_page(folio, i));
+	ClearPageAnonExclusive(&folio->page); /* a PMD mapping's is the head's (huge.c) */
 	if (pmd_write(pmd)) {
 		pmdp_set_wrprotect(spmd);
 		c->wrprotected = true;

@@ -223,6 +223,13 @@ static inline void ClearPageAnonExclusive(struct page *page)
 	page_clear_flags(page, PG_anon_exclusive);
 }
 
+/* The AnonExclusive that a mapping of @page sees: through a PMD leaf
+ * (@by_pmd) the head's, whatever the page's own bit says (mm/huge.c). */
+static inline bool page_mapped_exclusive(struct page *page, bool by_pmd)
+{
+	return PageAnonExclusive(by_pmd ? &page_folio(page)->page : page);
+}
+
 /* Allocation flags. */
 #define ALLOC_ANY_NODE (1u << 0) /* fall back to other nodes, nearest first */
 #define ALLOC_ZERO (1u << 1)	 /* zero the folio's memory */
