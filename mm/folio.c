@@ -90,6 +90,18 @@ static void ref_add(const char *func, struct folio *f, int nr)
 	count_event(ref_updates, 1);
 }
 
+/* put_refs()'s fast path found that other CPUs dropped references
+ * between its check and its sub: the last one went with it (@old == @nr),
+ * or the count went negative. */
+static void __attribute__((noinline, cold))
+put_refs_raced(const char *func, struct folio *f, int nr, int old)
+{
+	if (old < nr)
+		folio_bug(func, f, "refcount went negative (a racing put)");
+	check_freeable(func, f, 0);
+	folio_free(f);
+}
+
 /*
  * put_refs - drop @nr references, @unpins of them pins of a large folio;
  * free @f when none is left. Checks everything first (what another CPU
@@ -124,6 +136,26 @@ static void put_refs(const char *func, struct folio *f, int nr, int unpins)
 			check_freeable(func, f, 0);
 		folio_free(f);
 	}
+}
+
+/*
+ * put_refs_fast - put_refs(@func, @f, @nr, 0) when its checks pass in the
+ * common case, with the same checks as one masked test and two compares:
+ * a live folio that keeps references after the put (ref > nr > 0, so
+ * check_freeable() has nothing to check yet). Return: false, having done
+ * nothing, when put_refs() must decide.
+ */
+static inline bool put_refs_fast(const char *func, struct folio *f, int nr)
+{
+	int old, ref = folio_ref_count(f);
+
+	if ((page_flags(&f->page) & (PG_reserved | PG_tail | PG_buddy)) || nr <= 0 || ref <= nr)
+		return false;
+	old = __atomic_fetch_sub(&f->page.refcount, nr, __ATOMIC_ACQ_REL);
+	count_event(ref_updates, 1);
+	if (old <= nr)
+		put_refs_raced(func, f, nr, old);
+	return true;
 }
 
 void folio_get(struct folio *f)
@@ -180,7 +212,8 @@ void folio_unpin(struct folio *f, int nr)
 	if (!folio_test_large(f)) {
 		if (folio_ref_count(f) < nr * GUP_PIN_COUNTING_BIAS)
 			folio_bug("folio_unpin", f, "unpinning a folio that is not pinned");
-		put_refs("folio_unpin", f, nr * GUP_PIN_COUNTING_BIAS, 0);
+		if (!put_refs_fast("folio_unpin", f, nr * GUP_PIN_COUNTING_BIAS))
+			put_refs("folio_unpin", f, nr * GUP_PIN_COUNTING_BIAS, 0);
 		return;
 	}
 	put_refs("folio_unpin", f, nr, nr);
