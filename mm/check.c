@@ -250,15 +250,16 @@ static void check_vmas(struct census *c, struct mm *mm)
 	}
 }
 
-/* Compare page @p of folio @f with the census (@pmds PMDs map @f). */
-static int32_t check_page(struct census *c, struct page *p, int32_t pmds)
+/* Compare page @p of folio @f with the census (@pmds PMDs map @f; then
+ * AnonExclusive is the head's, huge.c). */
+static int32_t check_page(struct census *c, struct folio *f, struct page *p, int32_t pmds)
 {
 	int32_t want = *slot(c->ptes, p);
 
 	if (p->mapcount != want)
 		PROBLEM(c, "pfn %#llx: mapcount %d but %d PTEs map it",
 			(unsigned long long)page_to_pfn(p), p->mapcount, want);
-	if (PageAnonExclusive(p) && want + pmds > 1)
+	if (PageAnonExclusive(pmds ? &f->page : p) && want + pmds > 1)
 		PROBLEM(c, "pfn %#llx: AnonExclusive but mapped %d times",
 			(unsigned long long)page_to_pfn(p), want + pmds);
 	return want;
@@ -271,7 +272,7 @@ static void check_folio(struct census *c, struct folio *f)
 	int pins = folio_test_large(f) ? folio_pincount(f) : 0;
 
 	for (unsigned long i = 0; i < folio_nr_pages(f); i++)
-		sum += check_page(c, folio_page(f, i), pmds);
+		sum += check_page(c, f, folio_page(f, i), pmds);
 	if (f->page.entire_mapcount != pmds)
 		PROBLEM(c, "folio pfn %#llx: entire_mapcount %d but %d PMDs map it",
 			(unsigned long long)folio_pfn(f), f->page.entire_mapcount, pmds);

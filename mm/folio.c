@@ -90,6 +90,18 @@ static void ref_add(const char *func, struct folio *f, int nr)
 	count_event(ref_updates, 1);
 }
 
+/* put_refs()'s fast path found that other CPUs dropped references
+ * between its check and its sub: the last one went with it (@old == @nr),
+ * or the count went negative. */
+static void __attribute__((noinline, cold))
+put_refs_raced(const char *func, struct folio *f, int nr, int old)
+{
+	if (old < nr)
+		folio_bug(func, f, "refcount went negative (a racing put)");
+	check_freeable(func, f, 0);
+	folio_free(f);
+}
+
 /*
  * put_refs - drop @nr references, @unpins of them pins of a large folio;
  * free @f when none is left. Checks everything first (what another CPU
@@ -126,14 +138,39 @@ static void put_refs(const char *func, struct folio *f, int nr, int unpins)
 	}
 }
 
+/*
+ * put_refs_fast - put_refs(@func, @f, @nr, 0) when its checks pass in the
+ * common case, with the same checks as one masked test and two compares:
+ * a live folio that keeps references after the put (ref > nr > 0, so
+ * check_freeable() has nothing to check yet). Return: false, having done
+ * nothing, when put_refs() must decide.
+ */
+static inline bool put_refs_fast(const char *func, struct folio *f, int nr)
+{
+	int old, ref = folio_ref_count(f);
+
+	if ((page_flags(&f->page) & (PG_reserved | PG_tail | PG_buddy)) || nr <= 0 || ref <= nr)
+		return false;
+	old = __atomic_fetch_sub(&f->page.refcount, nr, __ATOMIC_ACQ_REL);
+	count_event(ref_updates, 1);
+	if (old <= nr)
+		put_refs_raced(func, f, nr, old);
+	return true;
+}
+
 void folio_get(struct folio *f)
 {
 	ref_add("folio_get", f, 1);
 }
 
-void folio_ref_add(struct folio *f, int nr)
+/* Says which of folio_ref_add()'s inline checks failed, and panics. */
+void folio_ref_add_bug(const struct folio *f, int nr)
 {
-	ref_add("folio_ref_add", f, nr);
+	char what[64];
+
+	check_live("folio_ref_add", f);
+	snprintf(what, sizeof(what), "refcount add of %d out of range", nr);
+	folio_bug("folio_ref_add", f, what);
 }
 
 /* folio_ref_sub - drop @nr references that are known not to be the last. */
@@ -175,7 +212,8 @@ void folio_unpin(struct folio *f, int nr)
 	if (!folio_test_large(f)) {
 		if (folio_ref_count(f) < nr * GUP_PIN_COUNTING_BIAS)
 			folio_bug("folio_unpin", f, "unpinning a folio that is not pinned");
-		put_refs("folio_unpin", f, nr * GUP_PIN_COUNTING_BIAS, 0);
+		if (!put_refs_fast("folio_unpin", f, nr * GUP_PIN_COUNTING_BIAS))
+			put_refs("folio_unpin", f, nr * GUP_PIN_COUNTING_BIAS, 0);
 		return;
 	}
 	put_refs("folio_unpin", f, nr, nr);
@@ -233,7 +271,7 @@ static inline void check_run(const char *func, const struct folio *f, const stru
 		run_bug(func, f, page, nr);
 }
 
-void folio_add_rmap_ptes(struct folio *f, struct page *page, int nr)
+void folio_add_rmap_ptes_run(struct folio *f, struct page *page, int nr)
 {
 	check_run("folio_add_rmap_ptes", f, page, nr);
 	for (int i = 0; i < nr; i++)

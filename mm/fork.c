@@ -215,6 +215,10 @@ static void dup_anon_ptes(struct folio *folio, struct page *page, unsigned nr)
 {
 	folio_ref_add(folio, (int)nr);
 	folio_add_rmap_ptes(folio, page, (int)nr);
+	if (nr == 1) { /* the 4 KiB path: no loop around the one atomic */
+		ClearPageAnonExclusive(page);
+		return;
+	}
 	for (unsigned i = 0; i < nr; i++)
 		ClearPageAnonExclusive(&page[i]);
 }
@@ -333,8 +337,7 @@ static void copy_huge_pmd(struct fork_ctx *c, struct vma *dv, pmd_t *spmd, pmd_t
 	}
 	folio_get(folio);
 	folio_add_rmap_pmd(folio);
-	for (unsigned long i = 0; i < folio_nr_pages(folio); i++)
-		ClearPageAnonExclusive(folio_page(folio, i));
+	ClearPageAnonExclusive(&folio->page); /* a PMD mapping's is the head's (huge.c) */
 	if (pmd_write(pmd)) {
 		pmdp_set_wrprotect(spmd);
 		c->wrprotected = true;

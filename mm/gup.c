@@ -303,7 +303,7 @@ static long follow_huge_pmd(struct gup_ctx *g, pmd_t pmd, unsigned long addr, un
 		g->fault = FAULT_WRITE;
 		return 0;
 	}
-	if (gup_must_unshare(g->flags, page)) {
+	if (gup_must_unshare(g->flags, &folio->page)) { /* a PMD's is the head's (huge.c) */
 		g->fault = FAULT_UNSHARE;
 		return 0;
 	}
@@ -557,7 +557,7 @@ static unsigned gup_fast_pmd(struct gup_ctx *g, pmd_t *pmdp, unsigned long addr,
 	nr = gup_try_grab(folio, (unsigned)((end - addr) >> PAGE_SHIFT), g->flags, true);
 	if (!nr)
 		return 0;
-	if (pmdp->val != pmd.val || gup_must_unshare(g->flags, page)) {
+	if (pmdp->val != pmd.val || gup_must_unshare(g->flags, &folio->page)) {
 		gup_put_folio(folio, nr, g->flags);
 		return 0;
 	}

@@ -4,8 +4,11 @@
  * part of one.
  *
  * A PMD mapping holds one folio reference and counts in entire_mapcount.
- * AnonExclusive is per page and stays as it is through a split, so the
- * pages of a PMD-mapped folio all carry the same value (the head's).
+ * AnonExclusive of a PMD-mapped folio is its head page's (Linux's rule):
+ * whoever reads it through a PMD reads the head, fork clears the head
+ * only, and the tails' bits mean nothing until split_huge_pmd() copies
+ * the head's to every page. (Every writer that sets the head's bit sets
+ * all pages', so a set head never has a clear tail; a clear head may.)
  */
 #include <errno.h>
 
@@ -26,6 +29,22 @@ void folio_prepare_anon(struct folio *folio)
 	page_set_flags(&folio->page, PG_anon);
 	for (unsigned long i = 0; i < n; i++)
 		SetPageAnonExclusive(folio_page(folio, i));
+}
+
+/* The PMD of @folio is going away: each page takes the head's
+ * AnonExclusive (see the top). Context: the leaf is cleared and flushed,
+ * so no CPU reads the bits through it meanwhile. */
+static void folio_split_exclusive(struct folio *folio)
+{
+	bool excl = PageAnonExclusive(&folio->page);
+
+	for (unsigned long i = 1; i < folio_nr_pages(folio); i++)
+		if (PageAnonExclusive(folio_page(folio, i)) != excl) {
+			if (excl)
+				SetPageAnonExclusive(folio_page(folio, i));
+			else
+				ClearPageAnonExclusive(folio_page(folio, i));
+		}
 }
 
 /* Return: 0, or -ENOMEM when no 2 MiB block is free (the caller falls
@@ -88,6 +107,7 @@ int split_huge_pmd(struct vma *vma, pmd_t *pmdp, unsigned long addr)
 		return -ENOMEM;
 	addr &= PMD_MASK;
 	pmd = pmdp_invalidate(mm, addr, pmdp);
+	folio_split_exclusive(folio);
 	set_ptes(mm, addr, page_address(pt), pmd_split_pte(vma, pmd), PTRS_PER_TABLE);
 	folio_ref_add(folio, PTRS_PER_TABLE - 1);
 	folio_add_rmap_ptes(folio, &folio->page, PTRS_PER_TABLE);

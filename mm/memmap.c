@@ -109,7 +109,60 @@ void memmap_init_node(int idx)
 	memmap_fill(pg, pfn, pg->end_pfn, PG_reserved, NODE_NONE);
 }
 
-struct page *pfn_to_page(uint64_t pfn)
+uintptr_t *memmap_sections;
+uint64_t memmap_nr_sections;
+static uint64_t sections_pending; /* the table's length until published */
+
+/* The section word of [@first, +512) pfns (see page.h). */
+static uintptr_t section_word(uint64_t first, int nr)
+{
+	uint64_t last = first + (1u << PFN_SECTION_SHIFT);
+	uintptr_t word = MEMMAP_SECTION_NONE;
+	int spans = 0;
+
+	for (int i = 0; i < nr; i++) {
+		const struct pglist *pg = &pglists[i];
+
+		if (pg->end_pfn <= first || pg->start_pfn >= last)
+			continue;
+		spans++;
+		word = (uintptr_t)pg->memmap - (uintptr_t)pg->start_pfn * sizeof(struct page);
+		if (pg->start_pfn > first || pg->end_pfn < last)
+			spans++; /* covered partly: the search checks the span */
+	}
+	if (spans > 1 || (spans == 1 && word <= MEMMAP_SECTION_SLOW))
+		return MEMMAP_SECTION_SLOW;
+	return word;
+}
+
+/*
+ * memmap_sections_init - reserve and fill the section table for the
+ * spans of nodes [0, @nr) (on node index 0). Published (its length set)
+ * by memmap_sections_publish() once the memmaps are written.
+ * Context: after memmap_alloc() of every node, before memblock_close().
+ */
+void memmap_sections_init(int nr)
+{
+	uint64_t end = 0, n, pa;
+
+	for (int i = 0; i < nr; i++)
+		end = pglists[i].end_pfn > end ? pglists[i].end_pfn : end;
+	n = (end + (1u << PFN_SECTION_SHIFT) - 1) >> PFN_SECTION_SHIFT;
+	if (memblock_alloc(n * sizeof(uintptr_t), PAGE_SIZE, 0, "memmap sections", &pa))
+		panic("memmap_sections_init: no room for %llu section words",
+		      (unsigned long long)n);
+	memmap_sections = phys_to_virt(pa);
+	for (uint64_t s = 0; s < n; s++)
+		memmap_sections[s] = section_word(s << PFN_SECTION_SHIFT, nr);
+	sections_pending = n;
+}
+
+void memmap_sections_publish(void)
+{
+	memmap_nr_sections = sections_pending;
+}
+
+struct page *pfn_to_page_slow(uint64_t pfn)
 {
 	for (int i = 0; i < nr_pglists; i++) {
 		struct pglist *pg = &pglists[i];

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "counters.h"
 #include "list.h"
 #include "spinlock.h"
 
@@ -114,9 +115,39 @@ extern uint64_t mm_poison_errors;
  * Linux's CONFIG_DEBUG_VM. Default on; benchmarks turn it off. */
 extern bool mm_debug_vm;
 
-/* pfn <-> page through the node memmaps. pfn_to_page returns NULL for a
- * pfn that is not RAM of any node (outside every span, or in a hole). */
-struct page *pfn_to_page(uint64_t pfn);
+/*
+ * pfn -> page through a section table (Linux's SPARSEMEM idea): one word
+ * per 2 MiB of physical address space, written once by page_alloc_init()
+ * before any other CPU runs and read-only after it. A section wholly
+ * inside one node's span holds that memmap's base, so that base + pfn
+ * (an add and a shift-add) is the page; 0 marks a section with no span,
+ * 1 one that two spans share or that a span covers partly, which the
+ * search over the nodes (pfn_to_page_slow) answers.
+ */
+#define PFN_SECTION_SHIFT 9
+#define MEMMAP_SECTION_NONE 0
+#define MEMMAP_SECTION_SLOW 1
+extern uintptr_t *memmap_sections;
+extern uint64_t memmap_nr_sections;
+struct page *pfn_to_page_slow(uint64_t pfn);
+
+/* pfn_to_page returns NULL for a pfn that is not RAM of any node
+ * (outside every span, or in a hole). */
+static inline struct page *pfn_to_page(uint64_t pfn)
+{
+	uint64_t s = pfn >> PFN_SECTION_SHIFT;
+	uintptr_t base;
+	struct page *page;
+
+	if (s >= memmap_nr_sections)
+		return NULL;
+	base = memmap_sections[s];
+	if (base <= MEMMAP_SECTION_SLOW)
+		return base == MEMMAP_SECTION_SLOW ? pfn_to_page_slow(pfn) : NULL;
+	page = (struct page *)(base + (uintptr_t)pfn * sizeof(struct page));
+	return page->node != NODE_NONE ? page : NULL;
+}
+
 uint64_t page_to_pfn(const struct page *page);
 void *page_address(const struct page *page); /* kernel (direct-map) address */
 struct pglist *page_pglist(const struct page *page);
@@ -192,6 +223,13 @@ static inline void ClearPageAnonExclusive(struct page *page)
 	page_clear_flags(page, PG_anon_exclusive);
 }
 
+/* The AnonExclusive that a mapping of @page sees: through a PMD leaf
+ * (@by_pmd) the head's, whatever the page's own bit says (mm/huge.c). */
+static inline bool page_mapped_exclusive(struct page *page, bool by_pmd)
+{
+	return PageAnonExclusive(by_pmd ? &page_folio(page)->page : page);
+}
+
 /* Allocation flags. */
 #define ALLOC_ANY_NODE (1u << 0) /* fall back to other nodes, nearest first */
 #define ALLOC_ZERO (1u << 1)	 /* zero the folio's memory */
@@ -219,7 +257,6 @@ struct folio *folio_alloc_orders(int nid, unsigned long orders, unsigned flags);
  * or pinned, a double free and a count going negative panic with the
  * folio's state (nothing is changed before the panic). */
 void folio_get(struct folio *f);
-void folio_ref_add(struct folio *f, int nr);
 void folio_ref_sub(struct folio *f, int nr); /* must not reach zero */
 void folio_put(struct folio *f);
 void folio_put_refs(struct folio *f, int nr);
@@ -227,6 +264,28 @@ void folio_put_refs(struct folio *f, int nr);
 static inline int folio_ref_count(const struct folio *f)
 {
 	return __atomic_load_n(&f->page.refcount, __ATOMIC_RELAXED);
+}
+
+/* folio.c: the panic of folio_ref_add() (cold, out of line). */
+void folio_ref_add_bug(const struct folio *f, int nr) __attribute__((noreturn, cold));
+
+/*
+ * folio_ref_add - add @nr (>= 0) references; one ref_update. Inline
+ * because fork calls it once per PTE of small folios: the checks of
+ * folio_get() (a live head: not reserved, not a tail, not free, refcount
+ * positive; the sum in range) are one masked test of the flags and two
+ * compares, and folio_ref_add_bug() says which one failed.
+ * Context: the caller holds a reference or a PTE lock that keeps @f alive.
+ */
+static inline void folio_ref_add(struct folio *f, int nr)
+{
+	int ref = folio_ref_count(f);
+
+	if ((page_flags(&f->page) & (PG_reserved | PG_tail | PG_buddy)) || ref <= 0 || nr < 0 ||
+	    ref > INT32_MAX - nr)
+		folio_ref_add_bug(f, nr);
+	__atomic_fetch_add(&f->page.refcount, nr, __ATOMIC_RELAXED);
+	count_event(ref_updates, 1);
 }
 
 /* Pins (FOLL_PIN): @nr pins, each holding a reference. Small folios add
@@ -250,7 +309,7 @@ static inline int folio_pincount(const struct folio *f)
  * PTE mapping each (one mapcount_update per call): one atomic add per
  * page's mapcount (two mms' PTE locks may cover one page), one atomic
  * add of @nr to large_mapcount. Panics on underflow or pages outside @f. */
-void folio_add_rmap_ptes(struct folio *f, struct page *page, int nr);
+void folio_add_rmap_ptes_run(struct folio *f, struct page *page, int nr);
 void folio_remove_rmap_ptes(struct folio *f, struct page *page, int nr);
 /* One PMD mapping of a whole PMD_ORDER folio: entire_mapcount and
  * large_mapcount change by one (see the convention at the top). */
@@ -266,6 +325,25 @@ static inline int folio_mapcount(const struct folio *f)
 {
 	return folio_test_large(f) ? __atomic_load_n(&f->page.large_mapcount, __ATOMIC_RELAXED)
 				   : page_mapcount(&f->page);
+}
+
+/*
+ * folio_add_rmap_ptes - see above. One page of a small folio (fork and
+ * faults of 4 KiB folios: once per PTE) is done inline: the checks of the
+ * run (a live head that is the page itself) are one masked flags test and
+ * one compare, then one atomic add; everything else, and every failure,
+ * goes to folio_add_rmap_ptes_run().
+ */
+static inline void folio_add_rmap_ptes(struct folio *f, struct page *page, int nr)
+{
+	if (nr == 1 && page == &f->page &&
+	    !(page_flags(page) & (PG_reserved | PG_tail | PG_buddy | PG_large)) &&
+	    folio_ref_count(f) > 0) {
+		__atomic_fetch_add(&page->mapcount, 1, __ATOMIC_RELAXED);
+		count_event(mapcount_updates, 1);
+		return;
+	}
+	folio_add_rmap_ptes_run(f, page, nr);
 }
 
 static inline int folio_entire_mapcount(const struct folio *f)

@@ -293,6 +293,7 @@ void page_alloc_init(void)
 		panic("page_alloc_init: %d memory nodes (1..%d supported)", nr, MAX_NUMNODES);
 	for (int i = 0; i < nr; i++)
 		memmap_alloc(i);
+	memmap_sections_init(nr);
 	memblock_close();
 	for (int i = 0; i < nr; i++) {
 		spin_lock_init(&pglists[i].lock, LOCK_ALLOC, "allocator lock");
@@ -300,6 +301,7 @@ void page_alloc_init(void)
 		build_fallback(i, nr);
 	}
 	nr_pglists = nr;
+	memmap_sections_publish();
 }
 
 uint64_t node_free_pages(int nid)

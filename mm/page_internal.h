@@ -30,6 +30,12 @@ bool memmap_lookup(const struct page *page, uint64_t *pfn);
 void memmap_alloc(int idx);
 void memmap_init_node(int idx);
 
+/* memmap.c: the section table of pfn_to_page() (page.h) for nodes
+ * [0, @nr), after memmap_alloc() of each and before memblock_close();
+ * publish it once every memmap is written. */
+void memmap_sections_init(int nr);
+void memmap_sections_publish(void);
+
 /* page_alloc.c: hand the free pfns [start, end) of @pg to the buddy lists
  * (called by memmap_init_node for each run of free pages). */
 void buddy_add_run(struct pglist *pg, uint64_t start, uint64_t end);

@@ -77,13 +77,10 @@ static void contpte_convert(struct mm *mm, unsigned long addr, pte_t *ptep, pte_
 		count_event(cont_unfolds, 1);
 }
 
-/* Split the block holding the entry at @ptep (for @addr), if any. */
-static void contpte_try_unfold(struct mm *mm, unsigned long addr, pte_t *ptep)
+/* Split the block holding the entry at @ptep (for @addr; it has PTE_CONT). */
+void contpte_unfold(struct mm *mm, unsigned long addr, pte_t *ptep)
 {
-	pte_t pte = __ptep_get(ptep);
-
-	if (pte_cont(pte))
-		contpte_convert(mm, addr, ptep, pte_mknoncont(pte));
+	contpte_convert(mm, addr, ptep, pte_mknoncont(__ptep_get(ptep)));
 }
 
 /* Split the blocks that [addr, +nr pages) covers only partly. */
@@ -117,7 +114,7 @@ static bool folio_covers_block(pte_t pte, unsigned long addr)
  * is the last entry of its block and the block now maps one folio with
  * consecutive frames and the same attributes, make it a block.
  */
-static void contpte_try_fold(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte)
+void contpte_try_fold(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte)
 {
 	pte_t *first = cont_first(ptep), want;
 
@@ -131,7 +128,7 @@ static void contpte_try_fold(struct mm *mm, unsigned long addr, pte_t *ptep, pte
 	contpte_convert(mm, addr, ptep, pte_mkcont(pte));
 }
 
-void set_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte, unsigned nr)
+void contpte_set_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte, unsigned nr)
 {
 	pte = pte_mknoncont(pte);
 	contpte_unfold_edges(mm, addr, ptep, nr);
@@ -175,34 +172,12 @@ bool contpte_needs_break(unsigned long addr, pte_t *ptep, pte_t pte, unsigned nr
 }
 
 /*
- * SMP: ptep_get_and_clear(), clear_full_ptes() and wrprotect_ptes() read
- * an entry and then write it, where x86 needs one atomic operation. That
- * is safe here because nothing but software writes a user entry: the
- * kernel runs with TCR_EL1.HA and HD clear (arch/arm64/mmu.c), so the MMU
- * neither sets the access flag nor clears PTE_RDONLY in a PTE_DBM entry
- * (dirtiness is tracked by write faults: a clean writable entry is
- * read-only to the MMU), and every software writer holds the table's PTE
- * lock. Enabling FEAT_HAFDBS would break that: the MMU could make a clean
- * entry dirty between the read and the write, and these would need an
- * exchange and a compare-and-exchange loop (as Linux's arm64 hooks have).
- */
-pte_t ptep_get_and_clear(struct mm *mm, unsigned long addr, pte_t *ptep)
-{
-	pte_t pte;
-
-	contpte_try_unfold(mm, addr, ptep);
-	pte = __ptep_get(ptep);
-	set_pte(ptep, (pte_t){ 0 });
-	return pte;
-}
-
-/*
  * Whole blocks are cleared without unfolding: clearing is the "break" of
  * break-before-make, and the caller flushes before the pages are reused.
  * In a full teardown even partly covered blocks are not unfolded: no CPU
  * uses the mm any more and the rest of the block is cleared next.
  */
-pte_t clear_full_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr, int full)
+pte_t contpte_clear_full_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr, int full)
 {
 	pte_t pte = __ptep_get(ptep);
 
@@ -219,7 +194,7 @@ pte_t clear_full_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned n
 
 /* Whole blocks stay blocks: every entry changes alike, and the caller's
  * flush makes the change visible. */
-void wrprotect_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr)
+void contpte_wrprotect_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr)
 {
 	contpte_unfold_edges(mm, addr, ptep, nr);
 	for (unsigned i = 0; i < nr; i++)

@@ -178,7 +178,7 @@ static inline unsigned page_bits(struct mm *mm, unsigned long a, unsigned n, boo
 		pte_t pte;
 		struct page *p = page_at(mm, a + i * PAGE_SIZE, &by_pmd, &pte);
 
-		if (p && (excl ? PageAnonExclusive(p) : pte_write(pte)))
+		if (p && (excl ? page_mapped_exclusive(p, by_pmd) : pte_write(pte)))
 			bits |= 1u << i;
 	}
 	return bits;

@@ -368,7 +368,7 @@ static void read_bits(struct mm *mm, unsigned long a, unsigned long pages, struc
 		struct page *p = page_at(mm, a + i * PAGE_SIZE, &pmd, &pte);
 
 		out[i] = (struct bits){ pte_write(pte), pte_dirty(pte), pte_young(pte),
-					p && PageAnonExclusive(p) };
+					p && page_mapped_exclusive(p, pmd) };
 	}
 }
 

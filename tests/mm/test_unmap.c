@@ -239,7 +239,7 @@ static void write_and_excl_bits(struct mm *mm, unsigned long a, unsigned *w, uns
 		struct page *p = page_at(mm, a + i * PAGE_SIZE, &by_pmd, &pte);
 
 		*w |= (unsigned)(p && pte_write(pte)) << i;
-		*x |= (unsigned)(p && PageAnonExclusive(p)) << i;
+		*x |= (unsigned)(p && page_mapped_exclusive(p, by_pmd)) << i;
 	}
 }
 

@@ -290,8 +290,42 @@ static inline unsigned pte_batch_hint(pte_t *ptep, pte_t pte)
 }
 #define pte_batch_hint pte_batch_hint
 
-/* Defined in arch/arm64/contpte.c, with the contracts of mm/pgtable.h. */
-void set_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte, unsigned nr);
+/*
+ * The hooks below have the contracts of mm/pgtable_hooks.h. Their
+ * one-entry cases are inline, as Linux's arm64 wrappers: for one entry
+ * the edges of the run are the entry itself, so "unfold the blocks the
+ * run covers partly" is one test of PTE_CONT on it, and a fold is only
+ * possible when the entry is the last of its block with the last frame
+ * of an aligned block (two masked tests before the out-of-line checks).
+ * Runs, unfolds and folds are in arch/arm64/contpte.c.
+ */
+void contpte_unfold(struct mm *mm, unsigned long addr, pte_t *ptep); /* entry in a block */
+void contpte_try_fold(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte);
+void contpte_set_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte, unsigned nr);
+pte_t contpte_clear_full_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr,
+			      int full);
+void contpte_wrprotect_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr);
+
+/* Split the block holding the entry at @ptep (for @addr), if any. */
+static inline void contpte_try_unfold(struct mm *mm, unsigned long addr, pte_t *ptep)
+{
+	if (pte_cont(__ptep_get(ptep)))
+		contpte_unfold(mm, addr, ptep);
+}
+
+static inline void set_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte, unsigned nr)
+{
+	if (nr != 1) {
+		contpte_set_ptes(mm, addr, ptep, pte, nr);
+		return;
+	}
+	pte = pte_mknoncont(pte);
+	contpte_try_unfold(mm, addr, ptep);
+	set_pte(ptep, pte);
+	if ((((uintptr_t)ptep / sizeof(pte_t)) & (CONT_PTES - 1)) == CONT_PTES - 1 &&
+	    (pte_pfn(pte) & (CONT_PTES - 1)) == CONT_PTES - 1)
+		contpte_try_fold(mm, addr, ptep, pte);
+}
 #define set_ptes set_ptes
 bool contpte_needs_break(unsigned long addr, pte_t *ptep, pte_t pte, unsigned nr);
 
@@ -302,11 +336,62 @@ static inline bool set_ptes_needs_break(unsigned long addr, pte_t *ptep, pte_t p
 	return nr >= CONT_PTES && contpte_needs_break(addr, ptep, pte, nr);
 }
 #define set_ptes_needs_break set_ptes_needs_break
-pte_t ptep_get_and_clear(struct mm *mm, unsigned long addr, pte_t *ptep);
+/*
+ * SMP: ptep_get_and_clear(), clear_full_ptes() and wrprotect_ptes() read
+ * an entry and then write it, where x86 needs one atomic operation. That
+ * is safe here because nothing but software writes a user entry: the
+ * kernel runs with TCR_EL1.HA and HD clear (arch/arm64/mmu.c), so the MMU
+ * neither sets the access flag nor clears PTE_RDONLY in a PTE_DBM entry
+ * (dirtiness is tracked by write faults: a clean writable entry is
+ * read-only to the MMU), and every software writer holds the table's PTE
+ * lock. Enabling FEAT_HAFDBS would break that: the MMU could make a clean
+ * entry dirty between the read and the write, and these would need an
+ * exchange and a compare-and-exchange loop (as Linux's arm64 hooks have).
+ */
+static inline pte_t ptep_get_and_clear(struct mm *mm, unsigned long addr, pte_t *ptep)
+{
+	pte_t pte;
+
+	contpte_try_unfold(mm, addr, ptep);
+	pte = __ptep_get(ptep);
+	set_pte(ptep, (pte_t){ 0 });
+	return pte;
+}
 #define ptep_get_and_clear ptep_get_and_clear
-pte_t clear_full_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr, int full);
+
+/* One entry: a full teardown does not unfold (contpte.c says why), and
+ * the entry's own young and dirty are the value returned. */
+static inline pte_t clear_full_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr,
+				    int full)
+{
+	pte_t pte;
+
+	if (nr != 1)
+		return contpte_clear_full_ptes(mm, addr, ptep, nr, full);
+	if (!full)
+		contpte_try_unfold(mm, addr, ptep);
+	pte = __ptep_get(ptep);
+	set_pte(ptep, (pte_t){ 0 });
+	return pte_mknoncont(pte);
+}
 #define clear_full_ptes clear_full_ptes
-void wrprotect_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr);
+
+static inline void wrprotect_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr)
+{
+	pte_t pte;
+
+	if (nr != 1) {
+		contpte_wrprotect_ptes(mm, addr, ptep, nr);
+		return;
+	}
+	pte = __ptep_get(ptep);
+
+	if (pte_cont(pte)) {
+		contpte_unfold(mm, addr, ptep);
+		pte = __ptep_get(ptep);
+	}
+	set_pte(ptep, pte_wrprotect(pte));
+}
 #define wrprotect_ptes wrprotect_ptes
 bool ptep_set_access_flags(struct vma *vma, unsigned long addr, pte_t *ptep, pte_t entry);
 #define ptep_set_access_flags ptep_set_access_flags
