@@ -32,7 +32,7 @@ static bool can_reuse(struct folio *folio, struct page *page)
 {
 	if (PageAnonExclusive(page))
 		return true;
-	return page->mapcount + folio_entire_mapcount(folio) == 1 &&
+	return page_mapcount(page) + folio_entire_mapcount(folio) == 1 &&
 	       folio_ref_count(folio) == folio_mapcount(folio);
 }
 
@@ -59,7 +59,7 @@ static void wp_reuse_folio_run(struct vma *vma, unsigned long addr, pte_t *ptep,
 		pte_t pte = ptep_get(ptep);
 		struct page *p = folio_page(folio, (a - first) >> PAGE_SHIFT);
 
-		if (pte_present(pte) && pte_pfn(pte) == page_to_pfn(p) && p->mapcount == 1)
+		if (pte_present(pte) && pte_pfn(pte) == page_to_pfn(p) && page_mapcount(p) == 1)
 			SetPageAnonExclusive(p);
 	}
 }

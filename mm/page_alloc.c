@@ -32,11 +32,14 @@ bool mm_debug_poison = true;
 bool mm_debug_vm = true;
 uint64_t mm_poison_errors;
 
-/* Put the block at @p (free, blank) on @pg's order-@order list. */
+/* Put the block at @p (free, blank) on @pg's order-@order list. The
+ * flags and order are stored atomically (relaxed; the lock orders them
+ * for the allocator): gup-fast may read this page's flags meanwhile
+ * through a stale entry, and its folio_try_grab() then sees a count of 0. */
 static void free_area_add(struct pglist *pg, struct page *p, unsigned order)
 {
-	p->flags |= PG_buddy;
-	p->order = (uint8_t)order;
+	__atomic_store_n(&p->flags, p->flags | PG_buddy, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->order, (uint8_t)order, __ATOMIC_RELAXED);
 	list_add(&p->lru, &pg->free_area[order]);
 	pg->nr_free[order]++;
 }
@@ -46,8 +49,8 @@ static void free_area_del(struct pglist *pg, struct page *p, unsigned order)
 {
 	list_del(&p->lru);
 	pg->nr_free[order]--;
-	p->flags &= ~PG_buddy;
-	p->order = 0;
+	__atomic_store_n(&p->flags, p->flags & ~PG_buddy, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->order, 0, __ATOMIC_RELAXED);
 }
 
 /*
