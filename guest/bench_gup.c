@@ -26,6 +26,12 @@
  *   gup_write=on   FOLL_WRITE (default on, as gup_test)
  *   gup_touch=on   FOLL_TOUCH (default as Linux: on for get, whose
  *                  get_user_pages() adds it, off for the pins)
+ *   gup_keep=K     what the pinner keeps: pages (default: the page
+ *                  array, released with unpin_user_pages()) or ranges
+ *                  (as io_uring keeps a registered buffer: the array is
+ *                  coalesced into runs of consecutive pages of one folio
+ *                  inside the timed get, and each run is released with
+ *                  unpin_user_page_range_dirty_lock(), one update a folio)
  *   cpus=K         CPUs doing it at once (default 1)
  */
 #include <stdlib.h>
@@ -48,6 +54,7 @@ struct gup_params {
 	unsigned long nr; /* pages per call, 0 = all */
 	enum gup_op op;
 	unsigned flags; /* FOLL_WRITE, FOLL_TOUCH, FOLL_LONGTERM */
+	bool ranges;	/* gup_keep=ranges */
 };
 
 /* An on/off key: *@out unchanged when absent. Return: 0 or -1. */
@@ -67,6 +74,7 @@ static int param_onoff(const char *key, bool *out)
 static int gup_params(struct gup_params *gp)
 {
 	const char *nr = cmdline_get(&cmdline, "gup_nr"), *op = cmdline_get(&cmdline, "gup_op");
+	const char *keep = cmdline_get(&cmdline, "gup_keep");
 	bool write = true, touch;
 
 	gp->nr = 65536;
@@ -83,6 +91,9 @@ static int gup_params(struct gup_params *gp)
 				      CMDLINE_GUP_OPS),
 			       -1;
 	}
+	if (keep && strcmp(keep, "pages") && strcmp(keep, "ranges"))
+		return printf("bench gup: gup_keep=%s: want pages or ranges\n", keep), -1;
+	gp->ranges = keep && !strcmp(keep, "ranges");
 	touch = gp->op == OP_GET || gp->op == OP_GET_FAST;
 	if (param_onoff("gup_write", &write) || param_onoff("gup_touch", &touch))
 		return -1;
@@ -136,6 +147,40 @@ static int gup_all(const struct gup_params *gp, struct mm *mm, unsigned long a, 
 	return 0;
 }
 
+/* A run of consecutive pages of one folio, as gup_keep=ranges keeps it. */
+struct gup_range {
+	struct page *page;
+	unsigned long nr;
+};
+
+/* pages[0 .. @n) as runs of consecutive pages of one folio, into @r (what
+ * io_uring's io_check_coalesce_buffer() builds). Return: the runs. */
+static unsigned long gup_coalesce(struct page **pages, unsigned long n, struct gup_range *r)
+{
+	unsigned long runs = 0;
+
+	for (unsigned long i = 0, k; i < n; i += k) {
+		struct page *p = pages[i];
+		struct folio *f = page_folio(p);
+		unsigned long lim = folio_nr_pages(f) - (unsigned long)(p - &f->page);
+
+		if (lim > n - i)
+			lim = n - i;
+		for (k = 1; k < lim && pages[i + k] == p + k; k++)
+			;
+		r[runs++] = (struct gup_range){ p, k };
+	}
+	return runs;
+}
+
+/* Release what gup_coalesce() kept: one call per run. */
+static void gup_put_ranges(const struct gup_range *r, unsigned long runs, bool pins)
+{
+	for (unsigned long i = 0; i < runs; i++)
+		pins ? unpin_user_page_range_dirty_lock(r[i].page, r[i].nr, false)
+		     : put_user_page_range(r[i].page, r[i].nr);
+}
+
 /* One repetition's work for the CPUs: each gets (or pins) all of
  * [a, a + total pages) into its own array, so every CPU grabs the same
  * folios and their refcount cache lines are shared. */
@@ -144,6 +189,8 @@ struct gup_run {
 	struct mm *mm;
 	unsigned long a, total;
 	struct page **pages[NR_CPUS];
+	struct gup_range *ranges[NR_CPUS]; /* gup_keep=ranges */
+	unsigned long nranges[NR_CPUS];
 	int err[NR_CPUS]; /* gup_all()'s; a failed CPU has released its grabs */
 };
 
@@ -152,33 +199,49 @@ static void gup_cpu(unsigned cpu, void *arg)
 	struct gup_run *g = arg;
 
 	g->err[cpu] = gup_all(&g->gp, g->mm, g->a, g->total, g->pages[cpu]);
+	if (!g->err[cpu] && g->gp.ranges)
+		g->nranges[cpu] = gup_coalesce(g->pages[cpu], g->total, g->ranges[cpu]);
 }
 
 static void put_cpu(unsigned cpu, void *arg)
 {
 	struct gup_run *g = arg;
 
-	if (!g->err[cpu])
+	if (g->err[cpu])
+		return;
+	if (g->gp.ranges)
+		gup_put_ranges(g->ranges[cpu], g->nranges[cpu], op_pins(g->gp.op));
+	else
 		op_pins(g->gp.op) ? unpin_user_pages(g->pages[cpu], g->total)
 				  : put_user_pages(g->pages[cpu], g->total);
 }
 
-/* A page array of @total entries for each of CPUs 0 .. @ncpus - 1, kept
- * from one repetition to the next. Return: 0 or -1 (no memory). */
+/* *@buf with room for @n entries of @size bytes, kept from one repetition
+ * to the next (*@cap entries). Return: 0 or -1 (no memory). */
+static int gup_array(void **buf, unsigned long *cap, unsigned long n, size_t size)
+{
+	if (*cap >= n)
+		return 0;
+	free(*buf);
+	*buf = malloc(n * size);
+	*cap = *buf ? n : 0;
+	return *buf ? 0 : -1;
+}
+
+/* A page array of @total entries for each of CPUs 0 .. @ncpus - 1 (and
+ * as many ranges for gup_keep=ranges). Return: 0 or -1 (no memory). */
 static int gup_arrays(struct gup_run *g, unsigned ncpus)
 {
-	static struct page **pages[NR_CPUS];
-	static unsigned long cap[NR_CPUS];
+	static void *pages[NR_CPUS], *ranges[NR_CPUS];
+	static unsigned long cap[NR_CPUS], rcap[NR_CPUS];
 
 	for (unsigned i = 0; i < ncpus; i++) {
-		if (cap[i] < g->total) {
-			free(pages[i]);
-			pages[i] = malloc(g->total * sizeof(*pages[i]));
-			cap[i] = pages[i] ? g->total : 0;
-			if (!pages[i])
-				return -1;
-		}
+		if (gup_array(&pages[i], &cap[i], g->total, sizeof(struct page *)) ||
+		    (g->gp.ranges &&
+		     gup_array(&ranges[i], &rcap[i], g->total, sizeof(struct gup_range))))
+			return -1;
 		g->pages[i] = pages[i];
+		g->ranges[i] = ranges[i];
 	}
 	return 0;
 }

@@ -139,18 +139,21 @@ static void put_refs(const char *func, struct folio *f, int nr, int unpins)
 }
 
 /*
- * put_refs_fast - put_refs(@func, @f, @nr, 0) when its checks pass in the
- * common case, with the same checks as one masked test and two compares:
- * a live folio that keeps references after the put (ref > nr > 0, so
- * check_freeable() has nothing to check yet). Return: false, having done
- * nothing, when put_refs() must decide.
+ * put_refs_fast - put_refs(@func, @f, @nr, @unpins) when its checks pass
+ * in the common case, with the same checks as one masked test and three
+ * compares: a live folio that keeps references after the put (ref > nr >
+ * 0, so check_freeable() has nothing to check yet) and has the @unpins
+ * pins. Return: false, having done nothing, when put_refs() must decide.
  */
-static inline bool put_refs_fast(const char *func, struct folio *f, int nr)
+static inline bool put_refs_fast(const char *func, struct folio *f, int nr, int unpins)
 {
 	int old, ref = folio_ref_count(f);
 
-	if ((page_flags(&f->page) & (PG_reserved | PG_tail | PG_buddy)) || nr <= 0 || ref <= nr)
+	if ((page_flags(&f->page) & (PG_reserved | PG_tail | PG_buddy)) || nr <= 0 || ref <= nr ||
+	    (unpins && unpins > folio_pincount(f)))
 		return false;
+	if (unpins)
+		__atomic_fetch_sub(&f->page.pincount, unpins, __ATOMIC_RELAXED);
 	old = __atomic_fetch_sub(&f->page.refcount, nr, __ATOMIC_ACQ_REL);
 	count_event(ref_updates, 1);
 	if (old <= nr)
@@ -210,13 +213,16 @@ void folio_unpin(struct folio *f, int nr)
 	if (nr <= 0 || nr > INT32_MAX / GUP_PIN_COUNTING_BIAS)
 		folio_bug("folio_unpin", f, "pin count out of range");
 	if (!folio_test_large(f)) {
+		/* The fast path's ref > nr * bias covers the check below. */
+		if (put_refs_fast("folio_unpin", f, nr * GUP_PIN_COUNTING_BIAS, 0))
+			return;
 		if (folio_ref_count(f) < nr * GUP_PIN_COUNTING_BIAS)
 			folio_bug("folio_unpin", f, "unpinning a folio that is not pinned");
-		if (!put_refs_fast("folio_unpin", f, nr * GUP_PIN_COUNTING_BIAS))
-			put_refs("folio_unpin", f, nr * GUP_PIN_COUNTING_BIAS, 0);
+		put_refs("folio_unpin", f, nr * GUP_PIN_COUNTING_BIAS, 0);
 		return;
 	}
-	put_refs("folio_unpin", f, nr, nr);
+	if (!put_refs_fast("folio_unpin", f, nr, nr))
+		put_refs("folio_unpin", f, nr, nr);
 }
 
 bool folio_try_grab(struct folio *f, int nr, bool pin)

@@ -88,4 +88,14 @@ void put_user_pages(struct page **pages, unsigned long n);
 void unpin_user_pages(struct page **pages, unsigned long n);
 void unpin_user_pages_dirty_lock(struct page **pages, unsigned long n, bool make_dirty);
 
+/*
+ * The same for @npages physically consecutive pages from @page, which
+ * may span folios: one update per folio, and no look at each page (Linux's
+ * unpin_user_page_range_dirty_lock(); io_uring keeps a buffer of large
+ * folios as such ranges and releases it this way). The range must be
+ * pages the caller got or pinned, each once.
+ */
+void put_user_page_range(struct page *page, unsigned long npages);
+void unpin_user_page_range_dirty_lock(struct page *page, unsigned long npages, bool make_dirty);
+
 #endif

@@ -35,18 +35,20 @@ void gup_put_folio(struct folio *folio, unsigned refs, unsigned flags)
 		folio_put_refs(folio, (int)refs);
 }
 
-/* Panic unless the @n pinned pages from @pages are still AnonExclusive
- * (see the top of this file). */
+/* Panic unless the pinned @page is still AnonExclusive (see the top of
+ * this file). */
+static void check_pinned_page(struct page *page)
+{
+	if ((page_folio(page)->page.flags & PG_anon) && !PageAnonExclusive(page))
+		panic("unpin_user_pages: pinned page pfn %#llx is not AnonExclusive: the "
+		      "pin no longer sees the page the process maps",
+		      (unsigned long long)page_to_pfn(page));
+}
+
 static void check_pinned_pages(struct page **pages, unsigned long n)
 {
-	for (unsigned long i = 0; i < n; i++) {
-		struct folio *f = page_folio(pages[i]);
-
-		if ((f->page.flags & PG_anon) && !PageAnonExclusive(pages[i]))
-			panic("unpin_user_pages: pinned page pfn %#llx is not AnonExclusive: the "
-			      "pin no longer sees the page the process maps",
-			      (unsigned long long)page_to_pfn(pages[i]));
-	}
+	for (unsigned long i = 0; i < n; i++)
+		check_pinned_page(pages[i]);
 }
 
 /*
@@ -96,6 +98,84 @@ static void release_pages(struct page **pages, unsigned long n, unsigned flags, 
 void gup_fast_unpin_pages(struct page **pages, unsigned long n)
 {
 	put_runs(pages, n, FOLL_PIN, false);
+}
+
+static void __attribute__((noinline)) check_pinned_range(struct page *page, unsigned long k)
+{
+	for (unsigned long i = 0; i < k; i++)
+		check_pinned_page(page + i);
+}
+
+/* Release @k pages from @page, all of folio @f. */
+static inline void release_in_folio(struct folio *f, struct page *page, unsigned long k,
+				    unsigned flags, bool make_dirty)
+{
+	if ((flags & FOLL_PIN) && mm_debug_vm)
+		check_pinned_range(page, k);
+	if (make_dirty)
+		page_set_flags(&f->page, PG_dirty);
+	gup_put_folio(f, (unsigned)k, flags);
+}
+
+/* The pages of @page's folio from @page on. */
+static inline unsigned long folio_pages_from(struct folio *f, const struct page *page)
+{
+	return folio_nr_pages(f) - page->head_offset;
+}
+
+/*
+ * release_range() of a range that spans folios. A folio's struct pages
+ * are adjacent; the next folio's first page is found through its PFN (the
+ * memmaps of two nodes need not be), looked up once, at the first
+ * boundary.
+ */
+static void __attribute__((noinline))
+release_folios(struct page *page, unsigned long npages, unsigned flags, bool make_dirty)
+{
+	uint64_t pfn = page_to_pfn(page);
+
+	for (;;) {
+		struct folio *f = page_folio(page);
+		unsigned long k = folio_pages_from(f, page);
+
+		if (k >= npages)
+			return release_in_folio(f, page, npages, flags, make_dirty);
+		release_in_folio(f, page, k, flags, make_dirty);
+		npages -= k;
+		pfn += k;
+		page = pfn_to_page(pfn);
+		if (!page)
+			panic("unpin_user_page_range: pfn %#llx is not RAM",
+			      (unsigned long long)pfn);
+	}
+}
+
+/* Release @npages (> 0) consecutive pages from @page, which may span
+ * folios: one update per folio. A range within one folio (the common
+ * case: io_uring keeps one per folio) is released inline. */
+static inline void release_range(struct page *page, unsigned long npages, unsigned flags,
+				 bool make_dirty)
+{
+	struct folio *f = page_folio(page);
+
+	if (folio_pages_from(f, page) >= npages)
+		release_in_folio(f, page, npages, flags, make_dirty);
+	else
+		release_folios(page, npages, flags, make_dirty);
+}
+
+void put_user_page_range(struct page *page, unsigned long npages)
+{
+	if (!npages)
+		return;
+	release_range(page, npages, FOLL_GET, false);
+}
+
+void unpin_user_page_range_dirty_lock(struct page *page, unsigned long npages, bool make_dirty)
+{
+	if (!npages)
+		return;
+	release_range(page, npages, FOLL_PIN, make_dirty);
 }
 
 void put_user_pages(struct page **pages, unsigned long n)

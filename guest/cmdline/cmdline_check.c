@@ -60,6 +60,7 @@ static const struct key_rule rules[] = {
 	{ "gup_op", K_CHOICE, CMDLINE_GUP_OPS },
 	{ "gup_write", K_ONOFF, "bench gup: FOLL_WRITE, on or off (default on)" },
 	{ "gup_touch", K_ONOFF, "bench gup: FOLL_TOUCH, on or off (default on for get)" },
+	{ "gup_keep", K_CHOICE, CMDLINE_GUP_KEEPS },
 	/* Set by ptelab itself: what the guest's clock is and who runs it. */
 	{ "ptelab.clock", K_TEXT, "set by ptelab: the clock (icount, host, kvm, tcg)" },
 	{ "ptelab.backend", K_TEXT, "set by ptelab: the backend" },

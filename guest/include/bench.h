@@ -57,8 +57,10 @@ struct bench_rep {
 typedef int (*bench_rep_fn)(const struct folio_size *fs, const struct bench_rep *r,
 			    const struct bench_params *p);
 
-void bench_start(void);
-void bench_stop(void);
+/* Never inlined: tests/bench/iprof.sh finds the timed window by the
+ * addresses of these two functions. */
+__attribute__((noinline)) void bench_start(void);
+__attribute__((noinline)) void bench_stop(void);
 
 struct bench {
 	const char *name;

@@ -143,6 +143,8 @@ bool cmdline_run_every_node(const struct cmdline *cl);
 
 /* The gup_op= choices, comma-separated (bench_gup.c's order). */
 #define CMDLINE_GUP_OPS "get,pin,longterm,get-fast,pin-fast"
+/* The gup_keep= choices: what bench gup keeps of its pins, default first. */
+#define CMDLINE_GUP_KEEPS "pages,ranges"
 
 /* Print every key the user may give, one line each, to @out. */
 void cmdline_print_keys(FILE *out);

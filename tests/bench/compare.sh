@@ -9,7 +9,9 @@
 # repetitions (default 3; the median), ptelab one (icount is exact).
 # OPTS=tuned (default: mitigations=off init_on_alloc=0) or debian (the
 # distribution's defaults). BENCH: fault,zap,mprotect,fork,migrate,
-# move_pages,gup (gup also times the unpin, as gup_put).
+# move_pages,gup (gup also times the unpin, as gup_put). ptelab's gup runs
+# with gup_keep=ranges: like io_uring, it keeps the pins as runs of one
+# folio (coalesced inside the timed get) and releases a run at a time.
 #
 # Writes build/compare/<time>/: linux-ARCH-KERNEL.log and ptelab-ARCH.log
 # (the consoles), results.csv (every RESULT line, ptelab --csv's schema),
@@ -57,7 +59,8 @@ for a in $ARCHES; do
 	done
 	if [ -n "$pt_benches" ]; then
 		"$PTELAB" --arch "$a" --accel icount --mem "$LX_MEM" --nodes "$LX_NODES" --quiet \
-			"run=$pt_benches" "size=$SIZE" reps=1 "folios=$FOLIOS" >"$OUT/ptelab-$a.log" 2>&1 ||
+			"run=$pt_benches" "size=$SIZE" reps=1 "folios=$FOLIOS" gup_keep=ranges \
+			>"$OUT/ptelab-$a.log" 2>&1 ||
 			echo "compare: ptelab $a exited $?: $(tail -n 3 "$OUT/ptelab-$a.log" | tr '\n' '|')"
 	fi
 	wait

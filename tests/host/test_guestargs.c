@@ -40,6 +40,7 @@ TEST(good_words_pass)
 	CHECK_EQ(check("--mem 2G run=bench:zap size=64 reps=1 folios=64K caps=1,4,16,max"), 0);
 	CHECK_EQ(check("run=bench folios=4K,16K,32K,64K,128K,256K,512K,1M,2M-pte,2M-pmd"), 0);
 	CHECK_EQ(check("run=bench:gup gup_op=pin-fast gup_nr=0 gup_write=off gup_touch=on"), 0);
+	CHECK_EQ(check("run=bench:gup_put gup_keep=ranges"), 0);
 	CHECK_EQ(check("run=ptdump batch=1 zap=max mprotect=3 fork=16 gup_grab=2 migrate=max"), 0);
 	CHECK_EQ(check("--arch arm64 run=hello contpte=off gup_walk=on"), 0);
 	CHECK_EQ(check("--backend host --arch arm64 run=bench:zap contpte=on"), 0);
@@ -58,6 +59,7 @@ TEST(bad_words_refused)
 	refused("run=bench:gup gup_op=foo", "gup_op=foo: want one of get,pin,longterm");
 	refused("run=bench:gup gup_nr=-1", "gup_nr=-1: want 0..16777216");
 	refused("run=bench:gup gup_write=yes", "gup_write=yes: want on or off");
+	refused("run=bench:gup_put gup_keep=folios", "gup_keep=folios: want one of pages,ranges");
 	refused("run=bench size=3", "size=3: want an even number of MiB");
 	refused("run=bench size=abc", "size=abc");
 	refused("run=bench reps=65", "reps=65: want a number 1..64");

@@ -421,6 +421,63 @@ TEST(unpin_dirty_marks_the_folios_dirty)
 	}
 }
 
+/* The length of the run of physically consecutive pages at @pages[i]
+ * (ranges may span folios), at most @n - @i. */
+static unsigned long phys_run(struct page **pages, unsigned long i, unsigned long n)
+{
+	unsigned long k = 1;
+
+	while (i + k < n && page_to_pfn(pages[i + k]) == page_to_pfn(pages[i]) + k)
+		k++;
+	return k;
+}
+
+/*
+ * put_user_page_range() and unpin_user_page_range_dirty_lock() over 1000
+ * pages that start and end inside a folio, released as runs of physically
+ * consecutive pages: one refcount update per folio even where a run spans
+ * folios, every count back, the folios dirty exactly when asked (the
+ * per-page AnonExclusive check of mm_debug_vm runs on each pinned page).
+ */
+TEST(range_release_is_one_update_per_folio)
+{
+	static const unsigned orders[] = { 0, 4, 9 };
+	unsigned long spans = 0; /* runs that span folios */
+
+	for (int o = 0; o < 3; o++)
+		for (int how = 0; how < 3; how++) { /* get, pin, pin + dirty */
+			struct mm *mm = begin();
+			unsigned long len = 8ul << 20, n = 1000, folios = 0;
+			unsigned long a = test_mmap(mm, len, RW | VM_NOHUGEPMD, ORDERS(orders[o]));
+			unsigned long va = a + 5 * PAGE_SIZE;
+			struct mm_counters c0, d;
+
+			WHERE("order %u, %s", orders[o],
+			      how ? how == 2 ? "pin + dirty" : "pin" : "get");
+			W_CHECK_EQ(mm_touch(mm, a, len, false), 0);
+			W_CHECK_EQ(how ? pin_user_pages(mm, va, n, FOLL_WRITE, pages)
+				       : get_user_pages(mm, va, n, FOLL_WRITE, pages),
+				   (long)n);
+			for (unsigned long i = 0; i < n; i++)
+				folios += !i || page_folio(pages[i]) != page_folio(pages[i - 1]);
+			c0 = mm_counters_read();
+			for (unsigned long i = 0, k; i < n; i += k) {
+				k = phys_run(pages, i, n);
+				spans += page_folio(pages[i]) != page_folio(pages[i + k - 1]);
+				how ? unpin_user_page_range_dirty_lock(pages[i], k, how == 2)
+				    : put_user_page_range(pages[i], k);
+			}
+			d = counters_since(&c0);
+			W_CHECK_EQ(d.ref_updates, folios);
+			W_CHECK_EQ(gup_refs_left(mm, a, len), 0);
+			for (unsigned long i = 0; i < n; i++)
+				W_CHECK_EQ(!!(page_folio(pages[i])->page.flags & PG_dirty),
+					   how == 2);
+			end(mm);
+		}
+	CHECK(spans > 0); /* the allocator hands out adjacent small folios */
+}
+
 /* Are all @n entries from @a dirty? */
 static bool all_ptes_dirty(struct mm *mm, unsigned long a, unsigned n)
 {
@@ -467,4 +524,4 @@ TEST_SUITE(gup, pins_and_gets_count_as_linux_does, missing_pages_are_faulted_in,
 	   rw_pin_then_fork_then_writes_on_both_sides, pin_fork_unpin_in_every_order,
 	   errors_leave_nothing_held, request_into_a_hole_returns_short_count,
 	   full_refcount_is_enomem_or_short, unpin_dirty_marks_the_folios_dirty,
-	   touch_marks_accessed_and_dirty)
+	   range_release_is_one_update_per_folio, touch_marks_accessed_and_dirty)
