@@ -68,12 +68,14 @@ static void check_live(const char *func, const struct folio *f)
 }
 
 /* Panic if @f, about to lose its last reference with @unpins pins being
- * dropped, is still mapped or pinned. */
+ * dropped, is still mapped or pinned. The look at each page's own
+ * mapcount (which the folio's already sums) is mm_debug_vm's: it costs
+ * ten instructions a page on every free. */
 static void check_freeable(const char *func, const struct folio *f, int unpins)
 {
 	if (folio_mapcount(f) || folio_entire_mapcount(f))
 		folio_bug(func, f, "freeing a mapped folio");
-	for (unsigned long i = 0; i < folio_nr_pages(f); i++)
+	for (unsigned long i = 0; mm_debug_vm && i < folio_nr_pages(f); i++)
 		if (page_mapcount(folio_page((struct folio *)f, i)))
 			folio_bug(func, f, "freeing a folio with a mapped page");
 	if (folio_pincount(f) - unpins)

@@ -219,25 +219,34 @@ struct folio *folio_alloc_orders(int nid, unsigned long orders, unsigned flags)
 	return NULL;
 }
 
+/* Reset a freed struct page: every field stored directly (a struct copy
+ * from a blank template is twice the instructions, and this runs for
+ * every page freed). Its refcount is written atomically: a lockless
+ * walker (gup-fast) may be reading it, and must see 0 or the old count,
+ * never a torn value (its folio_try_grab() then fails). */
+_Static_assert(sizeof(struct page) == 48 && sizeof(struct list_head) == 16,
+	       "page_blank() stores each field of struct page: add the new one");
+static void page_blank(struct page *p, uint32_t flags, uint8_t node)
+{
+	p->flags = flags;
+	p->order = 0;
+	p->node = node;
+	p->pad = 0;
+	p->head_offset = 0;
+	__atomic_store_n(&p->refcount, 0, __ATOMIC_RELAXED);
+	p->mapcount = 0;
+	p->entire_mapcount = 0;
+	p->large_mapcount = 0;
+	p->pincount = 0;
+	p->lru.next = NULL; /* the union: lru, or a table's ptl */
+	p->lru.prev = NULL;
+}
+
 /*
  * folio_free - blank every page of @f (poisoning its memory when
  * mm_debug_poison is set) and merge it into the free lists.
  * Context: refcount is zero; folio.c checked it is unmapped and unpinned.
  */
-/* Reset a freed struct page. Its refcount is written atomically: a
- * lockless walker (gup-fast) may be reading it, and must see 0 or the
- * old count, never a torn value (its folio_try_grab() then fails). */
-static void page_blank(struct page *p, uint32_t flags, uint8_t node)
-{
-	const struct page b = { .flags = flags, .node = node };
-	const size_t rc = __builtin_offsetof(struct page, refcount),
-		     rc_end = rc + sizeof(p->refcount);
-
-	memcpy(p, &b, rc);
-	memcpy((char *)p + rc_end, (const char *)&b + rc_end, sizeof(b) - rc_end);
-	__atomic_store_n(&p->refcount, 0, __ATOMIC_RELAXED);
-}
-
 void folio_free(struct folio *f)
 {
 	struct pglist *pg = page_pglist(&f->page);

@@ -340,14 +340,19 @@ int walk_page_range(struct mm *mm, unsigned long start, unsigned long end,
 
 /* ---- freeing empty tables ------------------------------------------------- */
 
-static bool table_empty(const void *table)
+/* Every entry ORed, eight an iteration with no exit in between: a table
+ * that is freed is read whole anyway, and this is under two instructions
+ * an entry instead of four. (Not vectorized: GCC's x86_64 vector code
+ * for it shuffles more than it ORs.) */
+static bool __attribute__((optimize("no-tree-vectorize"))) table_empty(const void *table)
 {
 	const uint64_t *e = table;
+	uint64_t any = 0;
 
-	for (int i = 0; i < PTRS_PER_TABLE; i++)
-		if (e[i])
-			return false;
-	return true;
+	for (int i = 0; i < PTRS_PER_TABLE; i += 8)
+		any |= e[i] | e[i + 1] | e[i + 2] | e[i + 3] | e[i + 4] | e[i + 5] | e[i + 6] |
+		       e[i + 7];
+	return !any;
 }
 
 static struct page *table_page(const void *table)

@@ -30,7 +30,7 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	if ($c["backend"] == "linux") {
 		k = $c["version"] ~ /^6\.12\./ ? "6.12" : $c["version"] ~ /^6\.1\./ ? "6.1" : $c["version"]
 		kernels[k] = 1
-		ver[k] = $c["version"]
+		ver[a, k] = $c["version"]
 		if (b == "fork_bare") { bare[a, k] = pp; next }
 		# User space, the same on every kernel: the least disturbed.
 		if (b ~ /^copy_movs/) { if (!((a, b) in rep) || pp < rep[a, b]) rep[a, b] = pp; next }
@@ -57,7 +57,7 @@ END {
 	print "arch,bench,folio,linux_6.1,linux_6.12,ptelab_cap1,ptelab_batched,best_linux,linux_over_ptelab,ahead,note" > tcsv
 	printf "" > ttxt
 	for (a in arches) {
-		printf "%s, guest instructions per 4 KiB page (icount); Linux: 6.1 = %s, 6.12 = %s\n", a, ver["6.1"] ? ver["6.1"] : "-", ver["6.12"] ? ver["6.12"] : "-" >> ttxt
+		printf "%s, guest instructions per 4 KiB page (icount); Linux: 6.1 = %s, 6.12 = %s\n", a, (a, "6.1") in ver ? ver[a, "6.1"] : "-", (a, "6.12") in ver ? ver[a, "6.12"] : "-" >> ttxt
 		printf "  fork is net of the bare fork (6.1: %.0f, 6.12: %.0f instructions in all)\n", bare[a, "6.1"] * pages[a], bare[a, "6.12"] * pages[a] >> ttxt
 		if ((a, "copy_movsq") in rep)
 			printf "  a page copied there and back as QEMU counts it: rep movsq %.0f (6.1), rep movsb %.0f (6.12)\n", rep[a, "copy_movsq"], rep[a, "copy_movsb"] >> ttxt
