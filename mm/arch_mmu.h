@@ -23,6 +23,10 @@ void arch_switch_mm(struct mm *mm, uint64_t pgd_phys);
  * the arch keeps it in the same root). */
 void arch_pgd_init(void *pgd);
 
+/* Copy @nr pages from @from to @to (kernel addresses, page-aligned, not
+ * overlapping) the arch's fastest way: Linux's copy_page(). */
+void arch_copy_pages(void *to, const void *from, unsigned long nr);
+
 /*
  * arch_copy_user - copy to (@write) or from the current mm's user address
  * @uaddr with real loads and stores (the host: through its software MMU);

@@ -93,7 +93,7 @@ static int wp_copy(struct vma *vma, unsigned long addr, pte_t *ptep, struct page
 
 	if (!dst)
 		return -ENOMEM;
-	memcpy(page_address(&dst->page), page_address(page), PAGE_SIZE);
+	arch_copy_pages(page_address(&dst->page), page_address(page), 1);
 	count_event(folio_copies, 1);
 	count_event(cow_copies, 1);
 	folio_prepare_anon(dst);

@@ -203,7 +203,7 @@ static void copy_one_page(struct fork_ctx *c, struct vma *dv, unsigned long addr
 {
 	struct folio *n = take_copy(c, 0);
 
-	memcpy(page_address(&n->page), page_address(page), PAGE_SIZE);
+	arch_copy_pages(page_address(&n->page), page_address(page), 1);
 	count_event(folio_copies, 1);
 	folio_prepare_anon(n);
 	folio_add_rmap_ptes(n, &n->page, 1);
@@ -310,7 +310,7 @@ static void copy_pinned_huge_pmd(struct fork_ctx *c, struct vma *dv, pmd_t pmd, 
 
 	if (pmd_none(pmdp_get(dpmd))) {
 		n = take_copy(c, 1);
-		memcpy(page_address(&n->page), page_address(head), PMD_SIZE);
+		arch_copy_pages(page_address(&n->page), page_address(head), PTRS_PER_TABLE);
 		count_event(folio_copies, PTRS_PER_TABLE);
 		folio_prepare_anon(n);
 		folio_add_rmap_pmd(n);

@@ -335,12 +335,12 @@ static void migrate_copy(struct migrate_item *it, struct folio **pieces)
 	uint32_t keep = f->page.flags & (PG_anon | PG_dirty | PG_referenced);
 
 	if (it->dst) {
-		memcpy(page_address(&it->dst->page), page_address(&f->page), n * PAGE_SIZE);
+		arch_copy_pages(page_address(&it->dst->page), page_address(&f->page), n);
 		page_set_flags(&it->dst->page, keep);
 	} else {
 		for (unsigned long i = 0; i < n; i++) {
-			memcpy(page_address(&pieces[i]->page), page_address(folio_page(f, i)),
-			       PAGE_SIZE);
+			arch_copy_pages(page_address(&pieces[i]->page),
+					page_address(folio_page(f, i)), 1);
 			page_set_flags(&pieces[i]->page, keep);
 		}
 	}

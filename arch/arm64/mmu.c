@@ -114,6 +114,12 @@ void arch_switch_mm(struct mm *mm, uint64_t pgd_phys)
 }
 
 /* The kernel half is TTBR1's: a user pgd needs nothing from it. */
+/* newlib's memcpy: load/store pairs, as Linux's arm64 copy_page(). */
+void arch_copy_pages(void *to, const void *from, unsigned long nr)
+{
+	memcpy(to, from, nr * PAGE_SIZE);
+}
+
 void arch_pgd_init(void *pgd)
 {
 	(void)pgd;

@@ -5,6 +5,8 @@
  * would hold it, and flushes the whole TLB as the guest's switch does (no
  * ASIDs). The kernel half needs no sharing. (arch_mm_init is in setup.c.)
  */
+#include <string.h>
+
 #include "kernel.h"
 #include "mm.h"
 
@@ -26,6 +28,11 @@ void arch_switch_mm(struct mm *mm, uint64_t pgd_phys)
 {
 	host_tlb_switch(mm, pgd_phys);
 	__atomic_fetch_add(&host_mm_switches, 1, __ATOMIC_RELAXED);
+}
+
+void arch_copy_pages(void *to, const void *from, unsigned long nr)
+{
+	memcpy(to, from, nr * PAGE_SIZE);
 }
 
 void arch_pgd_init(void *pgd)

@@ -103,6 +103,16 @@ static void mmu_cpu_init_on(unsigned cpu, void *arg)
 		x86_mmu_cpu_init();
 }
 
+/* rep movsq, as Linux's copy_page() on CPUs without fast rep movsb. (QEMU
+ * counts each of its iterations as one instruction: 512 a page, against
+ * about 1260 for newlib's memcpy loop; see docs/linux.md.) */
+void arch_copy_pages(void *to, const void *from, unsigned long nr)
+{
+	unsigned long words = nr * (PAGE_SIZE / 8);
+
+	__asm__ volatile("rep movsq" : "+D"(to), "+S"(from), "+c"(words) : : "memory");
+}
+
 void arch_pgd_init(void *pgd)
 {
 	pgd_t *p = pgd;

@@ -11,9 +11,10 @@
 # not compared; "~" = migrate/move_pages whose way back split the folios
 # (6.12): twice the way there; "n/a" = no such row (6.1 has no mTHP).
 # "ahead": ptelab batched below the cheaper kernel. Notes: x86_64
-# migrate/move_pages ("copy differs") and fault ("zeroing differs"):
-# Linux copies and clears pages with rep movs/stos, which QEMU counts per
-# iteration; gup/gup_put ("Linux: io_uring"): the
+# migrate/move_pages ("6.12 copies with rep movsb"): QEMU counts a rep
+# string per iteration, and 6.12 copies a page with rep movsb (4096),
+# ptelab and 6.1 with rep movsq (512); fault ("zeroing differs"): Linux
+# clears pages with rep stos, ptelab with memset; gup/gup_put ("Linux: io_uring"): the
 # pin is io_uring's buffer registration, with its own per-page work
 # (docs/linux.md).
 DIR=$1
@@ -75,7 +76,7 @@ END {
 				p1 = (a, b, f) in P1 ? P1[a, b, f] : ""
 				ratio = best != "" && pb != "" && pb > 0 ? sprintf("%.2f", best / pb) : ""
 				ahead = ratio == "" ? "-" : best > pb ? "ahead" : "BEHIND"
-				note = a == "x86_64" && (b == "migrate" || b == "move_pages") ? "copy differs" : ""
+				note = a == "x86_64" && (b == "migrate" || b == "move_pages") ? "6.12 copies with rep movsb" : ""
 				if (a == "x86_64" && b == "fault") note = "zeroing differs"
 				if (b ~ /^gup/) note = "Linux: io_uring"
 				printf "  %-10s %-7s %9s %9s %9s %9s %8s %s%s\n", b, f, t61, t612,
