@@ -47,7 +47,7 @@ taskset -c "$cpu" "$TOP/build/compare/$a/lbench" "bench=$lb,fork_bare,copy" "fol
 	"size=$SIZE" "reps=$REPS" clock=host "knobs=$knobs" >"$OUT/linux-native.log" 2>&1
 pt=$(echo "$BENCH" | sed 's/\([a-z_]*\)/bench:\1/g; s/bench:gup/bench:gup,bench:gup_put/')
 taskset -c "$cpu" "$PTELAB" --backend host --arch "$a" --mem 2G --nodes 2 --quiet "run=$pt" "size=$SIZE" \
-	"reps=$REPS" "folios=$folios" >"$OUT/ptelab-host.log" 2>&1
+	"reps=$REPS" "folios=$folios" gup_keep=ranges >"$OUT/ptelab-host.log" 2>&1
 cat "$OUT/linux-native.log" "$OUT/ptelab-host.log" | "$TOP/build/results-csv" >"$OUT/results.csv" ||
 	{ echo "native: no RESULT lines"; exit 1; }
 awk -F, -v pages=$((SIZE * 256)) '
