@@ -221,14 +221,14 @@ struct folio *folio_alloc_orders(int nid, unsigned long orders, unsigned flags)
 
 /* Reset a freed struct page: every field stored directly (a struct copy
  * from a blank template is twice the instructions, and this runs for
- * every page freed). Its refcount is written atomically: a lockless
- * walker (gup-fast) may be reading it, and must see 0 or the old count,
- * never a torn value (its folio_try_grab() then fails). */
+ * every page freed). Its flags and refcount are written atomically: a
+ * lockless walker (gup-fast) may be reading them, and must see 0 or the
+ * old count, never a torn value (its folio_try_grab() then fails). */
 _Static_assert(sizeof(struct page) == 48 && sizeof(struct list_head) == 16,
 	       "page_blank() stores each field of struct page: add the new one");
 static void page_blank(struct page *p, uint32_t flags, uint8_t node)
 {
-	p->flags = flags;
+	__atomic_store_n(&p->flags, flags, __ATOMIC_RELAXED); /* gup-fast reads them too */
 	p->order = 0;
 	p->node = node;
 	p->pad = 0;

@@ -128,9 +128,26 @@ void contpte_try_fold(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte)
 	contpte_convert(mm, addr, ptep, pte_mkcont(pte));
 }
 
+/*
+ * A run shorter than a block whose two end entries are in no block: no
+ * entry of it is (a block inside it would make it longer than a block),
+ * so it needs no unfold, and no fold (a fold needs a whole block). Every
+ * run of a folio below 64 KiB is such a run: the three batched hooks
+ * below test it first, before the edge and block work.
+ */
+static bool run_plain(pte_t *ptep, unsigned nr)
+{
+	return nr < CONT_PTES && !pte_cont(__ptep_get(ptep)) &&
+	       !pte_cont(__ptep_get(ptep + nr - 1));
+}
+
 void contpte_set_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte, unsigned nr)
 {
 	pte = pte_mknoncont(pte);
+	if (run_plain(ptep, nr)) {
+		set_run(ptep, pte, nr);
+		return;
+	}
 	contpte_unfold_edges(mm, addr, ptep, nr);
 	if (nr == 1) {
 		set_pte(ptep, pte);
@@ -181,7 +198,7 @@ pte_t contpte_clear_full_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, un
 {
 	pte_t pte = __ptep_get(ptep);
 
-	if (!full) {
+	if (!full && !run_plain(ptep, nr)) {
 		contpte_unfold_edges(mm, addr, ptep, nr);
 		pte = __ptep_get(ptep);
 	}
@@ -196,7 +213,8 @@ pte_t contpte_clear_full_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, un
  * flush makes the change visible. */
 void contpte_wrprotect_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr)
 {
-	contpte_unfold_edges(mm, addr, ptep, nr);
+	if (!run_plain(ptep, nr))
+		contpte_unfold_edges(mm, addr, ptep, nr);
 	for (unsigned i = 0; i < nr; i++)
 		set_pte(ptep + i, pte_wrprotect(__ptep_get(ptep + i)));
 }
