@@ -228,14 +228,20 @@ bool cmdline_run_every_node(const struct cmdline *cl)
 	return false;
 }
 
+/* The choice a K_CHOICE key takes when it is absent (bench_gup.c's). */
+static const char *choice_default(const char *key)
+{
+	return !strcmp(key, "gup_op") ? "longterm" : !strcmp(key, "gup_keep") ? "pages" : "-";
+}
+
 void cmdline_print_keys(FILE *out)
 {
 	for (int i = 0; i < NR_RULES; i++) {
 		if (!strncmp(rules[i].key, "ptelab.", 7))
 			continue;
 		if (rules[i].kind == K_CHOICE)
-			fprintf(out, "  %-10s bench gup: one of %s (default longterm)\n",
-				rules[i].key, rules[i].help);
+			fprintf(out, "  %-10s bench gup: one of %s (default %s)\n", rules[i].key,
+				rules[i].help, choice_default(rules[i].key));
 		else
 			fprintf(out, "  %-10s %s\n", rules[i].key, rules[i].help);
 	}
