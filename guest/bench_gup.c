@@ -49,6 +49,8 @@ static const char *const variants_gup[] = { "unbatched", "walk", "walk+grab", NU
 
 enum gup_op { OP_GET, OP_PIN, OP_LONGTERM, OP_GET_FAST, OP_PIN_FAST, NR_OPS };
 static const char *const op_names[] = { "get", "pin", "longterm", "get-fast", "pin-fast" };
+enum gup_keep { KEEP_PAGES, KEEP_RANGES, NR_KEEPS };
+static const char *const keep_names[] = { "pages", "ranges" };
 
 struct gup_params {
 	unsigned long nr; /* pages per call, 0 = all */
@@ -70,30 +72,42 @@ static int param_onoff(const char *key, bool *out)
 	return 0;
 }
 
+/* A key that is one of @n @names (@list: them, comma-separated), @dflt
+ * when absent: its index in *@out. Return: 0, or -1 with the reason
+ * printed. */
+static int param_choice(const char *key, const char *const *names, int n, const char *dflt,
+			const char *list, int *out)
+{
+	const char *v = cmdline_get(&cmdline, key);
+
+	if (!v)
+		v = dflt;
+	for (*out = 0; *out < n && strcmp(v, names[*out]); ++*out)
+		;
+	if (*out == n)
+		return printf("bench gup: %s=%s: want one of %s\n", key, v, list), -1;
+	return 0;
+}
+
 /* Read the gup_* keys. Return: 0, or -1 with the reason printed. */
 static int gup_params(struct gup_params *gp)
 {
-	const char *nr = cmdline_get(&cmdline, "gup_nr"), *op = cmdline_get(&cmdline, "gup_op");
-	const char *keep = cmdline_get(&cmdline, "gup_keep");
+	const char *nr = cmdline_get(&cmdline, "gup_nr");
 	bool write = true, touch;
+	int op, keep;
 
 	gp->nr = 65536;
-	gp->op = OP_LONGTERM;
 	if (nr && (cmdline_uint(nr) < 0 || cmdline_uint(nr) > (1 << 24)))
 		return printf("bench gup: gup_nr=%s: want 0..16777216 pages\n", nr), -1;
 	if (nr)
 		gp->nr = (unsigned long)cmdline_uint(nr);
-	if (op) {
-		for (gp->op = 0; gp->op < NR_OPS && strcmp(op, op_names[gp->op]); gp->op++)
-			;
-		if (gp->op == NR_OPS)
-			return printf("bench gup: gup_op=%s: want one of %s\n", op,
-				      CMDLINE_GUP_OPS),
-			       -1;
-	}
-	if (keep && strcmp(keep, "pages") && strcmp(keep, "ranges"))
-		return printf("bench gup: gup_keep=%s: want pages or ranges\n", keep), -1;
-	gp->ranges = keep && !strcmp(keep, "ranges");
+	if (param_choice("gup_op", op_names, NR_OPS, CMDLINE_GUP_OP_DEFAULT, CMDLINE_GUP_OPS,
+			 &op) ||
+	    param_choice("gup_keep", keep_names, NR_KEEPS, CMDLINE_GUP_KEEP_DEFAULT,
+			 CMDLINE_GUP_KEEPS, &keep))
+		return -1;
+	gp->op = (enum gup_op)op;
+	gp->ranges = keep == KEEP_RANGES;
 	touch = gp->op == OP_GET || gp->op == OP_GET_FAST;
 	if (param_onoff("gup_write", &write) || param_onoff("gup_touch", &touch))
 		return -1;
@@ -162,7 +176,7 @@ static unsigned long gup_coalesce(struct page **pages, unsigned long n, struct g
 	for (unsigned long i = 0, k; i < n; i += k) {
 		struct page *p = pages[i];
 		struct folio *f = page_folio(p);
-		unsigned long lim = folio_nr_pages(f) - (unsigned long)(p - &f->page);
+		unsigned long lim = folio_pages_from(f, p);
 
 		if (lim > n - i)
 			lim = n - i;

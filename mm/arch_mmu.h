@@ -1,7 +1,7 @@
 /*
- * arch_mmu.h - the MMU hooks every arch must provide to mm/, declared
- * once here and defined with these names in arch/<arch>/ (x86_64, arm64,
- * and the host simulation). Each <asm/mmu.h> includes this file and adds
+ * arch_mmu.h - the MMU hooks (and the page copy) every arch must provide
+ * to mm/, declared once here and defined with these names in arch/<arch>/
+ * (x86_64, arm64, and the host simulation). Each <asm/mmu.h> includes this file and adds
  * what is private to its arch (the instructions behind the hooks).
  */
 #ifndef MM_ARCH_MMU_H

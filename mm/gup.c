@@ -125,7 +125,7 @@ static inline unsigned gup_run_len(struct folio *folio, unsigned long addr, pte_
 static inline unsigned long gup_unshare_bound(struct folio *folio, struct page *page,
 					      unsigned long left, unsigned flags)
 {
-	unsigned long in_folio = folio_nr_pages(folio) - (unsigned long)(page - &folio->page);
+	unsigned long in_folio = folio_pages_from(folio, page);
 
 	if ((flags & (FOLL_PIN | FOLL_WRITE)) != FOLL_PIN || !folio_test_large(folio))
 		return left;

@@ -181,6 +181,12 @@ static inline struct page *folio_page(struct folio *folio, unsigned long n)
 	return &folio->page + n;
 }
 
+/* The pages of @folio from @page (one of its pages) to its end. */
+static inline unsigned long folio_pages_from(const struct folio *folio, const struct page *page)
+{
+	return (1ul << folio->page.order) - page->head_offset;
+}
+
 static inline unsigned folio_order(const struct folio *f)
 {
 	return f->page.order;

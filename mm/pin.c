@@ -117,12 +117,6 @@ static inline void release_in_folio(struct folio *f, struct page *page, unsigned
 	gup_put_folio(f, (unsigned)k, flags);
 }
 
-/* The pages of @page's folio from @page on. */
-static inline unsigned long folio_pages_from(struct folio *f, const struct page *page)
-{
-	return folio_nr_pages(f) - page->head_offset;
-}
-
 /*
  * release_range() of a range that spans folios. A folio's struct pages
  * are adjacent; the next folio's first page is found through its PFN (the
@@ -150,14 +144,17 @@ release_folios(struct page *page, unsigned long npages, unsigned flags, bool mak
 	}
 }
 
-/* Release @npages (> 0) consecutive pages from @page, which may span
- * folios: one update per folio. A range within one folio (the common
- * case: io_uring keeps one per folio) is released inline. */
+/* Release @npages consecutive pages from @page, which may span folios:
+ * one update per folio. A range within one folio (the common case:
+ * io_uring keeps one per folio) is released inline. */
 static inline void release_range(struct page *page, unsigned long npages, unsigned flags,
 				 bool make_dirty)
 {
-	struct folio *f = page_folio(page);
+	struct folio *f;
 
+	if (!npages)
+		return;
+	f = page_folio(page);
 	if (folio_pages_from(f, page) >= npages)
 		release_in_folio(f, page, npages, flags, make_dirty);
 	else
@@ -166,15 +163,11 @@ static inline void release_range(struct page *page, unsigned long npages, unsign
 
 void put_user_page_range(struct page *page, unsigned long npages)
 {
-	if (!npages)
-		return;
 	release_range(page, npages, FOLL_GET, false);
 }
 
 void unpin_user_page_range_dirty_lock(struct page *page, unsigned long npages, bool make_dirty)
 {
-	if (!npages)
-		return;
 	release_range(page, npages, FOLL_PIN, make_dirty);
 }
 

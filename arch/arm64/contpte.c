@@ -141,6 +141,7 @@ static bool run_plain(pte_t *ptep, unsigned nr)
 	       !pte_cont(__ptep_get(ptep + nr - 1));
 }
 
+/* @nr > 1: set_ptes() writes one entry (and tries its fold) inline. */
 void contpte_set_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte, unsigned nr)
 {
 	pte = pte_mknoncont(pte);
@@ -149,11 +150,6 @@ void contpte_set_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte,
 		return;
 	}
 	contpte_unfold_edges(mm, addr, ptep, nr);
-	if (nr == 1) {
-		set_pte(ptep, pte);
-		contpte_try_fold(mm, addr, ptep, pte);
-		return;
-	}
 	while (nr) {
 		unsigned long next = (addr & CONT_PTE_MASK) + CONT_PTE_SIZE;
 		unsigned n = (next - addr) >> PAGE_SHIFT;

@@ -113,13 +113,13 @@ void arch_switch_mm(struct mm *mm, uint64_t pgd_phys)
 		__atomic_fetch_and(&prev->context.cpumask, ~bit, __ATOMIC_SEQ_CST);
 }
 
-/* The kernel half is TTBR1's: a user pgd needs nothing from it. */
 /* newlib's memcpy: load/store pairs, as Linux's arm64 copy_page(). */
 void arch_copy_pages(void *to, const void *from, unsigned long nr)
 {
 	memcpy(to, from, nr * PAGE_SIZE);
 }
 
+/* The kernel half is TTBR1's: a user pgd needs nothing from it. */
 void arch_pgd_init(void *pgd)
 {
 	(void)pgd;

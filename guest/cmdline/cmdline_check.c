@@ -228,10 +228,12 @@ bool cmdline_run_every_node(const struct cmdline *cl)
 	return false;
 }
 
-/* The choice a K_CHOICE key takes when it is absent (bench_gup.c's). */
+/* The choice a K_CHOICE key takes when it is absent (cmdline.h). */
 static const char *choice_default(const char *key)
 {
-	return !strcmp(key, "gup_op") ? "longterm" : !strcmp(key, "gup_keep") ? "pages" : "-";
+	return !strcmp(key, "gup_op")	  ? CMDLINE_GUP_OP_DEFAULT
+	       : !strcmp(key, "gup_keep") ? CMDLINE_GUP_KEEP_DEFAULT
+					  : "-";
 }
 
 void cmdline_print_keys(FILE *out)

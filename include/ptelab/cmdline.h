@@ -141,10 +141,13 @@ bool cmdline_run_every_node(const struct cmdline *cl);
  * guest's NR_CPUS; ptelab --cpus has the same limit). */
 #define CMDLINE_CPUS_MAX 8
 
-/* The gup_op= choices, comma-separated (bench_gup.c's order). */
+/* The gup_op= choices, comma-separated (bench_gup.c's order), and the
+ * one taken when the key is absent. */
 #define CMDLINE_GUP_OPS "get,pin,longterm,get-fast,pin-fast"
-/* The gup_keep= choices: what bench gup keeps of its pins, default first. */
+#define CMDLINE_GUP_OP_DEFAULT "longterm"
+/* The gup_keep= choices (what bench gup keeps of its pins) and default. */
 #define CMDLINE_GUP_KEEPS "pages,ranges"
+#define CMDLINE_GUP_KEEP_DEFAULT "pages"
 
 /* Print every key the user may give, one line each, to @out. */
 void cmdline_print_keys(FILE *out);
