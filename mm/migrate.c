@@ -38,6 +38,7 @@
 #include "pte_batch.h"
 
 void (*migrate_unmapped_hook)(void);
+void (*migrate_checked_hook)(void);
 
 /* ---- queueing --------------------------------------------------------------- */
 
@@ -502,10 +503,13 @@ static long migrate_group(struct migrate_item *it, int n)
 
 	for (int k = 0; k < n; k++) {
 		it[k].status = migrate_prepare(&it[k]);
-		if (it[k].status)
+		if (it[k].status) {
 			page_clear_flags(&it[k].folio->page, PG_locked);
-		else
-			migrate_unmap(&it[k], defer);
+			continue;
+		}
+		if (migrate_checked_hook)
+			migrate_checked_hook();
+		migrate_unmap(&it[k], defer);
 	}
 	flush_set_flush(&fs);
 	if (migrate_unmapped_hook)

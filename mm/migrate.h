@@ -115,6 +115,10 @@ long queue_pages_range(struct mm *mm, unsigned long start, unsigned long end,
  * the migration entries are in place. NULL: none. */
 extern void (*migrate_unmapped_hook)(void);
 
+/* Tests: called once a folio passed migrate_prepare()'s reference check,
+ * before its unmap, so that another CPU's pin can land in between. */
+extern void (*migrate_checked_hook)(void);
+
 static inline void migrate_phase(bool queueing)
 {
 	if (migrate_phase_hook)
