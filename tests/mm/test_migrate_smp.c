@@ -128,6 +128,7 @@ static void race_one(unsigned s, bool slow, int batched)
 	       (unsigned long long)page_to_pfn(now), now->node, seen(r.page), v,
 	       now == r.page ? "" : ": THE PIN IS ON A PAGE THE MM NO LONGER MAPS");
 	CHECK(now == r.page);
+	CHECK_EQ(by_pmd, race_sizes[s].pmd); /* mapped back as it was */
 	CHECK_EQ(seen(r.page), v);
 	CHECK_EQ(r.migrate_ret, (long)pages); /* busy: every page of the folio stays */
 	CHECK_EQ(counters_since(&c0).pgmigrate_fail, pages);
