@@ -49,7 +49,7 @@
 #include "pte_batch.h"
 
 void (*migrate_unmapped_hook)(void);
-void (*migrate_checked_hook)(void);
+void (*migrate_window_hook)(enum migrate_window where, struct folio *folio);
 
 /* ---- queueing --------------------------------------------------------------- */
 
@@ -547,6 +547,18 @@ static void migrate_restore(struct migrate_item *it)
 	page_clear_flags(&it->folio->page, PG_locked);
 }
 
+/* After the group's flush: freeze and move @it's folio, or restore it. */
+static void migrate_finish(struct migrate_item *it)
+{
+	if (!migrate_freeze(it)) {
+		migrate_restore(it);
+		return;
+	}
+	if (migrate_window_hook)
+		migrate_window_hook(MIGRATE_FROZEN, it->folio);
+	migrate_move(it);
+}
+
 /* ---- the batch ---------------------------------------------------------------- */
 
 /* Count @it's outcome. Return: the pages that did not move. */
@@ -575,8 +587,8 @@ static long migrate_group(struct migrate_item *it, int n)
 			page_clear_flags(&it[k].folio->page, PG_locked);
 			continue;
 		}
-		if (migrate_checked_hook)
-			migrate_checked_hook();
+		if (migrate_window_hook)
+			migrate_window_hook(MIGRATE_CHECKED, it[k].folio);
 		migrate_unmap(&it[k], defer);
 	}
 	flush_set_flush(&fs);
@@ -586,12 +598,8 @@ static long migrate_group(struct migrate_item *it, int n)
 		unsigned long pages = folio_nr_pages(it[k].folio);
 		bool thp = folio_order(it[k].folio) == PMD_ORDER && it[k].dst;
 
-		if (!it[k].status) {
-			if (migrate_freeze(&it[k]))
-				migrate_move(&it[k]);
-			else
-				migrate_restore(&it[k]);
-		}
+		if (!it[k].status)
+			migrate_finish(&it[k]);
 		failed += migrate_account(&it[k], pages, thp);
 	}
 	return failed;

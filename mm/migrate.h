@@ -115,9 +115,12 @@ long queue_pages_range(struct mm *mm, unsigned long start, unsigned long end,
  * the migration entries are in place. NULL: none. */
 extern void (*migrate_unmapped_hook)(void);
 
-/* Tests: called once a folio passed migrate_prepare()'s reference check,
- * before its unmap, so that another CPU's pin can land in between. */
-extern void (*migrate_checked_hook)(void);
+/* Tests: called at two points of one folio's migration, so that another
+ * CPU's step can land there: MIGRATE_CHECKED once migrate_prepare()'s
+ * reference check passed, before the unmap; MIGRATE_FROZEN once the
+ * refcount is frozen, before the copy. NULL: none. */
+enum migrate_window { MIGRATE_CHECKED, MIGRATE_FROZEN };
+extern void (*migrate_window_hook)(enum migrate_window where, struct folio *folio);
 
 static inline void migrate_phase(bool queueing)
 {
