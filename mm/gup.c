@@ -317,26 +317,6 @@ static long follow_huge_pmd(struct gup_ctx *g, pmd_t pmd, unsigned long addr, un
 }
 
 /*
- * follow_pmd_leaf - follow_huge_pmd() on the entry at @pmdp, read again
- * under the page_table_lock: migration replaces a PMD leaf by a migration
- * entry under that lock and then freezes the folio's refcount, so a leaf
- * read under it is one whose folio can still be grabbed. Return: as
- * follow_huge_pmd(); 0 (fault, which waits for the migration) when the
- * leaf is gone.
- */
-static long follow_pmd_leaf(struct gup_ctx *g, pmd_t *pmdp, unsigned long addr, unsigned long end,
-			    struct page **pages)
-{
-	long ret = 0;
-
-	spin_lock(&g->mm->page_table_lock);
-	if (pmd_state(pmdp_get(pmdp)) == PMD_LEAF)
-		ret = follow_huge_pmd(g, pmdp_get(pmdp), addr, end, pages);
-	spin_unlock(&g->mm->page_table_lock);
-	return ret;
-}
-
-/*
  * follow_page_mask - one step at @addr: one descent to the pmd, then the
  * PMD leaf or the PTE table, up to @end or the PMD's end.
  * Return: pages taken, 0 = fault first (g->fault), or -ENOMEM.
@@ -355,7 +335,7 @@ static long follow_page_mask(struct gup_ctx *g, unsigned long addr, unsigned lon
 	case PMD_MIGRATION: /* the fault waits for the migration */
 		return 0;
 	case PMD_LEAF:
-		return follow_pmd_leaf(g, pmdp, addr, end, pages);
+		return follow_huge_pmd(g, pmdp_get(pmdp), addr, end, pages);
 	case PMD_TABLE:
 		break;
 	}
