@@ -536,7 +536,7 @@ static void migrate_restore(struct migrate_item *it)
 {
 	struct folio *dst = it->dst;
 
-	it->dst = it->folio;
+	it->dst = it->folio; /* remap onto the folio itself */
 	migrate_remap(it, NULL);
 	it->dst = dst;
 	if (dst)

@@ -69,8 +69,9 @@ static inline bool folio_shared_with_other_mm(struct folio *folio, struct mm *mm
 
 /*
  * migrate_batch - move every queued folio of @b: allocate its new folio,
- * unmap it everywhere with migration entries, flush, copy, remap, free
- * the old one. Sets each item's status, unlocks every folio, empties @b.
+ * unmap it everywhere with migration entries, flush, freeze its refcount
+ * (a reference besides the entries': map it back, -EBUSY), copy, remap,
+ * free the old one. Sets each item's status, unlocks every folio, empties @b.
  * Batching: caps.migrate_unmap (PTEs per unmap/remap run) and
  * caps.migrate_flush (folios per TLB flush). Counts pgmigrate_*.
  * Return: the pages that were not moved.

@@ -310,9 +310,10 @@ bool folio_try_grab(struct folio *f, int nr, bool pin);
  * folio_ref_freeze - set @f's refcount from exactly @count (> 0) to 0 in
  * one compare-and-exchange: while it is 0, folio_try_grab() takes nothing,
  * and a reference that was there before makes the exchange fail, so the
- * caller knows that no one but it holds the folio. Release: the caller's
- * earlier entry changes come before any failed grab that sees the 0;
- * acquire: what holders wrote before their puts is seen after it.
+ * caller knows that no one but it holds the folio (both are exchanges on
+ * the one count, so it orders them). Acquire and release: what holders
+ * wrote before their puts is seen after it, the caller's earlier stores
+ * (its migration entries) before it.
  * Return: whether the count was @count (one ref_update if so).
  * folio_ref_unfreeze - give a frozen @f @count references again.
  * folio_free_frozen - free a frozen @f (unmapped and unpinned: panics else).
