@@ -246,6 +246,35 @@ bool folio_try_grab(struct folio *f, int nr, bool pin)
 	return true;
 }
 
+bool folio_ref_freeze(struct folio *f, int count)
+{
+	int old = count;
+
+	check_live("folio_ref_freeze", f);
+	if (count <= 0)
+		folio_bug("folio_ref_freeze", f, "freezing at a non-positive count");
+	if (!__atomic_compare_exchange_n(&f->page.refcount, &old, 0, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED))
+		return false;
+	count_event(ref_updates, 1);
+	return true;
+}
+
+void folio_ref_unfreeze(struct folio *f, int count)
+{
+	if (folio_ref_count(f) || count <= 0)
+		folio_bug("folio_ref_unfreeze", f, "not frozen, or a non-positive count");
+	__atomic_store_n(&f->page.refcount, count, __ATOMIC_RELEASE);
+}
+
+void folio_free_frozen(struct folio *f)
+{
+	if (folio_ref_count(f) || (page_flags(&f->page) & (PG_reserved | PG_tail | PG_buddy)))
+		folio_bug("folio_free_frozen", f, "not a frozen folio");
+	check_freeable("folio_free_frozen", f, 0);
+	folio_free(f);
+}
+
 bool folio_maybe_dma_pinned(const struct folio *f)
 {
 	if (folio_test_large(f))

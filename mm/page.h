@@ -306,6 +306,23 @@ void folio_unpin(struct folio *f, int nr);
  * exchange on refcount. Return: whether they were taken (one ref_update). */
 bool folio_try_grab(struct folio *f, int nr, bool pin);
 
+/*
+ * folio_ref_freeze - set @f's refcount from exactly @count (> 0) to 0 in
+ * one compare-and-exchange: while it is 0, folio_try_grab() takes nothing,
+ * and a reference that was there before makes the exchange fail, so the
+ * caller knows that no one but it holds the folio (both are exchanges on
+ * the one count, so it orders them). Acquire and release: what holders
+ * wrote before their puts is seen after it, the caller's earlier stores
+ * (its migration entries) before it.
+ * Return: whether the count was @count (one ref_update if so).
+ * folio_ref_unfreeze - give a frozen @f @count references again.
+ * folio_free_frozen - free a frozen @f (unmapped and unpinned: panics else).
+ * Context: the caller holds the references it counts in @count.
+ */
+bool folio_ref_freeze(struct folio *f, int count);
+void folio_ref_unfreeze(struct folio *f, int count);
+void folio_free_frozen(struct folio *f);
+
 static inline int folio_pincount(const struct folio *f)
 {
 	return __atomic_load_n(&f->page.pincount, __ATOMIC_RELAXED);

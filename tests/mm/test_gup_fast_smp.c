@@ -344,7 +344,9 @@ static void migrate_during_walk(unsigned cpu, void *arg)
  * alive), so the re-read of the entry after the grab must see the
  * migration entry and give the pin back; a second gup-fast while the
  * entries stand takes nothing. Guards the PTE re-read: without it the pin
- * stays on the old page, which the migration then replaces. */
+ * stays, and the migration's refcount freeze then finds it and leaves the
+ * page where it was, as busy (the migration fails for a pin that was
+ * never kept). */
 TEST(gup_fast_race_migration_after_the_read)
 {
 	struct race r = { 0 };
