@@ -8,7 +8,8 @@
  *  - the fork cases hold the PTE lock of the second of two tables, so
  *    CPU 1's fork stops there, half done (table 1 write-protected, the
  *    write_protect_seq odd), and CPU 0 pins in table 2 meanwhile: the pin
- *    must not land on a page the fork then shares;
+ *    must not land on a page the fork then shares; pin_between_fork_passes
+ *    holds table 1's lock instead, so the fork stops between its passes;
  *  - the munmap and migration cases use gup_fast_window_hook (between the
  *    read of an entry and the grab of its folio) to run CPU 1's munmap or
  *    migration there.
@@ -292,6 +293,9 @@ static void check_pinned_before_fork(struct race *r)
 	CHECK(page_at(r->mm, r->a2, &by_pmd, &pte) == r->page);
 	CHECK_EQ(seen, v);
 	CHECK_EQ(child_sees, 1);
+	/* a1, pinned only after pass 1, is shared: no copy was reserved for it. */
+	CHECK(page_at(r->child, r->a1, &by_pmd, &pte) == page_at(r->mm, r->a1, &by_pmd, &pte));
+	CHECK(!PageAnonExclusive(page_at(r->mm, r->a1, &by_pmd, &pte)));
 	gup_fast_unpin_pages(&r->page, 1); /* unpin_user_pages() panics on a shared page */
 	mm_put(r->child);
 }
