@@ -255,7 +255,7 @@ static void cpu1_idle(void)
 TEST(flush_reaches_the_cpus_in_the_cpumask)
 {
 	struct mm *mm;
-	unsigned long a;
+	unsigned long a, ipis;
 	pte_t *ptep, old;
 
 	if (smp_nr_cpus() < 2) {
@@ -269,9 +269,11 @@ TEST(flush_reaches_the_cpus_in_the_cpumask)
 	old = __ptep_get(ptep);
 	cached_on_cpu1(mm, a);
 	CHECK_EQ(__atomic_load_n(&mm->context.cpumask, __ATOMIC_RELAXED), 3ul);
+	ipis = host_tlb_ipis;
 	capture();
 	set_pte(ptep, (pte_t){ 0 });
 	flush_tlb_range(mm, a, a + PAGE_SIZE);
+	CHECK_EQ(host_tlb_ipis - ipis, 1); /* CPU 1 only: 2 and 3 have no mm live */
 	as_cpu(1);
 	CHECK(raw_access(mm, a, false) != 0);
 	as_cpu(0);
@@ -288,7 +290,7 @@ TEST(flush_reaches_the_cpus_in_the_cpumask)
 TEST(cpu_left_out_of_the_cpumask_keeps_a_stale_entry)
 {
 	struct mm *mm;
-	unsigned long a;
+	unsigned long a, ipis;
 	pte_t *ptep, old;
 
 	if (smp_nr_cpus() < 2) {
@@ -302,9 +304,11 @@ TEST(cpu_left_out_of_the_cpumask_keeps_a_stale_entry)
 	old = __ptep_get(ptep);
 	cached_on_cpu1(mm, a);
 	__atomic_fetch_and(&mm->context.cpumask, ~2ul, __ATOMIC_SEQ_CST);
+	ipis = host_tlb_ipis;
 	capture();
 	set_pte(ptep, (pte_t){ 0 });
 	flush_tlb_range(mm, a, a + PAGE_SIZE);
+	CHECK_EQ(host_tlb_ipis - ipis, 0);
 	as_cpu(1);
 	CHECK(raw_access(mm, a, false) != 0);
 	as_cpu(0);
