@@ -62,6 +62,7 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "lockless_walk.h"
 #include "mm.h"
 
 #include <host_tlb.h>
@@ -371,7 +372,7 @@ void host_tlb_flush_others(struct mm *mm, unsigned long start, unsigned long end
 
 	if (!mm)
 		return; /* a test's table outside any mm: no CPU has it live */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* the table writes before the mask read */
+	mm_full_barrier(); /* the table writes before the mask read */
 	/* Acquire: a CPU sets its bit after its TLB lock is initialised. */
 	mask = __atomic_load_n(&mm->context.cpumask, __ATOMIC_ACQUIRE);
 	mask &= ~(1ul << smp_processor_id());
