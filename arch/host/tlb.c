@@ -372,8 +372,9 @@ void host_tlb_flush_others(struct mm *mm, unsigned long start, unsigned long end
 
 	if (!mm)
 		return; /* a test's table outside any mm: no CPU has it live */
-	mm_full_barrier(); /* the table writes before the mask read */
-	/* Acquire: a CPU sets its bit after its TLB lock is initialised. */
+	/* The table writes before the mask read; acquire, as a CPU sets its
+	 * bit after its TLB lock is initialised. */
+	mm_full_barrier();
 	mask = __atomic_load_n(&mm->context.cpumask, __ATOMIC_ACQUIRE);
 	mask &= ~(1ul << smp_processor_id());
 	for (unsigned c = 0; mask; c++, mask >>= 1) {
