@@ -29,6 +29,8 @@
 #include "mm_internal.h"
 #include "swapops.h"
 
+void (*wp_fault_window_hook)(struct mm *mm, unsigned long addr);
+
 pte_t vma_mk_pte(struct vma *vma, uint64_t pfn)
 {
 	return pte_mkyoung(pfn_pte(pfn, vm_get_page_prot(vma->flags)));
@@ -160,6 +162,8 @@ static int handle_pte_fault(struct vma *vma, pmd_t *pmdp, unsigned long addr, un
 		err = do_anonymous_page(vma, ptep, addr, flags & FAULT_WRITE);
 	} else if (needs_wp(flags, pte_write(pte), pfn_to_page(pte_pfn(pte)))) {
 		pte_unmap_unlock(ptep, ptl);
+		if (wp_fault_window_hook)
+			wp_fault_window_hook(vma->mm, addr); /* tests: another CPU's step here */
 		return do_wp_page(vma, pmdp, addr, flags);
 	} else {
 		do_access_flags(vma, ptep, addr, pte, flags & FAULT_WRITE);

@@ -286,6 +286,8 @@ static long follow_page_pte(struct gup_ctx *g, pmd_t *pmdp, unsigned long addr, 
 	return done ? done : ret;
 }
 
+void (*gup_pmd_window_hook)(struct mm *mm, unsigned long addr);
+
 /*
  * follow_huge_pmd - every page of the PMD leaf @pmd from @addr to @end
  * in one step with one grab: the folio is one mapping, so its pages
@@ -307,6 +309,8 @@ static long follow_huge_pmd(struct gup_ctx *g, pmd_t pmd, unsigned long addr, un
 		g->fault = FAULT_UNSHARE;
 		return 0;
 	}
+	if (gup_pmd_window_hook)
+		gup_pmd_window_hook(g->mm, addr); /* tests: another CPU's step here */
 	nr = gup_try_grab(folio, nr, g->flags, false);
 	if (!nr)
 		return -ENOMEM;

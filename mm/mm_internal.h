@@ -102,6 +102,11 @@ int do_huge_pmd_anonymous_page(struct vma *vma, pmd_t *pmdp, unsigned long addr,
 int do_wp_page(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsigned flags);
 int do_huge_pmd_wp_page(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsigned flags);
 
+/* Tests only (NULL otherwise): called by a fault on a present PTE that
+ * needs cow.c, after the fault read the entry and before cow.c acts on
+ * it, so that a test can land another CPU's step (a migration) there. */
+extern void (*wp_fault_window_hook)(struct mm *mm, unsigned long addr);
+
 /* Pins (mm/pin.c): mark @mm as having had pages pinned (MMF_HAS_PINNED). */
 void mm_set_has_pinned(struct mm *mm);
 

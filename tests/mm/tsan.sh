@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/mm/tsan.sh - the mm SMP cases under ThreadSanitizer, both PTE
 # formats: build/mm-tsan-<fmt> runs the "concurrency/" and "family/" cases
-# (the anon family lock against a migration) with MM_TEST_CPUS
+# (the anon family lock against a migration, faults and GUP against
+# one) with MM_TEST_CPUS
 # threads (default 4). A data race or any other TSan report fails the
 # format even when its cases pass. Ends with "N passed, N failed".
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -16,4 +17,4 @@ format_extra_failure() {
 	[ "$n" -eq 0 ] || echo "$n ThreadSanitizer report(s)"
 }
 
-run_formats build/mm-tsan "mm SMP cases under ThreadSanitizer ($MM_TEST_CPUS CPUs)" concurrency/,family/,gup_fast_race/
+run_formats build/mm-tsan "mm SMP cases under ThreadSanitizer ($MM_TEST_CPUS CPUs)" concurrency/,family/,gup_fast_race/,fault_gup_race/
