@@ -70,9 +70,10 @@ long pin_user_pages(struct mm *mm, unsigned long start, unsigned long nr_pages, 
  * window (as migrate_unmapped_hook in migrate.h). */
 extern void (*gup_fast_window_hook)(struct mm *mm, unsigned long addr, pte_t *ptep);
 
-/* Tests only (NULL otherwise): called by the slow path on a PMD leaf
- * after it read the leaf without the page_table_lock and before it grabs
- * the folio, so that a test can land a migration there. */
+/* Tests only (NULL otherwise): called by the slow path when its lockless
+ * read of the pmd found a leaf, before it takes the page_table_lock to
+ * read the leaf again and grab its folio, so that a test can land a
+ * migration between the first read and the grab. */
 extern void (*gup_pmd_window_hook)(struct mm *mm, unsigned long addr);
 
 long get_user_pages_fast(struct mm *mm, unsigned long start, unsigned long nr_pages, unsigned flags,

@@ -1,9 +1,9 @@
 #!/bin/sh
 # tests/mm/tsan.sh - the mm SMP cases under ThreadSanitizer, both PTE
-# formats: build/mm-tsan-<fmt> runs the "concurrency/" and "family/" cases
-# (the anon family lock against a migration, faults and GUP against
-# one) with MM_TEST_CPUS
-# threads (default 4). A data race or any other TSan report fails the
+# formats: build/mm-tsan-<fmt> runs the "concurrency/", "family/" (the
+# anon family lock against a migration), "gup_fast_race/" and
+# "fault_gup_race/" (a fault and a GUP pin against a migration) cases
+# with MM_TEST_CPUS threads (default 4). A data race or any other TSan report fails the
 # format even when its cases pass. Ends with "N passed, N failed".
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$TOP" || exit 1
