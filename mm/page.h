@@ -303,7 +303,9 @@ void folio_unpin(struct folio *f, int nr);
 /* folio_try_grab - @nr references (or, with @pin, @nr pins as folio_pin
  * takes them) unless the refcount is zero: the folio is being freed and
  * the caller holds nothing that keeps it (gup-fast). One compare-and-
- * exchange on refcount. Return: whether they were taken (one ref_update). */
+ * exchange on refcount, fully ordered (a full barrier: what it added is
+ * visible before any later load). Return: whether they were taken (one
+ * ref_update). */
 bool folio_try_grab(struct folio *f, int nr, bool pin);
 
 static inline int folio_pincount(const struct folio *f)

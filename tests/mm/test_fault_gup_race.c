@@ -218,5 +218,40 @@ TEST(fault_gup_race_pin_thp_meets_migration)
 	mm_case_end(r.mm, free0);
 }
 
+/* ---- the full teardown's flush ----------------------------------------------- */
+
+static void switch_on_cpu1(unsigned cpu, void *arg)
+{
+	if (cpu == 1)
+		switch_mm(arg);
+}
+
+static void put_mm(void *arg)
+{
+	mm_put(arg);
+}
+
+/* mm_put()'s full teardown frees pages before its one flush, which is
+ * right only if no other CPU's TLB can hold the mm: with the mm still
+ * live on CPU 1 it must panic before it tears anything down. Guards
+ * mm_check_unloaded(). */
+TEST(fault_gup_race_teardown_while_live_elsewhere_panics)
+{
+	uint64_t free0;
+	struct mm *mm;
+	uint32_t v = 3;
+
+	if (smp_nr_cpus() < 2)
+		SKIP_CASE("needs a second CPU (MM_TEST_CPUS=2 or more)");
+	mm = mm_case_begin(&free0);
+	CHECK_EQ(mm_access(mm, test_mmap(mm, PAGE_SIZE, RW, 1), &v, sizeof(v), true), 0);
+	smp_run(2, switch_on_cpu1, mm);
+	CHECK_PANICS(put_mm, mm, "live on other CPUs (mask 0x2)");
+	smp_run(2, switch_on_cpu1, NULL);
+	__atomic_store_n(&mm->users, 1, __ATOMIC_RELAXED); /* it panicked before the teardown */
+	mm_case_end(mm, free0);
+}
+
 TEST_SUITE(fault_gup_race, fault_gup_race_wp_fault_meets_migration,
-	   fault_gup_race_pin_thp_meets_migration)
+	   fault_gup_race_pin_thp_meets_migration,
+	   fault_gup_race_teardown_while_live_elsewhere_panics)
