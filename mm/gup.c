@@ -73,7 +73,7 @@ static bool gup_must_unshare(unsigned flags, struct page *page)
 {
 	if ((flags & (FOLL_PIN | FOLL_WRITE)) != FOLL_PIN)
 		return false;
-	return (page_folio(page)->page.flags & PG_anon) && !PageAnonExclusive(page);
+	return (page_flags(&page_folio(page)->page) & PG_anon) && !PageAnonExclusive(page);
 }
 
 /* How many of the @nr pages from @page pass gup_must_unshare() the way
@@ -591,7 +591,7 @@ static unsigned gup_fast_pmd(struct gup_ctx *g, pmd_t *pmdp, unsigned long addr,
 	nr = gup_try_grab(folio, (unsigned)((end - addr) >> PAGE_SHIFT), g->flags, true);
 	if (!nr)
 		return 0;
-	if (pmdp->val != pmd.val || gup_must_unshare(g->flags, &folio->page)) {
+	if (pmdp_get(pmdp).val != pmd.val || gup_must_unshare(g->flags, &folio->page)) {
 		gup_put_folio(folio, nr, g->flags);
 		return 0;
 	}
