@@ -171,9 +171,12 @@ static inline void page_clear_flags(struct page *page, uint32_t clear)
 	__atomic_fetch_and(&page->flags, ~clear, __ATOMIC_RELAXED);
 }
 
+/* The loads below are relaxed atomics (plain loads in the code): gup-fast
+ * reads these fields of a page it reached through an entry that may be
+ * stale, while the allocator writes them (page_alloc.c). */
 static inline struct folio *page_folio(struct page *page)
 {
-	return (struct folio *)(page - page->head_offset);
+	return (struct folio *)(page - __atomic_load_n(&page->head_offset, __ATOMIC_RELAXED));
 }
 
 static inline struct page *folio_page(struct folio *folio, unsigned long n)
@@ -189,12 +192,12 @@ static inline unsigned long folio_pages_from(const struct folio *folio, const st
 
 static inline unsigned folio_order(const struct folio *f)
 {
-	return f->page.order;
+	return __atomic_load_n(&f->page.order, __ATOMIC_RELAXED);
 }
 
 static inline unsigned long folio_nr_pages(const struct folio *f)
 {
-	return 1ul << f->page.order;
+	return 1ul << folio_order(f);
 }
 
 static inline bool folio_test_large(const struct folio *f)
@@ -303,7 +306,9 @@ void folio_unpin(struct folio *f, int nr);
 /* folio_try_grab - @nr references (or, with @pin, @nr pins as folio_pin
  * takes them) unless the refcount is zero: the folio is being freed and
  * the caller holds nothing that keeps it (gup-fast). One compare-and-
- * exchange on refcount. Return: whether they were taken (one ref_update). */
+ * exchange on refcount, fully ordered (a full barrier: what it added is
+ * visible before any later load). Return: whether they were taken (one
+ * ref_update). */
 bool folio_try_grab(struct folio *f, int nr, bool pin);
 
 /*

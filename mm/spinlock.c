@@ -234,6 +234,13 @@ bool spin_is_locked(const struct spinlock *l)
 	       __atomic_load_n(&l->owner, __ATOMIC_RELAXED);
 }
 
+bool spin_is_contended(const struct spinlock *l)
+{
+	uint16_t next = __atomic_load_n(&l->next, __ATOMIC_RELAXED);
+
+	return (uint16_t)(next - __atomic_load_n(&l->owner, __ATOMIC_RELAXED)) > 1;
+}
+
 /* ---- the reader/writer lock --------------------------------------------- */
 
 static bool wlock_taken(const struct rwlock *l)

@@ -99,6 +99,10 @@ void spin_unlock(struct spinlock *l);
 /* Is @l held (by any CPU)? For checks, not for deciding to lock. */
 bool spin_is_locked(const struct spinlock *l);
 
+/* Does a CPU wait for @l (a ticket taken beyond the holder's)? For tests
+ * that must know another CPU reached the lock. */
+bool spin_is_contended(const struct spinlock *l);
+
 /* Reader/writer lock (class LOCK_MMAP unless RWLOCK_INIT_CLASS says
  * otherwise); the _nested writer ranks after another writer of the class
  * (fork's child). */

@@ -50,6 +50,11 @@ void arch_switch_mm(struct mm *mm, uint64_t pgd_phys)
 	__atomic_fetch_add(&host_mm_switches, 1, __ATOMIC_RELAXED);
 }
 
+unsigned long arch_mm_cpus_elsewhere(struct mm *mm)
+{
+	return host_tlb_cpus_with(mm);
+}
+
 void arch_copy_pages(void *to, const void *from, unsigned long nr)
 {
 	memcpy(to, from, nr * PAGE_SIZE);

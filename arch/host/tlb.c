@@ -404,6 +404,24 @@ void host_tlb_switch(struct mm *mm, uint64_t root)
 	spin_unlock(&cur->lock);
 }
 
+unsigned long host_tlb_cpus_with(struct mm *mm)
+{
+	struct cpu_tlb *self = this_tlb();
+	unsigned long mask = 0;
+
+	for (unsigned i = 0; i < smp_nr_cpus(); i++) {
+		struct cpu_tlb *t = &cpu_tlbs[i];
+
+		if (t == self || !t->lock.name)
+			continue;
+		spin_lock(&t->lock);
+		if (t->mm == mm)
+			mask |= 1ul << i;
+		spin_unlock(&t->lock);
+	}
+	return mask;
+}
+
 struct mm *host_tlb_live_mm(void)
 {
 	return this_tlb()->mm;

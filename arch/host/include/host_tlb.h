@@ -87,6 +87,10 @@ void host_tlb_lock(void);
 void host_tlb_unlock(void);
 struct mm *host_tlb_live_mm(void);
 
+/* host_tlb_cpus_with - the other CPUs (bit c: CPU c) whose MMU walks
+ * @mm's root: arch_mm_cpus_elsewhere(). */
+unsigned long host_tlb_cpus_with(struct mm *mm);
+
 /* For the model's tests: reports so far; capture the next ones instead
  * of failing the case: the first goes into @buf while @buf[0] is 0;
  * NULL stops capturing. */
