@@ -148,6 +148,22 @@ static void do_access_flags(struct vma *vma, pte_t *ptep, unsigned long addr, pt
 	ptep_set_access_flags(vma, addr, ptep, entry);
 }
 
+/*
+ * A migration is moving what the entry at @p maps: wait, with the entry's
+ * lock dropped, until it is no longer @val, the migration entry the fault
+ * read, so that the retried access (or GUP's retried walk) finds the new
+ * mapping instead of the same entry again (Linux's migration_entry_wait(),
+ * spinning instead of sleeping on the folio). @p stays a table entry: a
+ * table is freed only under the mmap_lock for write, and the fault holds
+ * it for read; the migration needs no lock the fault still holds.
+ */
+static void migration_entry_wait(const uint64_t *p, uint64_t val)
+{
+	count_event(migration_waits, 1);
+	while (__atomic_load_n(p, __ATOMIC_ACQUIRE) == val)
+		arch_cpu_relax();
+}
+
 /* A fault in a PTE table (hooked under @pmdp). The entry is read once,
  * under the table's lock, and everything done with it (cow.c too) is
  * done before that lock is dropped: a migration, a zap or a fork on
@@ -160,7 +176,9 @@ static int handle_pte_fault(struct vma *vma, pmd_t *pmdp, unsigned long addr, un
 	int err = 0;
 
 	if (is_migration_entry(pte)) {
-		/* A migration is moving the page: retry once it is done. */
+		pte_unmap_unlock(ptep, ptl);
+		migration_entry_wait(&ptep->val, pte.val);
+		return 0;
 	} else if (pte_none(pte)) {
 		err = do_anonymous_page(vma, ptep, addr, flags & FAULT_WRITE);
 	} else if (needs_wp(flags, pte_write(pte), pfn_to_page(pte_pfn(pte)))) {
@@ -216,7 +234,7 @@ static int pte_alloc(struct mm *mm, pmd_t *pmdp)
 /*
  * handle_pmd_fault - what the pmd entry for @addr decides, under the
  * page_table_lock (other CPUs fault on the same pmd under the mmap_lock
- * for read): a migration entry (retry), a new PMD leaf, a fault on a
+ * for read): a migration entry (wait for it to go), a new PMD leaf, a fault on a
  * leaf, or a PTE table hooked where there was none. Return: 1 when the
  * fault goes on in the PTE table, else 0 or -errno (done).
  */
@@ -226,10 +244,14 @@ static int handle_pmd_fault(struct vma *vma, pmd_t *pmdp, unsigned long addr, un
 	int ret = 1;
 
 	spin_lock(&mm->page_table_lock);
-	if (is_pmd_migration_entry(pmdp_get(pmdp)))
-		ret = 0; /* a migration is moving the folio: retry once it is done */
-	else if (pmd_none(pmdp_get(pmdp)) && thp_pmd_suitable(vma, addr) &&
-		 do_huge_pmd_anonymous_page(vma, pmdp, addr, flags & FAULT_WRITE) == 0)
+	if (is_pmd_migration_entry(pmdp_get(pmdp))) {
+		pmd_t pmd = pmdp_get(pmdp);
+
+		spin_unlock(&mm->page_table_lock);
+		migration_entry_wait(&pmdp->val, pmd.val);
+		return 0;
+	} else if (pmd_none(pmdp_get(pmdp)) && thp_pmd_suitable(vma, addr) &&
+		   do_huge_pmd_anonymous_page(vma, pmdp, addr, flags & FAULT_WRITE) == 0)
 		ret = 0;
 	else if (pmd_leaf(pmdp_get(pmdp)))
 		ret = handle_huge_pmd_fault(vma, pmdp, addr, flags);

@@ -524,7 +524,6 @@ TEST(oom_on_target_leaves_things_consistent)
 
 static struct mm *hook_mm;
 static unsigned long hook_addr[2];
-static int hook_seen[2], hook_errors;
 
 /* The entry for @a: a PMD leaf or PMD migration entry as pmd_pte(). */
 static pte_t entry_at(struct mm *mm, unsigned long a)
@@ -536,27 +535,74 @@ static pte_t entry_at(struct mm *mm, unsigned long a)
 	return __ptep_get(pte_offset_kernel(pmdp, a));
 }
 
-/* While the entries are in place (each VMA is migrated by itself): a
- * fault on one is handled (retry later) and changes nothing. The hook
- * runs inside the migration, which holds the mmap_lock for read, so it
- * faults as another reader would: __handle_mm_fault(). */
+/* The migrating CPU asks CPU 1 + i to fault hook_addr[i]; they say how
+ * it went. */
+static struct {
+	unsigned request[2], finished[2];
+	unsigned seen, done, errors;
+} mf;
+
+/* While the entries are in place (a migration group may hold both
+ * folios): ask CPU 1 + i to fault on hook_addr[i], and go on only once
+ * it waits for the entry to go (migration_waits moved), so the wait is
+ * what the case tests; or once its fault returned (it did not wait: an
+ * error the case reports). */
 static void fault_on_entries(void)
 {
 	for (int i = 0; i < 2; i++) {
-		pte_t e = entry_at(hook_mm, hook_addr[i]);
+		uint64_t waits = mm_counters_read().migration_waits;
 
-		if (!is_migration_entry(e))
+		if (!is_migration_entry(entry_at(hook_mm, hook_addr[i])))
 			continue;
-		hook_seen[i]++;
-		hook_errors += __handle_mm_fault(hook_mm, hook_addr[i], FAULT_WRITE) != 0;
-		hook_errors += __handle_mm_fault(hook_mm, hook_addr[i], 0) != 0;
-		hook_errors += entry_at(hook_mm, hook_addr[i]).val != e.val;
+		mf.seen++;
+		__atomic_store_n(&mf.request[i], 1, __ATOMIC_RELEASE);
+		while (mm_counters_read().migration_waits == waits &&
+		       !__atomic_load_n(&mf.finished[i], __ATOMIC_ACQUIRE))
+			arch_cpu_relax();
 	}
 }
 
-TEST(fault_on_a_migration_entry_is_handled)
+/* CPU 1 + @i: fault hook_addr[@i] when asked, as another reader would
+ * (the mmap_lock for read): the fault waits for the migration, then the
+ * entry maps the new page. */
+static void fault_request(unsigned i)
+{
+	unsigned long a = hook_addr[i];
+
+	while (!__atomic_load_n(&mf.request[i], __ATOMIC_ACQUIRE))
+		if (__atomic_load_n(&mf.done, __ATOMIC_ACQUIRE))
+			return;
+		else
+			arch_cpu_relax();
+	read_lock(&hook_mm->mmap_lock);
+	__atomic_fetch_add(&mf.errors, __handle_mm_fault(hook_mm, a, FAULT_WRITE) != 0,
+			   __ATOMIC_RELAXED);
+	__atomic_fetch_add(&mf.errors, is_migration_entry(entry_at(hook_mm, a)), __ATOMIC_RELAXED);
+	read_unlock(&hook_mm->mmap_lock);
+	__atomic_store_n(&mf.finished[i], 1, __ATOMIC_RELEASE);
+}
+
+static void fault_during_migration(unsigned cpu, void *arg)
+{
+	(void)arg;
+	if (cpu) {
+		fault_request(cpu - 1);
+		return;
+	}
+	migrate_unmapped_hook = fault_on_entries;
+	__atomic_fetch_add(&mf.errors, migrate_pages(hook_mm, N0, N1) != 0, __ATOMIC_RELAXED);
+	migrate_unmapped_hook = NULL;
+	__atomic_store_n(&mf.done, 1, __ATOMIC_RELEASE);
+}
+
+/* A fault that finds a migration entry waits, with the entry's lock
+ * dropped, until the migration has replaced it, and then finds the new
+ * page (a GUP walk's fault too: it retries only after the wait). */
+TEST(fault_on_a_migration_entry_waits)
 {
 	NEED_TWO_NODES();
+	if (smp_nr_cpus() < 3)
+		SKIP_CASE("needs 3 CPUs: two faults wait for the migration on a third");
 	struct mm *mm = begin(1);
 	unsigned long s = test_mmap(mm, 64ul << 10, RW | VM_NOHUGEPMD, ORDERS(4));
 	unsigned long h = test_mmap(mm, 2ul << 20, RW, ORDERS(PMD_ORDER));
@@ -566,13 +612,10 @@ TEST(fault_on_a_migration_entry_is_handled)
 	hook_mm = mm;
 	hook_addr[0] = s + 0x3000;
 	hook_addr[1] = h + 0x5000;
-	hook_seen[0] = hook_seen[1] = hook_errors = 0;
-	migrate_unmapped_hook = fault_on_entries;
-	CHECK_EQ(migrate_pages(mm, N0, N1), 0);
-	migrate_unmapped_hook = NULL;
-	CHECK_EQ(hook_seen[0], 1);
-	CHECK_EQ(hook_seen[1], 1);
-	CHECK_EQ(hook_errors, 0);
+	memset(&mf, 0, sizeof(mf));
+	smp_run(3, fault_during_migration, NULL);
+	CHECK_EQ(mf.seen, 2);
+	CHECK_EQ(mf.errors, 0);
 	CHECK_EQ(bad_bytes(mm, s, 16, 1), 0);
 	CHECK_EQ(bad_bytes(mm, h, 512, 2), 0);
 	mm_case_end(mm, free_before);
@@ -689,5 +732,5 @@ TEST_SUITE(migrate, migrate_pages_moves_every_size, queue_is_one_descent_and_loc
 	   move_pages_reports_per_page, move_vs_move_all_with_a_child, anon_exclusive_survives,
 	   mixed_entry_bits_survive, half_unmapped_large_folio, pmd_thp_moves_whole_or_split,
 	   pte_mapped_folio_splits_without_a_block, oom_on_target_leaves_things_consistent,
-	   fault_on_a_migration_entry_is_handled, contpte_blocks_stay_folded,
+	   fault_on_a_migration_entry_waits, contpte_blocks_stay_folded,
 	   batched_unmap_and_flush_counts, caps_bound_the_runs, numa_maps_shows_policy_and_nodes)
