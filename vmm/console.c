@@ -27,7 +27,7 @@ int vmm_console_init(struct vmm_console *c, int out_fd, const char *results_path
 	c->exit_status = -1;
 	c->nr_dropped = 0;
 	if (results_path) {
-		c->results = fopen(results_path, "w");
+		c->results = fopen(results_path, "we"); /* not inherited by QEMU */
 		if (!c->results)
 			return -1;
 	}
@@ -36,11 +36,11 @@ int vmm_console_init(struct vmm_console *c, int out_fd, const char *results_path
 
 int vmm_console_csv_open(struct vmm_console *c, const char *path)
 {
-	c->csv.f = fopen(path, "w");
+	c->csv.f = fopen(path, "we");
 	return c->csv.f ? 0 : -1;
 }
 
-static void out_write(struct vmm_console *c, const char *p, size_t n)
+static void out_write_raw(struct vmm_console *c, const char *p, size_t n)
 {
 	while (n && !c->out_broken) {
 		ssize_t w = write(c->out_fd, p, n);
@@ -54,6 +54,30 @@ static void out_write(struct vmm_console *c, const char *p, size_t n)
 		p += w;
 		n -= (size_t)w;
 	}
+}
+
+/* Would a terminal act on byte @b? All C0 controls but \n \t \r, and DEL. */
+static bool is_control(unsigned char b)
+{
+	return (b < 0x20 && b != '\n' && b != '\t' && b != '\r') || b == 0x7f;
+}
+
+/* Write guest bytes to out_fd; unless c->raw, each control character
+ * (is_control()) as ^X, so an escape sequence reaches the terminal as text. */
+static void out_write(struct vmm_console *c, const char *p, size_t n)
+{
+	size_t run = 0;
+
+	for (size_t i = 0; i < n && !c->raw; i++) {
+		char caret[2] = { '^', (char)((unsigned char)p[i] ^ 0x40) };
+
+		if (!is_control((unsigned char)p[i]))
+			continue;
+		out_write_raw(c, p + run, i - run);
+		out_write_raw(c, caret, 2);
+		run = i + 1;
+	}
+	out_write_raw(c, p + run, n - run);
 }
 
 /* Does line[0..n) start with @tag, or could it still (a partial line)? */

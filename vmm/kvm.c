@@ -365,7 +365,7 @@ static int kvm_exit(struct vmm_kvm_vcpu *v)
 	}
 	if (what == VMM_KVM_UNHANDLED)
 		kvm_report_exit(v);
-	kvm_stop(k, what == VMM_KVM_DONE ? status : PTELAB_EXIT_CRASH);
+	kvm_stop(k, what == VMM_KVM_DONE ? vmm_guest_status(status) : PTELAB_EXIT_CRASH);
 out:
 	pthread_mutex_unlock(&k->exit_lock);
 	return ret;

@@ -197,29 +197,39 @@ static void qemu_on_stop_signal(int sig)
 	qemu_stop_signal = sig;
 }
 
-/*
- * qemu_catch_signals - with @on, block the stop signals and route them to
- * qemu_on_stop_signal(), saving the old mask in @old; they are delivered
- * only inside ppoll(), so none is lost between a check and a wait. Without
- * @on, restore the default actions and the mask in @old.
- */
-static void qemu_catch_signals(bool on, sigset_t *old)
+static void qemu_set_stop_action(void (*handler)(int))
 {
-	struct sigaction sa = { .sa_handler = on ? qemu_on_stop_signal : SIG_DFL };
+	struct sigaction sa = { .sa_handler = handler };
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(qemu_stop_signals) / sizeof(int); i++)
+		sigaction(qemu_stop_signals[i], &sa, NULL);
+}
+
+/*
+ * qemu_catch_signals - block the stop signals and route them to
+ * qemu_on_stop_signal(), saving the old mask in @old; while blocked they
+ * are delivered only inside ppoll(), so none is lost between a check and
+ * a wait. The handler stays until qemu_default_signals(): a second signal
+ * during the kill grace or the cleanup is only noted, so the temporary
+ * directory is still removed.
+ */
+static void qemu_catch_signals(sigset_t *old)
+{
 	sigset_t set;
 
 	sigemptyset(&set);
 	for (size_t i = 0; i < sizeof(qemu_stop_signals) / sizeof(int); i++)
 		sigaddset(&set, qemu_stop_signals[i]);
-	if (on) {
-		qemu_stop_signal = 0;
-		sigprocmask(SIG_BLOCK, &set, old);
-	}
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(qemu_stop_signals) / sizeof(int); i++)
-		sigaction(qemu_stop_signals[i], &sa, NULL);
-	if (!on)
-		sigprocmask(SIG_SETMASK, old, NULL);
+	qemu_stop_signal = 0;
+	sigprocmask(SIG_BLOCK, &set, old);
+	qemu_set_stop_action(qemu_on_stop_signal);
+}
+
+/* The stop signals' default actions again (the run's files are gone). */
+static void qemu_default_signals(void)
+{
+	qemu_set_stop_action(SIG_DFL);
 }
 
 /* In the child: stdin from /dev/null, stdout, stderr and fd
@@ -434,7 +444,7 @@ static int arm64_status(const struct vmm_config *cfg, int code, const struct vmm
 	if (code == 0 && cfg->dtb_out)
 		return 0;
 	if (code == 0 && con->exit_status >= 0)
-		return con->exit_status;
+		return vmm_guest_status(con->exit_status);
 	if (code == 0)
 		vmm_msg("guest crashed: it powered the machine off without an exit status line");
 	else
@@ -461,7 +471,7 @@ static int qemu_status(const struct vmm_config *cfg, const struct qemu_child *c,
 	code = WEXITSTATUS(ws);
 	status = cfg->arch == VMM_ARCH_X86_64 ? vmm_qemu_status(code, c->status_byte) : -1;
 	if (status >= 0 && !c->error_seen)
-		return status;
+		return vmm_guest_status(status);
 	/* 127 from the child means exec failed; it printed why, as QEMU
 	 * does when it exits 1 on bad options. */
 	if ((code == 127 || code == 1) && c->error_seen) {
@@ -488,15 +498,15 @@ static int qemu_run(const struct vmm_config *cfg, char *const argv[], struct vmm
 	sigset_t old;
 	int ws = 0;
 
-	qemu_catch_signals(true, &old);
+	qemu_catch_signals(&old);
 	if (qemu_spawn(argv, &old, cfg->arch == VMM_ARCH_X86_64, &c)) {
-		qemu_catch_signals(false, &old);
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		return PTELAB_EXIT_NOBACKEND;
 	}
 	end = qemu_pump(&c, con, deadline, &old, &ws);
 	if (end != PUMP_EXITED)
 		qemu_kill(&c);
-	qemu_catch_signals(false, &old);
+	sigprocmask(SIG_SETMASK, &old, NULL); /* still caught: see qemu_catch_signals() */
 	qemu_close_pipes(&c);
 	vmm_console_flush(con);
 	if (end == PUMP_TIMEOUT) {
@@ -685,5 +695,6 @@ int vmm_qemu_boot(const struct vmm_config *cfg, struct vmm_machine *m, struct vm
 	if (dump && status == 0 && qemu_copy_dump(&tmp, cfg->dtb_out))
 		status = PTELAB_EXIT_USAGE;
 	qemu_remove_tmp(&tmp, cfg->keep);
+	qemu_default_signals();
 	return status;
 }

@@ -19,6 +19,7 @@
 struct vmm_console {
 	int out_fd;	    /* where guest bytes go (stdout) */
 	bool out_broken;    /* a write failed (reader gone): drop the rest */
+	bool raw;	    /* --raw: no control character filter (set before init) */
 	FILE *results;	    /* NULL without --results */
 	struct vmm_csv csv; /* csv.f NULL without --csv */
 	size_t out_done;    /* bytes of line[] already written out (a progress line) */

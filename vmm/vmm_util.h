@@ -15,6 +15,14 @@
 /* Print "ptelab: <message>\n" on stderr. */
 void vmm_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * vmm_guest_status - @status, which the guest chose. When ptelab uses the
+ * same number for itself (2 usage, 4 no backend, 124 timeout, 128+N a
+ * signal), say on stderr that it is the guest's, so the two can be told
+ * apart. Return: @status.
+ */
+int vmm_guest_status(int status);
+
 /* Microseconds of CLOCK_MONOTONIC. */
 uint64_t vmm_now_us(void);
 
