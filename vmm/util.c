@@ -36,11 +36,10 @@ int vmm_self_exe(char *buf, size_t size)
 
 int vmm_guest_status(int status)
 {
-	const char *own = status == PTELAB_EXIT_USAGE	    ? "a usage or input error"
-			  : status == PTELAB_EXIT_NOBACKEND ? "no usable backend"
-			  : status == PTELAB_EXIT_TIMEOUT   ? "--timeout"
-			  : status >= 128		    ? "a stop signal"
-							    : NULL;
+	const char *own = status == PTELAB_EXIT_NOBACKEND ? "no usable backend"
+			  : status == PTELAB_EXIT_TIMEOUT ? "--timeout"
+			  : status >= 128		  ? "a stop signal"
+							  : NULL;
 
 	if (own)
 		vmm_msg("exit status %d is the guest's own (ptelab's %d would mean %s)", status,

@@ -14,7 +14,7 @@
 #            and read: an exit status or a reported crash, never a hang;
 #   race     (KVM) --cpus 8 and a vCPU 0 that exits at once: never a hang;
 #   status   exit statuses round-trip (all 256 on KVM, a set covering every
-#            bit on QEMU); ptelab names the guest's 2, 4, 124 and 128+ as
+#            bit on QEMU); ptelab names the guest's 4, 124 and 128+ as
 #            the guest's;
 # and ptelab's own side: a FIFO as --kernel, the results files not
 # inherited by QEMU, a second SIGINT in QEMU's kill grace (a fake QEMU).
