@@ -24,6 +24,7 @@
 MKELF=${MKELF:-$TOP/build/mkelf}
 BACKENDS=${VMM_BACKENDS:-qemu-x86_64 qemu-arm64 kvm-$(uname -m | sed 's/aarch64/arm64/')}
 G=$TMPD/guests
+# shellcheck disable=SC3045 # dash, bash and busybox sh have ulimit -c and -s
 ulimit -c 0 # QEMU may abort on garbage (below): no core files
 
 # be_ok BE: can this machine run backend BE? Sets $why if not.
@@ -80,6 +81,7 @@ deep_case() {
 	name="$1: deep RESULT line (13,000 levels, 1 MiB stack): refused, ptelab survives"
 	rm -f "$TMPD/r.json" "$TMPD/r.csv"
 	(
+		# shellcheck disable=SC3045
 		ulimit -s 1024
 		run "$1" --timeout 20 --kernel "$G/$(be_guest "$1")-deep.elf" \
 			--results "$TMPD/r.json" --csv "$TMPD/r.csv"
@@ -181,7 +183,7 @@ status_case() {
 	qemu-*:all | kvm-*) ;;
 	*) list=$QEMU_STATUSES ;;
 	esac
-	n_want=$(echo $list | wc -w)
+	n_want=$(echo "$list" | wc -w)
 	name="$1: $n_want exit statuses in 0..255 round-trip (124 named the guest's)"
 	rm -rf "$TMPD/st" && mkdir -p "$TMPD/st"
 	# shellcheck disable=SC2016,SC2086
@@ -190,7 +192,10 @@ status_case() {
 		"$TMPD/st" >"$TMPD/st.txt"
 	bad=$(awk '$1 != $2' "$TMPD/st.txt" | sort -n | head -n 5 | tr '\n' ' ')
 	n=$(wc -l <"$TMPD/st.txt")
-	[ "$n" -eq "$n_want" ] && [ -z "$bad" ] || { fail "$name" "$n runs; wrong (want got): $bad"; return; }
+	if [ "$n" -ne "$n_want" ] || [ -n "$bad" ]; then
+		fail "$name" "$n runs; wrong (want got): $bad"
+		return
+	fi
 	grep -q "exit status 124 is the guest's own" "$TMPD/st/124.err" ||
 		{ fail "$name" "124: $(tr '\n' '|' <"$TMPD/st/124.err")"; return; }
 	if grep -q "guest's own" "$TMPD/st/7.err"; then
