@@ -193,7 +193,8 @@ status_case() {
 	bad=$(awk '$1 != $2' "$TMPD/st.txt" | sort -n | head -n 5 | tr '\n' ' ')
 	n=$(wc -l <"$TMPD/st.txt")
 	if [ "$n" -ne "$n_want" ] || [ -n "$bad" ]; then
-		fail "$name" "$n runs; wrong (want got): $bad"
+		w=$(echo "$bad" | cut -d' ' -f1)
+		fail "$name" "$n runs; wrong (want got): $bad; $w: $(tr '\n' '|' <"$TMPD/st/$w.err" 2>/dev/null)"
 		return
 	fi
 	grep -q "exit status 124 is the guest's own" "$TMPD/st/124.err" ||
