@@ -14,7 +14,7 @@ $(B)/compare/$(1)/lbench: tests/bench/linux/lbench.c | $(DEPS)
 endef
 $(foreach a,x86_64 arm64,$(eval $(call lbench_rules,$(a))))
 
-$(B)/results-csv: tests/bench/linux/results_csv.c vmm/csv.c | $(DEPS)
+$(B)/results-csv: tests/bench/linux/results_csv.c vmm/csv.c vmm/json.c | $(DEPS)
 	$(call quiet,CCLD,$@)
 	$(Q)$(HOSTCC) -O2 -std=gnu11 $(WARN) -Ivmm -Iinclude -o $@ $^
 

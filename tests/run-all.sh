@@ -43,6 +43,7 @@ run_one mm tests/mm/run.sh
 run_one tsan tests/mm/tsan.sh
 run_one format tests/format.sh
 run_one vmm tests/vmm/run.sh
+run_one hostile tests/vmm/hostile.sh
 run_one cli tests/vmm/cli.sh
 run_one sweep tests/vmm/smp_sweep.sh
 run_one docs tests/docs/run.sh

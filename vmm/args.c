@@ -35,6 +35,9 @@ const char vmm_usage_text[] =
 	"  --results FILE           write the JSON of every 'RESULT ' line to FILE\n"
 	"  --csv FILE               write every RESULT line as a CSV row to FILE\n"
 	"  --quiet                  no benchmark progress lines (tables and RESULTs stay)\n"
+	"  --raw                    pass the guest's control characters to stdout as they\n"
+	"                           are (default: all but \\n \\t \\r shown as ^X, so a\n"
+	"                           guest cannot send the terminal escape sequences)\n"
 	"  --dtb-out FILE           write the guest's device tree to FILE and exit\n"
 	"  --verbose                print the QEMU command line or the KVM memory layout\n"
 	"  --keep                   keep the files the printed QEMU command reads (x86_64)\n"
@@ -210,6 +213,7 @@ enum opt_id {
 	O_HELP,
 	O_CSV,
 	O_QUIET,
+	O_RAW,
 	O_VERSION,
 	O_MEM_NEEDED,
 };
@@ -219,25 +223,16 @@ static const struct opt {
 	int has_value;
 	enum opt_id id;
 } opts[] = {
-	{ "--backend", 1, O_BACKEND },
-	{ "--arch", 1, O_ARCH },
-	{ "--accel", 1, O_ACCEL },
-	{ "--mem", 1, O_MEM },
-	{ "--nodes", 1, O_NODES },
-	{ "--cpus", 1, O_CPUS },
-	{ "--timeout", 1, O_TIMEOUT },
-	{ "--kernel", 1, O_KERNEL },
-	{ "--results", 1, O_RESULTS },
-	{ "--dtb-out", 1, O_DTB_OUT },
-	{ "--verbose", 0, O_VERBOSE },
-	{ "--timing", 0, O_TIMING },
-	{ "--keep", 0, O_KEEP },
-	{ "--help", 0, O_HELP },
-	{ "-h", 0, O_HELP },
-	{ "--csv", 1, O_CSV },
-	{ "--quiet", 0, O_QUIET },
-	{ "--version", 0, O_VERSION },
-	{ "--mem-needed", 0, O_MEM_NEEDED },
+	{ "--backend", 1, O_BACKEND }, { "--arch", 1, O_ARCH },
+	{ "--accel", 1, O_ACCEL },     { "--mem", 1, O_MEM },
+	{ "--nodes", 1, O_NODES },     { "--cpus", 1, O_CPUS },
+	{ "--timeout", 1, O_TIMEOUT }, { "--kernel", 1, O_KERNEL },
+	{ "--results", 1, O_RESULTS }, { "--dtb-out", 1, O_DTB_OUT },
+	{ "--verbose", 0, O_VERBOSE }, { "--timing", 0, O_TIMING },
+	{ "--keep", 0, O_KEEP },       { "--help", 0, O_HELP },
+	{ "-h", 0, O_HELP },	       { "--csv", 1, O_CSV },
+	{ "--quiet", 0, O_QUIET },     { "--raw", 0, O_RAW },
+	{ "--version", 0, O_VERSION }, { "--mem-needed", 0, O_MEM_NEEDED },
 };
 
 static const char *const backend_names[] = { "auto", "kvm", "qemu", "host", NULL };
@@ -304,6 +299,9 @@ static int apply_opt(const struct opt *o, const char *v, struct vmm_config *cfg,
 		break;
 	case O_QUIET:
 		cfg->quiet = true;
+		break;
+	case O_RAW:
+		cfg->raw = true;
 		break;
 	case O_VERSION:
 		cfg->version = true;

@@ -7,6 +7,7 @@
 
 #include "ptelab/abi.h"
 #include "vmm_console.h"
+#include "vmm_json.h"
 #include "vmm_util.h"
 
 #define RESULT_TAG "RESULT "
@@ -24,8 +25,9 @@ int vmm_console_init(struct vmm_console *c, int out_fd, const char *results_path
 	c->csv.ncols = 0;
 	c->out_done = 0;
 	c->exit_status = -1;
+	c->nr_dropped = 0;
 	if (results_path) {
-		c->results = fopen(results_path, "w");
+		c->results = fopen(results_path, "we"); /* not inherited by QEMU */
 		if (!c->results)
 			return -1;
 	}
@@ -34,11 +36,11 @@ int vmm_console_init(struct vmm_console *c, int out_fd, const char *results_path
 
 int vmm_console_csv_open(struct vmm_console *c, const char *path)
 {
-	c->csv.f = fopen(path, "w");
+	c->csv.f = fopen(path, "we");
 	return c->csv.f ? 0 : -1;
 }
 
-static void out_write(struct vmm_console *c, const char *p, size_t n)
+static void out_write_raw(struct vmm_console *c, const char *p, size_t n)
 {
 	while (n && !c->out_broken) {
 		ssize_t w = write(c->out_fd, p, n);
@@ -52,6 +54,30 @@ static void out_write(struct vmm_console *c, const char *p, size_t n)
 		p += w;
 		n -= (size_t)w;
 	}
+}
+
+/* Would a terminal act on byte @b? All C0 controls but \n \t \r, and DEL. */
+static bool is_control(unsigned char b)
+{
+	return (b < 0x20 && b != '\n' && b != '\t' && b != '\r') || b == 0x7f;
+}
+
+/* Write guest bytes to out_fd; unless c->raw, each control character
+ * (is_control()) as ^X, so an escape sequence reaches the terminal as text. */
+static void out_write(struct vmm_console *c, const char *p, size_t n)
+{
+	size_t run = 0;
+
+	for (size_t i = 0; i < n && !c->raw; i++) {
+		char caret[2] = { '^', (char)((unsigned char)p[i] ^ 0x40) };
+
+		if (!is_control((unsigned char)p[i]))
+			continue;
+		out_write_raw(c, p + run, i - run);
+		out_write_raw(c, caret, 2);
+		run = i + 1;
+	}
+	out_write_raw(c, p + run, n - run);
 }
 
 /* Does line[0..n) start with @tag, or could it still (a partial line)? */
@@ -81,6 +107,38 @@ static int exit_line_status(const struct vmm_console *c, size_t n)
 	return v <= 255 ? v : -1;
 }
 
+/* Say on stderr that the current RESULT line was not taken (by @what)
+ * and why (@why, at JSON byte @at); only the first few times, so a guest
+ * cannot flood stderr. */
+static void report_drop(struct vmm_console *c, const char *what, const char *why, size_t at)
+{
+	if (++c->nr_dropped > VMM_CONSOLE_DROP_REPORTS)
+		return;
+	vmm_msg("RESULT line %lu %s: %s (at byte %zu of its JSON)", c->nr_results + 1, what, why,
+		at);
+	if (c->nr_dropped == VMM_CONSOLE_DROP_REPORTS)
+		vmm_msg("further refused RESULT lines are counted, not shown");
+}
+
+/* The JSON of a RESULT line, @n bytes at @json: to the results file only
+ * if it is strict JSON, to the CSV file only if it also makes a row. */
+static void take_result(struct vmm_console *c, const char *json, size_t n)
+{
+	size_t at = 0;
+	const char *why = vmm_json_walk(json, n, NULL, NULL, &at);
+
+	if (why) {
+		report_drop(c, "was dropped", why, at);
+	} else if (c->results) {
+		fwrite(json, 1, n, c->results);
+		fputc('\n', c->results);
+		fflush(c->results);
+	}
+	if (!why && c->csv.f && (why = vmm_csv_row(&c->csv, json, n, &at)))
+		report_drop(c, "got no CSV row", why, at);
+	c->nr_results++;
+}
+
 /* The line in line[0..len) is complete (it ends with '\n'): take it as
  * the guest's exit status when it is a status line, else write it out and
  * capture its JSON when it is a RESULT line. */
@@ -100,14 +158,7 @@ static void end_line(struct vmm_console *c)
 		n--; /* the '\n' */
 		if (n > tag && c->line[n - 1] == '\r')
 			n--;
-		if (c->results) {
-			fwrite(c->line + tag, 1, n - tag, c->results);
-			fputc('\n', c->results);
-			fflush(c->results);
-		}
-		if (c->csv.f) /* a line that is not a JSON object gets no row */
-			vmm_csv_row(&c->csv, c->line + tag, n - tag);
-		c->nr_results++;
+		take_result(c, c->line + tag, n - tag);
 	}
 	c->len = 0;
 	c->out_done = 0;
@@ -176,6 +227,8 @@ int vmm_console_close(struct vmm_console *c)
 	int r = 0;
 
 	vmm_console_flush(c);
+	if (c->nr_dropped > VMM_CONSOLE_DROP_REPORTS)
+		vmm_msg("%lu RESULT lines were refused in all", c->nr_dropped);
 	if (c->results) {
 		if (ferror(c->results) || fclose(c->results))
 			r = -1;

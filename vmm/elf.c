@@ -290,7 +290,9 @@ int vmm_read_file(const char *path, size_t max, void **buf, size_t *len, char *e
 	struct stat st;
 	size_t got = 0;
 	uint8_t *p;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO does not wait for a writer, so the
+	 * regular-file check below refuses it (no effect on regular files). */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot open: %s", strerror(errno));

@@ -74,16 +74,23 @@ static int pump(int fd, struct vmm_console *con, uint64_t deadline_us)
 	}
 }
 
-/* The exit status of child @pid, waited for; a signal is reported. */
-static int reap(pid_t pid, const char *bin)
+/* The exit status of child @pid, waited for until @deadline_us (a child
+ * that closed its stdout may still run); a signal is reported.
+ * Return: the status, or -1 at the deadline (the child still runs). */
+static int reap(pid_t pid, const char *bin, uint64_t deadline_us)
 {
 	int ws;
+	pid_t r;
 
-	while (waitpid(pid, &ws, 0) < 0)
-		if (errno != EINTR)
+	while ((r = waitpid(pid, &ws, WNOHANG)) <= 0) {
+		if (r < 0 && errno != EINTR)
 			return PTELAB_EXIT_CRASH;
+		if (vmm_now_us() >= deadline_us)
+			return -1;
+		usleep(2000);
+	}
 	if (WIFEXITED(ws))
-		return WEXITSTATUS(ws);
+		return vmm_guest_status(WEXITSTATUS(ws));
 	vmm_msg("%s: killed by signal %d (%s)", bin, WTERMSIG(ws), strsignal(WTERMSIG(ws)));
 	return PTELAB_EXIT_CRASH;
 }
@@ -92,7 +99,7 @@ int vmm_host_boot(const struct vmm_config *cfg, struct vmm_console *con, struct 
 {
 	char bin[PATH_MAX];
 	int fds[2], status;
-	uint64_t start = vmm_now_us();
+	uint64_t start = vmm_now_us(), deadline;
 	pid_t pid;
 
 	if (host_binary(cfg, bin, sizeof(bin)) || access(bin, X_OK)) {
@@ -114,15 +121,15 @@ int vmm_host_boot(const struct vmm_config *cfg, struct vmm_console *con, struct 
 		exec_host(bin, cfg, fds[1]);
 	}
 	close(fds[1]);
-	if (pump(fds[0], con, start + (uint64_t)cfg->timeout * 1000000u)) {
+	deadline = start + (uint64_t)cfg->timeout * 1000000u;
+	status = pump(fds[0], con, deadline) ? -1 : reap(pid, bin, deadline);
+	if (status < 0) {
 		kill(pid, SIGKILL);
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
 		vmm_console_flush(con);
 		vmm_msg("--backend host: stopped after the %d s timeout", cfg->timeout);
 		status = PTELAB_EXIT_TIMEOUT;
-	} else {
-		status = reap(pid, bin);
 	}
 	close(fds[0]);
 	t->run_us = vmm_now_us() - start;

@@ -365,7 +365,7 @@ static int kvm_exit(struct vmm_kvm_vcpu *v)
 	}
 	if (what == VMM_KVM_UNHANDLED)
 		kvm_report_exit(v);
-	kvm_stop(k, what == VMM_KVM_DONE ? status : PTELAB_EXIT_CRASH);
+	kvm_stop(k, what == VMM_KVM_DONE ? vmm_guest_status(status) : PTELAB_EXIT_CRASH);
 out:
 	pthread_mutex_unlock(&k->exit_lock);
 	return ret;
@@ -405,7 +405,35 @@ static void *kvm_vcpu_thread(void *arg)
 }
 
 /*
- * kvm_run_all - one thread per vCPU; the main thread waits (signals
+ * kvm_start_vcpus - one thread per vCPU, each with @mask plus SIGALRM
+ * blocked (the timeout is the main thread's). Every thread is created
+ * under exit_lock, so no vCPU can stop the run (kvm_stop() needs the
+ * lock) before all `started` flags are set: a stop then signals every
+ * thread that exists, and one still on its way into KVM_RUN sees
+ * immediate_exit. `started` is written only here and read under the lock
+ * or by this (main) thread. Context: the main thread, exit_lock not held.
+ */
+static void kvm_start_vcpus(struct vmm_kvm *k, const sigset_t *mask, const sigset_t *block)
+{
+	sigset_t vcpu_mask = *mask;
+
+	sigaddset(&vcpu_mask, SIGALRM); /* inherited: SIGUSR1 open, SIGALRM not */
+	pthread_mutex_lock(&k->exit_lock);
+	for (int i = 0; i < k->nr_vcpus && !k->stop; i++) {
+		pthread_sigmask(SIG_SETMASK, &vcpu_mask, NULL);
+		k->vcpu[i].started =
+			!pthread_create(&k->vcpu[i].thread, NULL, kvm_vcpu_thread, &k->vcpu[i]);
+		pthread_sigmask(SIG_BLOCK, block, NULL);
+		if (!k->vcpu[i].started) {
+			vmm_msg("cannot start the thread of vCPU %d", i);
+			kvm_stop(k, PTELAB_EXIT_CRASH);
+		}
+	}
+	pthread_mutex_unlock(&k->exit_lock);
+}
+
+/*
+ * kvm_run_all - start the vCPU threads; the main thread waits (signals
  * blocked but while it sleeps) for a stop or the timeout, then stops and
  * joins them. The vCPU threads block SIGALRM, so the timeout reaches the
  * main thread. Return: the ptelab exit status.
@@ -422,21 +450,7 @@ static int kvm_run_all(struct vmm_kvm *k, int timeout, struct vmm_timing *t)
 	sigaddset(&block, SIGALRM);
 	sigaddset(&block, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
-	for (int i = 0; i < k->nr_vcpus; i++) {
-		sigset_t vcpu_mask = old;
-
-		sigaddset(&vcpu_mask, SIGALRM); /* inherited: SIGUSR1 open, SIGALRM not */
-		pthread_sigmask(SIG_SETMASK, &vcpu_mask, NULL);
-		k->vcpu[i].started =
-			!pthread_create(&k->vcpu[i].thread, NULL, kvm_vcpu_thread, &k->vcpu[i]);
-		pthread_sigmask(SIG_BLOCK, &block, NULL);
-		if (!k->vcpu[i].started) {
-			vmm_msg("cannot start the thread of vCPU %d", i);
-			pthread_mutex_lock(&k->exit_lock);
-			kvm_stop(k, PTELAB_EXIT_CRASH);
-			pthread_mutex_unlock(&k->exit_lock);
-		}
-	}
+	kvm_start_vcpus(k, &old, &block);
 	wait = old;
 	sigdelset(&wait, SIGALRM);
 	sigdelset(&wait, SIGUSR1);

@@ -108,21 +108,18 @@ static const char *qemu_escape(const char *s, char *out, size_t size)
 	return out;
 }
 
-/* x86_64's boot data and exit devices, all in @dir: the FDT as -initrd
+/* x86_64's boot data and exit devices: the FDT in @dir as -initrd
  * (QEMU's PVH loader makes it module 0), isa-debug-exit, and a debugcon
- * whose file receives the exact status byte (isa-debug-exit's own code,
- * (v << 1) | 1, loses v's top bit). */
+ * whose chardev, the inherited status pipe, receives the exact status byte
+ * (isa-debug-exit's own code, (v << 1) | 1, loses v's top bit). */
 static int x86_boot_args(struct vmm_qemu_argv *a, const char *dir)
 {
-	char esc[PATH_MAX * 2];
-
 	ARG("-initrd");
 	ARG("%s/" VMM_QEMU_FDT_FILE, dir);
 	ARG("-device");
 	ARG("isa-debug-exit,iobase=0x%x,iosize=0x04", PTELAB_PORT_EXIT);
 	ARG("-chardev");
-	ARG("file,id=ptelab-status,path=%s/" VMM_QEMU_STATUS_FILE,
-	    qemu_escape(dir, esc, sizeof(esc)));
+	ARG("file,id=ptelab-status,path=/dev/fd/%d", VMM_QEMU_STATUS_FD);
 	ARG("-device");
 	ARG("isa-debugcon,iobase=0x%x,chardev=ptelab-status", PTELAB_PORT_STATUS);
 	return 0;
@@ -179,12 +176,14 @@ int vmm_qemu_build_argv(const struct vmm_config *cfg, const struct vmm_machine *
 	return 0;
 }
 
-/* A running QEMU: its pid and the read ends of its stdout and stderr. */
+/* A running QEMU: its pid and the read ends of its stdout, stderr and
+ * (x86_64) status pipe. */
 struct qemu_child {
 	pid_t pid;
-	int out_fd, err_fd;
-	bool error_seen; /* QEMU printed an error (not a warning) on stderr */
-	bool quiet;	 /* we are killing it: stop forwarding its stderr */
+	int out_fd, err_fd, status_fd; /* -1 once closed (or no status pipe) */
+	int status_byte;	       /* the last byte on the status pipe, or -1 */
+	bool error_seen;	       /* QEMU printed an error (not a warning) on stderr */
+	bool quiet;		       /* we are killing it: stop forwarding its stderr */
 	char err_line[512];
 	size_t err_len;
 };
@@ -198,56 +197,83 @@ static void qemu_on_stop_signal(int sig)
 	qemu_stop_signal = sig;
 }
 
-/*
- * qemu_catch_signals - with @on, block the stop signals and route them to
- * qemu_on_stop_signal(), saving the old mask in @old; they are delivered
- * only inside ppoll(), so none is lost between a check and a wait. Without
- * @on, restore the default actions and the mask in @old.
- */
-static void qemu_catch_signals(bool on, sigset_t *old)
+static void qemu_set_stop_action(void (*handler)(int))
 {
-	struct sigaction sa = { .sa_handler = on ? qemu_on_stop_signal : SIG_DFL };
+	struct sigaction sa = { .sa_handler = handler };
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(qemu_stop_signals) / sizeof(int); i++)
+		sigaction(qemu_stop_signals[i], &sa, NULL);
+}
+
+/*
+ * qemu_catch_signals - block the stop signals and route them to
+ * qemu_on_stop_signal(), saving the old mask in @old; while blocked they
+ * are delivered only inside ppoll(), so none is lost between a check and
+ * a wait. The handler stays until qemu_default_signals(): a second signal
+ * during the kill grace or the cleanup is only noted, so the temporary
+ * directory is still removed.
+ */
+static void qemu_catch_signals(sigset_t *old)
+{
 	sigset_t set;
 
 	sigemptyset(&set);
 	for (size_t i = 0; i < sizeof(qemu_stop_signals) / sizeof(int); i++)
 		sigaddset(&set, qemu_stop_signals[i]);
-	if (on) {
-		qemu_stop_signal = 0;
-		sigprocmask(SIG_BLOCK, &set, old);
-	}
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(qemu_stop_signals) / sizeof(int); i++)
-		sigaction(qemu_stop_signals[i], &sa, NULL);
-	if (!on)
-		sigprocmask(SIG_SETMASK, old, NULL);
+	qemu_stop_signal = 0;
+	sigprocmask(SIG_BLOCK, &set, old);
+	qemu_set_stop_action(qemu_on_stop_signal);
+}
+
+/* The stop signals' default actions again (the run's files are gone). */
+static void qemu_default_signals(void)
+{
+	qemu_set_stop_action(SIG_DFL);
+}
+
+/* In the child: stdin from /dev/null, stdout, stderr and fd
+ * VMM_QEMU_STATUS_FD from the pipes' write ends (@status[1] may be -1).
+ * Every other descriptor of ptelab's is close-on-exec. */
+static int child_fds(const int out[2], const int err[2], const int status[2])
+{
+	int null = open("/dev/null", O_RDONLY | O_CLOEXEC), s = status[1];
+
+	/* Above the descriptors dup2() sets next, so none overwrites it. */
+	if (s >= 0 && (s = fcntl(s, F_DUPFD_CLOEXEC, VMM_QEMU_STATUS_FD + 1)) < 0)
+		return -1;
+	if (null < 0 || dup2(null, 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0)
+		return -1;
+	return s >= 0 && dup2(s, VMM_QEMU_STATUS_FD) < 0 ? -1 : 0;
 }
 
 /*
  * qemu_spawn - start @argv with stdin from /dev/null and stdout/stderr on
- * new pipes; the child dies with ptelab (PR_SET_PDEATHSIG) and starts with
- * the signal mask and actions ptelab had before qemu_catch_signals().
+ * new pipes, and with @status_pipe a third pipe on fd VMM_QEMU_STATUS_FD;
+ * the child dies with ptelab (PR_SET_PDEATHSIG) and starts with the signal
+ * mask and actions ptelab had before qemu_catch_signals().
  * Return: 0, or -1 (reported) with nothing left open.
  */
-static int qemu_spawn(char *const argv[], const sigset_t *mask, struct qemu_child *c)
+static int qemu_spawn(char *const argv[], const sigset_t *mask, bool status_pipe,
+		      struct qemu_child *c)
 {
-	int out[2], err[2];
+	int out[2], err[2], status[2] = { -1, -1 };
 
 	if (pipe2(out, O_CLOEXEC))
 		goto err_msg;
 	if (pipe2(err, O_CLOEXEC))
 		goto err_close_out;
+	if (status_pipe && pipe2(status, O_CLOEXEC))
+		goto err_close_err;
 	c->pid = fork();
 	if (c->pid < 0)
-		goto err_close_err;
+		goto err_close_status;
 	if (c->pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		for (size_t i = 0; i < sizeof(qemu_stop_signals) / sizeof(int); i++)
 			signal(qemu_stop_signals[i], SIG_DFL);
 		sigprocmask(SIG_SETMASK, mask, NULL);
-		if (null < 0 || dup2(null, 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0)
+		if (child_fds(out, err, status))
 			_exit(127);
 		execvp(argv[0], argv);
 		fprintf(stderr, "ptelab: cannot run %s: %s\n", argv[0], strerror(errno));
@@ -255,10 +281,18 @@ static int qemu_spawn(char *const argv[], const sigset_t *mask, struct qemu_chil
 	}
 	close(out[1]);
 	close(err[1]);
+	if (status[1] >= 0)
+		close(status[1]);
 	c->out_fd = out[0];
 	c->err_fd = err[0];
+	c->status_fd = status[0];
 	return 0;
 
+err_close_status:
+	if (status[0] >= 0) {
+		close(status[0]);
+		close(status[1]);
+	}
 err_close_err:
 	close(err[0]);
 	close(err[1]);
@@ -279,7 +313,8 @@ static void qemu_err_line(struct qemu_child *c, const char *line, size_t n)
 		c->error_seen = true;
 }
 
-/* Move what is readable on @fd to the console (stdout) or stderr.
+/* Move what is readable on @fd to the console (stdout) or stderr, or
+ * keep its last byte (the status pipe).
  * Return: 1 while the pipe is open, 0 at EOF. */
 static int qemu_drain(struct qemu_child *c, int fd, struct vmm_console *con)
 {
@@ -288,6 +323,11 @@ static int qemu_drain(struct qemu_child *c, int fd, struct vmm_console *con)
 
 	if (n < 0)
 		return errno == EINTR || errno == EAGAIN;
+	if (fd == c->status_fd) {
+		if (n > 0)
+			c->status_byte = (unsigned char)buf[n - 1];
+		return n > 0;
+	}
 	if (fd == c->out_fd) {
 		vmm_console_put(con, buf, (size_t)n);
 		return n > 0;
@@ -310,23 +350,25 @@ static void qemu_close_pipes(struct qemu_child *c)
 		close(c->out_fd);
 	if (c->err_fd >= 0)
 		close(c->err_fd);
-	c->out_fd = c->err_fd = -1;
+	if (c->status_fd >= 0)
+		close(c->status_fd);
+	c->out_fd = c->err_fd = c->status_fd = -1;
 }
 
 /* Wait up to @ms for @p, with the stop signals unblocked (@mask) meanwhile.
  * Return: ppoll's result; -1 with EINTR when a stop signal came. */
-static int qemu_wait(struct pollfd p[2], uint64_t ms, const sigset_t *mask)
+static int qemu_wait(struct pollfd p[3], uint64_t ms, const sigset_t *mask)
 {
 	struct timespec ts = { .tv_sec = (time_t)(ms / 1000),
 			       .tv_nsec = (long)(ms % 1000) * 1000000 };
 
-	return ppoll(p, 2, &ts, mask);
+	return ppoll(p, 3, &ts, mask);
 }
 
 enum qemu_pump_end { PUMP_EXITED, PUMP_TIMEOUT, PUMP_SIGNAL };
 
 /*
- * qemu_pump - forward QEMU's output until both its pipes close and it
+ * qemu_pump - forward QEMU's output until all its pipes close and it
  * exits, until @deadline (vmm_now_us() time), or until a stop signal.
  * Return: PUMP_EXITED with *@wstatus set, PUMP_TIMEOUT or PUMP_SIGNAL (QEMU
  * may still be running).
@@ -334,8 +376,10 @@ enum qemu_pump_end { PUMP_EXITED, PUMP_TIMEOUT, PUMP_SIGNAL };
 static enum qemu_pump_end qemu_pump(struct qemu_child *c, struct vmm_console *con,
 				    uint64_t deadline, const sigset_t *mask, int *wstatus)
 {
-	struct pollfd p[2] = { { .fd = c->out_fd, .events = POLLIN },
-			       { .fd = c->err_fd, .events = POLLIN } };
+	struct pollfd p[3] = { { .fd = c->out_fd, .events = POLLIN },
+			       { .fd = c->err_fd, .events = POLLIN },
+			       { .fd = c->status_fd, .events = POLLIN } };
+	int *fds[3] = { &c->out_fd, &c->err_fd, &c->status_fd };
 
 	for (;;) {
 		uint64_t now = vmm_now_us(), ms = (deadline - now + 999) / 1000;
@@ -345,7 +389,7 @@ static enum qemu_pump_end qemu_pump(struct qemu_child *c, struct vmm_console *co
 			return PUMP_SIGNAL;
 		if (now >= deadline)
 			return PUMP_TIMEOUT;
-		if (p[0].fd < 0 && p[1].fd < 0) {
+		if (p[0].fd < 0 && p[1].fd < 0 && p[2].fd < 0) {
 			if (waitpid(c->pid, wstatus, WNOHANG) == c->pid)
 				return PUMP_EXITED;
 			ms = ms < 5 ? ms : 5; /* pipes closed: QEMU is exiting */
@@ -353,11 +397,11 @@ static enum qemu_pump_end qemu_pump(struct qemu_child *c, struct vmm_console *co
 		r = qemu_wait(p, ms, mask);
 		if (r < 0 && errno != EINTR)
 			return PUMP_SIGNAL; /* cannot happen with valid fds */
-		for (int i = 0; r > 0 && i < 2; i++) {
+		for (int i = 0; r > 0 && i < 3; i++) {
 			if (p[i].fd < 0 || !p[i].revents || qemu_drain(c, p[i].fd, con))
 				continue;
 			close(p[i].fd);
-			*(i ? &c->err_fd : &c->out_fd) = -1;
+			*fds[i] = -1;
 			p[i].fd = -1;
 		}
 	}
@@ -389,20 +433,6 @@ int vmm_qemu_status(int code, int status_byte)
 	return code == 127 ? -1 : code >> 1; /* 127: also "cannot run" */
 }
 
-/* The last byte of @path, or -1 when it is empty or missing. */
-static int last_byte(const char *path)
-{
-	unsigned char b;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), r = -1;
-
-	if (fd < 0)
-		return -1;
-	if (lseek(fd, -1, SEEK_END) >= 0 && read(fd, &b, 1) == 1)
-		r = b;
-	close(fd);
-	return r;
-}
-
 /* arm64's status: QEMU exits 0 when the guest calls PSCI SYSTEM_OFF, and
  * the guest's last status line (ptelab/abi.h) says with which status.
  * With --dtb-out QEMU exits 0 once it has dumped the tree, before the
@@ -414,7 +444,7 @@ static int arm64_status(const struct vmm_config *cfg, int code, const struct vmm
 	if (code == 0 && cfg->dtb_out)
 		return 0;
 	if (code == 0 && con->exit_status >= 0)
-		return con->exit_status;
+		return vmm_guest_status(con->exit_status);
 	if (code == 0)
 		vmm_msg("guest crashed: it powered the machine off without an exit status line");
 	else
@@ -426,11 +456,10 @@ static int arm64_status(const struct vmm_config *cfg, int code, const struct vmm
  * qemu_status - ptelab's exit status for QEMU's wait status @ws. x86_64:
  * see vmm_qemu_status(); 0 means the guest reset the machine (with
  * -no-reboot QEMU then exits). arm64: see arm64_status(). Exit 1 after an
- * error line from QEMU is QEMU's own failure. @status_file is x86_64's
- * status byte file ("" for arm64).
+ * error line from QEMU is QEMU's own failure.
  */
 static int qemu_status(const struct vmm_config *cfg, const struct qemu_child *c, int ws,
-		       const struct vmm_console *con, const char *status_file)
+		       const struct vmm_console *con)
 {
 	const char *bin = vmm_qemu_binary(cfg->arch);
 	int code, status;
@@ -440,9 +469,9 @@ static int qemu_status(const struct vmm_config *cfg, const struct qemu_child *c,
 		return PTELAB_EXIT_CRASH;
 	}
 	code = WEXITSTATUS(ws);
-	status = cfg->arch == VMM_ARCH_X86_64 ? vmm_qemu_status(code, last_byte(status_file)) : -1;
+	status = cfg->arch == VMM_ARCH_X86_64 ? vmm_qemu_status(code, c->status_byte) : -1;
 	if (status >= 0 && !c->error_seen)
-		return status;
+		return vmm_guest_status(status);
 	/* 127 from the child means exec failed; it printed why, as QEMU
 	 * does when it exits 1 on bad options. */
 	if ((code == 127 || code == 1) && c->error_seen) {
@@ -461,24 +490,23 @@ static int qemu_status(const struct vmm_config *cfg, const struct qemu_child *c,
 
 /* Run @argv to completion, timeout or stop signal.
  * Return: the ptelab exit status. */
-static int qemu_run(const struct vmm_config *cfg, char *const argv[], struct vmm_console *con,
-		    const char *status_file)
+static int qemu_run(const struct vmm_config *cfg, char *const argv[], struct vmm_console *con)
 {
-	struct qemu_child c = { .out_fd = -1, .err_fd = -1 };
+	struct qemu_child c = { .out_fd = -1, .err_fd = -1, .status_fd = -1, .status_byte = -1 };
 	uint64_t deadline = vmm_now_us() + (uint64_t)cfg->timeout * 1000000u;
 	enum qemu_pump_end end;
 	sigset_t old;
 	int ws = 0;
 
-	qemu_catch_signals(true, &old);
-	if (qemu_spawn(argv, &old, &c)) {
-		qemu_catch_signals(false, &old);
+	qemu_catch_signals(&old);
+	if (qemu_spawn(argv, &old, cfg->arch == VMM_ARCH_X86_64, &c)) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		return PTELAB_EXIT_NOBACKEND;
 	}
 	end = qemu_pump(&c, con, deadline, &old, &ws);
 	if (end != PUMP_EXITED)
 		qemu_kill(&c);
-	qemu_catch_signals(false, &old);
+	sigprocmask(SIG_SETMASK, &old, NULL); /* still caught: see qemu_catch_signals() */
 	qemu_close_pipes(&c);
 	vmm_console_flush(con);
 	if (end == PUMP_TIMEOUT) {
@@ -492,16 +520,15 @@ static int qemu_run(const struct vmm_config *cfg, char *const argv[], struct vmm
 	c.err_line[c.err_len] = 0;
 	if (c.err_len)
 		qemu_err_line(&c, c.err_line, c.err_len);
-	return qemu_status(cfg, &c, ws, con, status_file);
+	return qemu_status(cfg, &c, ws, con);
 }
 
 /* A private directory for a run's files: the FDT QEMU passes as -initrd
- * and the status byte file (x86_64), the tree QEMU dumps for --dtb-out
- * (arm64). dir[0] is 0 when there is none. */
+ * (x86_64), the tree QEMU dumps for --dtb-out (arm64). dir[0] is 0 when
+ * there is none. */
 struct qemu_tmp {
 	char dir[PATH_MAX - 16];
 	char fdt[PATH_MAX];
-	char status[PATH_MAX];
 	char dump[PATH_MAX];
 };
 
@@ -518,7 +545,6 @@ static int qemu_make_tmpdir(struct qemu_tmp *tmp)
 		return -1;
 	}
 	snprintf(tmp->fdt, sizeof(tmp->fdt), "%s/" VMM_QEMU_FDT_FILE, tmp->dir);
-	snprintf(tmp->status, sizeof(tmp->status), "%s/" VMM_QEMU_STATUS_FILE, tmp->dir);
 	snprintf(tmp->dump, sizeof(tmp->dump), "%s/dumped.dtb", tmp->dir);
 	return 0;
 }
@@ -586,12 +612,10 @@ static void qemu_remove_tmp(struct qemu_tmp *tmp, bool keep)
 	if (!tmp->dir[0])
 		return;
 	if (keep) {
-		vmm_msg("kept %s (the device tree and status file the QEMU command uses)",
-			tmp->dir);
+		vmm_msg("kept %s (the device tree the QEMU command uses)", tmp->dir);
 		return;
 	}
 	unlink(tmp->fdt);
-	unlink(tmp->status);
 	unlink(tmp->dump);
 	rmdir(tmp->dir);
 	tmp->dir[0] = 0;
@@ -616,6 +640,9 @@ static void qemu_print_argv(const struct vmm_qemu_argv *a, const struct qemu_tmp
 			break;
 	}
 	fprintf(stderr, "ptelab: %s\n", line);
+	if (strstr(line, "/dev/fd/"))
+		vmm_msg("the guest's status byte goes to fd %d: add %d>FILE to run it by hand",
+			VMM_QEMU_STATUS_FD, VMM_QEMU_STATUS_FD);
 	if (tmp->dir[0] && !keep)
 		vmm_msg("that command reads %s, which ptelab removes when it exits; add --keep "
 			"to keep it",
@@ -643,7 +670,7 @@ int vmm_qemu_boot(const struct vmm_config *cfg, struct vmm_machine *m, struct vm
 		  struct vmm_timing *t)
 {
 	static struct vmm_qemu_argv a;
-	struct qemu_tmp tmp = { "", "", "", "" };
+	struct qemu_tmp tmp = { "", "", "" };
 	bool dump = cfg->arch == VMM_ARCH_ARM64 && cfg->dtb_out;
 	uint64_t t0 = vmm_now_us();
 	int status = qemu_available(cfg);
@@ -663,10 +690,11 @@ int vmm_qemu_boot(const struct vmm_config *cfg, struct vmm_machine *m, struct vm
 		qemu_print_argv(&a, &tmp, cfg->keep);
 	t->load_us = vmm_now_us() - t0;
 	t0 = vmm_now_us();
-	status = qemu_run(cfg, a.argv, con, tmp.status);
+	status = qemu_run(cfg, a.argv, con);
 	t->run_us = vmm_now_us() - t0;
 	if (dump && status == 0 && qemu_copy_dump(&tmp, cfg->dtb_out))
 		status = PTELAB_EXIT_USAGE;
 	qemu_remove_tmp(&tmp, cfg->keep);
+	qemu_default_signals();
 	return status;
 }

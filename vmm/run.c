@@ -202,6 +202,7 @@ static int boot(const struct vmm_config *cfg, struct vmm_machine *m, int backend
 		free(elf);
 		elf = NULL;
 	}
+	console.raw = cfg->raw;
 	if (vmm_console_init(&console, 1, cfg->results)) {
 		vmm_msg("--results: %s: %s", cfg->results, strerror(errno));
 		free(elf);

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ptelab/abi.h"
 #include "vmm_util.h"
 
 void vmm_msg(const char *fmt, ...)
@@ -31,6 +32,19 @@ int vmm_self_exe(char *buf, size_t size)
 		return -1;
 	buf[n] = 0;
 	return 0;
+}
+
+int vmm_guest_status(int status)
+{
+	const char *own = status == PTELAB_EXIT_NOBACKEND ? "no usable backend"
+			  : status == PTELAB_EXIT_TIMEOUT ? "--timeout"
+			  : status >= 128		  ? "a stop signal"
+							  : NULL;
+
+	if (own)
+		vmm_msg("exit status %d is the guest's own (ptelab's %d would mean %s)", status,
+			status, own);
+	return status;
 }
 
 uint64_t vmm_now_us(void)

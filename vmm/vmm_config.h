@@ -44,6 +44,7 @@ struct vmm_config {
 	const char *csv;       /* NULL: none */
 	bool verbose, timing, help, version, quiet;
 	bool keep;	 /* keep the QEMU run's temporary files (see --verbose) */
+	bool raw;	 /* --raw: guest control characters reach stdout unfiltered */
 	bool mem_needed; /* --mem-needed: print what size= needs and exit */
 	char bootargs[VMM_BOOTARGS_MAX];
 };

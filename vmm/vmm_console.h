@@ -1,6 +1,7 @@
 /*
  * vmm_console.h - the guest's serial output: passed to stdout line by line,
- * with the JSON of every "RESULT " line also written to the --results file,
+ * with the JSON of every "RESULT " line that is strict JSON (vmm_json.h)
+ * also written to the --results file,
  * and the status of a PTELAB_EXIT_LINE line (ptelab/abi.h) kept, not shown.
  */
 #ifndef VMM_CONSOLE_H
@@ -13,17 +14,20 @@
 #include "vmm_csv.h"
 
 #define VMM_CONSOLE_LINE_MAX 65536 /* longer lines pass through uncaptured */
+#define VMM_CONSOLE_DROP_REPORTS 5 /* refused RESULT lines said on stderr */
 
 struct vmm_console {
 	int out_fd;	    /* where guest bytes go (stdout) */
 	bool out_broken;    /* a write failed (reader gone): drop the rest */
+	bool raw;	    /* --raw: no control character filter (set before init) */
 	FILE *results;	    /* NULL without --results */
 	struct vmm_csv csv; /* csv.f NULL without --csv */
 	size_t out_done;    /* bytes of line[] already written out (a progress line) */
 	size_t len;	    /* bytes of the current line in line[] */
 	bool overlong;	    /* the current line outgrew line[] and was flushed */
 	unsigned long nr_results;
-	int exit_status; /* the last PTELAB_EXIT_LINE's status, -1 before one */
+	unsigned long nr_dropped; /* RESULT lines refused by the results or CSV file */
+	int exit_status;	  /* the last PTELAB_EXIT_LINE's status, -1 before one */
 	char line[VMM_CONSOLE_LINE_MAX];
 };
 

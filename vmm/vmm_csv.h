@@ -22,14 +22,18 @@ struct vmm_csv {
 
 /*
  * vmm_csv_row - write the JSON object @json (@len bytes, one RESULT line)
- * as a CSV row to csv->f; the first row also fixes and writes the header.
- * A later row fills the header's columns by name: a column it lacks is
- * left empty, a member the header lacks is dropped. Strings lose their
- * quotes (and are CSV-quoted when they hold a comma or a quote); null is
- * an empty field. Objects nest to any depth; arrays are refused.
- * Return: 0, or -1 when @json is not such an object (nothing written) or
- * writing failed.
+ * as a CSV row to csv->f; the first row also fixes and writes the header
+ * (every name in double quotes). A later row fills the header's columns
+ * by name: a column it lacks is left empty, a member the header lacks is
+ * dropped. Strings lose their JSON quotes (escapes stay as written), are
+ * CSV-quoted when they hold a comma, a quote, CR or LF, and get a leading
+ * ' when they start with = + - @ tab or CR (a spreadsheet formula);
+ * numbers are written as they are; null is an empty field. The JSON must
+ * be strict (vmm_json_walk()): objects nest at most VMM_JSON_MAX_DEPTH
+ * deep, keys are not empty, arrays are refused.
+ * Return: NULL, or why no row was written (the text is refused, at its
+ * byte *@at) or writing failed.
  */
-int vmm_csv_row(struct vmm_csv *csv, const char *json, size_t len);
+const char *vmm_csv_row(struct vmm_csv *csv, const char *json, size_t len, size_t *at);
 
 #endif

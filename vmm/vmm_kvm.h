@@ -33,7 +33,7 @@ struct vmm_kvm_vcpu {
 	int id, fd;
 	struct kvm_run *run;
 	pthread_t thread;
-	int started; /* the thread exists */
+	int started; /* the thread exists; set under exit_lock (kvm_start_vcpus()) */
 };
 
 struct vmm_kvm {

@@ -13,9 +13,12 @@
 
 #define VMM_QEMU_MAX_ARGS 192
 #define VMM_QEMU_ARGS_BYTES 8192
-/* The files of an x86_64 run, in its private directory. */
+/* The file of an x86_64 run, in its private directory. */
 #define VMM_QEMU_FDT_FILE "guest.dtb"
-#define VMM_QEMU_STATUS_FILE "status"
+/* x86_64's status byte: QEMU writes it to this inherited descriptor, a
+ * pipe ptelab drains keeping only the last byte, so a guest writing the
+ * port in a loop fills no disk. */
+#define VMM_QEMU_STATUS_FD 3
 
 /* A QEMU command line; every string lives in buf[]. */
 struct vmm_qemu_argv {
@@ -34,7 +37,8 @@ const char *vmm_qemu_package(enum vmm_arch arch);
  * machine, accelerator, RAM and one memory-backend-ram plus -numa node per
  * node, cpus placed by -numa cpu; x86_64 adds -initrd @dir/guest.dtb (the
  * FDT, which QEMU's PVH loader makes module 0), isa-debug-exit, and an
- * isa-debugcon writing the status byte to @dir/status; arm64 adds
+ * isa-debugcon writing the status byte to /dev/fd/VMM_QEMU_STATUS_FD (a
+ * pipe, whose write end QEMU inherits); arm64 adds
  * -append bootargs, and dumpdtb=@dumpdtb when not NULL. Both run under
  * QEMU's seccomp sandbox, and no option opens a channel from the guest to
  * the host beyond the serial console and the status byte

@@ -15,6 +15,15 @@
 /* Print "ptelab: <message>\n" on stderr. */
 void vmm_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * vmm_guest_status - @status, which the guest chose. When it is one of
+ * the statuses only ptelab gives (ptelab/abi.h's "VMM only": 4 no backend,
+ * 124 timeout; and 128+N, a signal), say on stderr that it is the
+ * guest's, so the two can be told apart. The guest's 2 and 3 mean what
+ * ptelab's do (a refused word, a crash): not named. Return: @status.
+ */
+int vmm_guest_status(int status);
+
 /* Microseconds of CLOCK_MONOTONIC. */
 uint64_t vmm_now_us(void);
 

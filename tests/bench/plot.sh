@@ -18,7 +18,7 @@ D=$DIR/plotdata
 mkdir -p "$D"
 # Only benchmarks with a cap have plots against it (bench:fault has none).
 BENCHES=$(for b in $BENCHES; do
-	awk -F, -v b="$b" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	awk -F, -v b="$b" 'NR == 1 { gsub(/"/, ""); for (i = 1; i <= NF; i++) col[$i] = i; next }
 		$col["bench"] == b && $col["cap"] != "" { print b; exit }' "$CSV"
 done)
 [ -n "$BENCHES" ] || exit 0
@@ -27,7 +27,7 @@ done)
 # capx the numeric cap (max, 0 in the CSV, = twice the largest number given).
 csv_pick() {
 	awk -F, -v b="$1" -v f="$2" -v cols="$3" '
-		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; n = split(cols, want, " "); next }
+		NR == 1 { gsub(/"/, ""); for (i = 1; i <= NF; i++) col[$i] = i; n = split(cols, want, " "); next }
 		$col["bench"] == b && $col["folio"] == f {
 			rows[++nr] = $0
 			if ($col["cap"] + 0 > big) big = $col["cap"] + 0
@@ -45,13 +45,13 @@ csv_pick() {
 
 # The x tics: every cap given, "max" at twice the largest.
 xtics() {
-	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "cap") c = i; next }
+	awk -F, 'NR == 1 { gsub(/"/, ""); for (i = 1; i <= NF; i++) if ($i == "cap") c = i; next }
 		{ if ($c == 0) m = 1; else { caps[$c + 0] = 1; if ($c + 0 > big) big = $c + 0 } }
 		END { s = ""; for (k in caps) s = s (s ? ", " : "") "\"" k "\" " k
 			if (m) s = s (s ? ", " : "") "\"max\" " 2 * (big ? big : 1); print "(" s ")" }' "$CSV"
 }
 XT=$(xtics)
-CLK=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "clock") c = i } NR == 2 { print $c }' "$CSV")
+CLK=$(awk -F, 'NR == 1 { gsub(/"/, ""); for (i = 1; i <= NF; i++) if ($i == "clock") c = i } NR == 2 { print $c }' "$CSV")
 case $CLK in
 icount) YL="median us (icount: thousands of guest instructions)" ;;
 host) YL="median us (host: real time, simulated MMU)" ;;
@@ -80,7 +80,7 @@ for b in $BENCHES; do
 	i=0
 	for f in $FOLIOS; do
 		awk -F, -v b="$b" -v f="$f" -v i="$i" '
-			NR == 1 { for (k = 1; k <= NF; k++) col[$k] = k; next }
+			NR == 1 { gsub(/"/, ""); for (k = 1; k <= NF; k++) col[$k] = k; next }
 			$col["bench"] == b && $col["folio"] == f && $col["cap"] == "1" { one = $col["median_us"] }
 			$col["bench"] == b && $col["folio"] == f && $col["cap"] == "0" { mx = $col["median_us"] }
 			END { if (one && mx) printf "%d %s %.3f\n", i, f, one / mx }' "$CSV"

@@ -18,7 +18,7 @@ mkdir -p "$D"
 # "N title" per file.
 series() {
 	awk -F, -v b="$1" -v f="$2" -v key="$KEY" -v out="$D/$1-$2-cpus" '
-		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		NR == 1 { gsub(/"/, ""); for (i = 1; i <= NF; i++) col[$i] = i; next }
 		$col["bench"] == b && $col["folio"] == f {
 			s = $col["variant"] (key != "" && $col[key] != "" ? " " key "=" $col[key] : "")
 			if (!(s in idx)) { idx[s] = ++n; name[n] = s }
@@ -37,7 +37,7 @@ series() {
 		}' "$CSV"
 }
 
-CLK=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "clock") c = i } NR == 2 { print $c }' "$CSV")
+CLK=$(awk -F, 'NR == 1 { gsub(/"/, ""); for (i = 1; i <= NF; i++) if ($i == "clock") c = i } NR == 2 { print $c }' "$CSV")
 case $CLK in
 icount) YL="median us (icount, all CPUs)" ;;
 *) YL="median us ($CLK)" ;;

@@ -62,9 +62,9 @@ if [ "$1" = --one ]; then
 	# shellcheck disable=SC2086
 	if build/ptelab $SWEEP_CLK --arch "$ARCH" --mem "$SWEEP_MEM" --quiet --timeout 3600 \
 		--csv "$part.csv" "$@" run=bench:"$b" folios="$f" size="$SIZE" reps="$REPS" >"$part.log" 2>&1; then
-		if [ -n "$SWEEP_KEY" ] && ! head -n 1 "$part.csv" | tr ',' '\n' | grep -qx "$SWEEP_KEY"; then
+		if [ -n "$SWEEP_KEY" ] && ! head -n 1 "$part.csv" | tr ',' '\n' | tr -d '"' | grep -qx "$SWEEP_KEY"; then
 			awk -v key="$SWEEP_KEY" -v v="$k" 'BEGIN { OFS = "," }
-				{ print $0, (NR == 1 ? key : (v == "-" ? "" : v)) }' "$part.csv" >"$part.tmp" &&
+				{ print $0, (NR == 1 ? "\"" key "\"" : (v == "-" ? "" : v)) }' "$part.csv" >"$part.tmp" &&
 				mv "$part.tmp" "$part.csv"
 		fi
 		echo "  $b $f cpus=$c${SWEEP_KEY:+ $SWEEP_KEY=$k} done on $(hostname) in $PWD"
@@ -174,7 +174,7 @@ points | while read -r b f c k; do
 	first=0
 done >"$OUT/sweep.csv" || exit 1
 # Every point must come from the same build: one value in the version column.
-versions=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "version") c = i; next }
+versions=$(awk -F, 'NR == 1 { gsub(/"/, ""); for (i = 1; i <= NF; i++) if ($i == "version") c = i; next }
 	c { print $c }' "$OUT/sweep.csv" | sort -u)
 if [ "$(echo "$versions" | wc -l)" -ne 1 ]; then
 	echo "sweep: the points come from different ptelab builds: $(echo "$versions" | tr '\n' ' ')"
@@ -183,7 +183,7 @@ fi
 # The plots against cap take the rows of the first CPU count and knob value.
 mkdir -p "$OUT/plotdata"
 awk -F, -v c="${CPUS%%,*}" -v key="$SWEEP_KEY" -v k="${KVALS%%,*}" '
-	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; print; next }
+	NR == 1 { gsub(/"/, ""); for (i = 1; i <= NF; i++) col[$i] = i; print; next }
 	$col["cpus"] == c && (key == "" || $col[key] == "" || $col[key] == k)' \
 	"$OUT/sweep.csv" >"$OUT/plotdata/caps.csv"
 title="$CLOCK $ARCH, $SIZE MiB"

@@ -235,6 +235,34 @@ TEST(status_line_taken_and_hidden)
 	}
 }
 
-TEST_SUITE(console, result_lines_captured, any_chunking_same_result,
-	   overlong_line_passes_uncaptured, flush_ends_capture, broken_stdout_survived,
-	   progress_passes_at_once, status_line_taken_and_hidden)
+/* Only strict JSON reaches the results file: a flood of bad RESULT lines
+ * leaves it with the good ones, and stdout shows ESC and other controls
+ * as ^X (but keeps \t and \r). */
+TEST(bad_results_dropped_controls_shown)
+{
+	static const char in[] =
+		"RESULT {\"a\":1}\n"
+		"RESULT {\"a\":\"\x01\"}\n"
+		"RESULT {\"a\":1} x\n"
+		"RESULT {\"\":{\"\":{\"\":{\"\":{\"\":{\"\":{\"\":{\"\":{\"\":1}}}}}}}}}\n"
+		"\x1b[2J\tx\x7f\r\n"
+		"RESULT {\"b\":2}\n";
+	char *out, *res;
+	size_t n;
+
+	open_console();
+	for (int i = 0; i < 3; i++)
+		vmm_console_put(&con, in, sizeof(in) - 1);
+	CHECK_EQ(con.nr_dropped, 9);
+	close_console(&out, &n, &res);
+	CHECK_STR(res, "{\"a\":1}\n{\"b\":2}\n{\"a\":1}\n{\"b\":2}\n{\"a\":1}\n{\"b\":2}\n");
+	CHECK_HAS(out, "\n^[[2J\tx^?\r\n");
+	CHECK(strchr(out, 0x1b) == NULL);
+	CHECK(strstr(out, "\"^A\"") != NULL);
+	free(out);
+	free(res);
+}
+
+TEST_SUITE(console, result_lines_captured, bad_results_dropped_controls_shown,
+	   any_chunking_same_result, overlong_line_passes_uncaptured, flush_ends_capture,
+	   broken_stdout_survived, progress_passes_at_once, status_line_taken_and_hidden)

@@ -142,15 +142,15 @@ TEST(new_options)
 static int csv_of(const char *json, const char *json2, char **buf)
 {
 	static struct vmm_csv csv;
-	size_t len = 0;
+	size_t len = 0, at;
 	int r = 0;
 
 	memset(&csv, 0, sizeof(csv));
 	csv.f = open_memstream(buf, &len);
-	CHECK_EQ(vmm_csv_row(&csv, json, strlen(json)), 0);
-	CHECK_EQ(vmm_csv_row(&csv, json, strlen(json)), 0);
+	CHECK(vmm_csv_row(&csv, json, strlen(json), &at) == NULL);
+	CHECK(vmm_csv_row(&csv, json, strlen(json), &at) == NULL);
 	if (json2)
-		r = vmm_csv_row(&csv, json2, strlen(json2));
+		r = vmm_csv_row(&csv, json2, strlen(json2), &at) ? -1 : 0;
 	fclose(csv.f);
 	return r;
 }
@@ -167,8 +167,9 @@ TEST(csv_columns_from_json)
 	char *buf = NULL;
 
 	CHECK_EQ(csv_of(json, NULL, &buf), 0);
-	CHECK_STR(buf, "bench,arch,clock,folio,variant,cap,caps.zap,caps.gup_walk,"
-		       "counters.ptl_takes,counters.ref_updates,median_us,none\n"
+	CHECK_STR(buf, "\"bench\",\"arch\",\"clock\",\"folio\",\"variant\",\"cap\",\"caps.zap\","
+		       "\"caps.gup_walk\",\"counters.ptl_takes\",\"counters.ref_updates\","
+		       "\"median_us\",\"none\"\n"
 		       "zap,x86_64,icount,64K,cap=4,4,4,on,32,4130,2281.4,\n"
 		       "zap,x86_64,icount,64K,cap=4,4,4,on,32,4130,2281.4,\n");
 	free(buf);
@@ -184,7 +185,7 @@ TEST(csv_later_rows_by_name)
 	CHECK_EQ(csv_of("{\"a\":1,\"o\":{\"b\":2},\"c\":\"x\"}",
 			"{\"c\":\"y,\\\"z\",\"extra\":5,\"a\":3}", &buf),
 		 0);
-	CHECK_STR(buf, "a,o.b,c\n1,2,x\n1,2,x\n3,,\"y,\\\"\"z\"\n");
+	CHECK_STR(buf, "\"a\",\"o.b\",\"c\"\n1,2,x\n1,2,x\n3,,\"y,\\\"\"z\"\n");
 	free(buf);
 }
 
@@ -195,12 +196,12 @@ TEST(csv_refuses_non_objects)
 					   "{\"a\" 1}", "{\"a\":1}x", "{a:1}",	     "{\"a\":}" };
 	struct vmm_csv csv;
 	char *buf = NULL;
-	size_t len = 0;
+	size_t len = 0, at;
 
 	memset(&csv, 0, sizeof(csv));
 	csv.f = open_memstream(&buf, &len);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		CHECK_EQ(vmm_csv_row(&csv, bad[i], strlen(bad[i])), -1);
+		CHECK(vmm_csv_row(&csv, bad[i], strlen(bad[i]), &at) != NULL);
 	fclose(csv.f);
 	CHECK_EQ(len, 0);
 	CHECK_EQ(csv.ncols, 0);

@@ -80,7 +80,7 @@ prepare() {
 	cp "$TOP/tests/lib.sh" "$r/ptelab/tests/"
 	cp "$TOP/tests/kvm/cases.sh" "$TOP/tests/kvm/bench.sh" "$TOP/tests/kvm/shootdown.sh" \
 		"$TOP/tests/kvm/scaling.sh" "$r/ptelab/tests/kvm/"
-	cp "$TOP/tests/vmm/run.sh" "$r/ptelab/tests/vmm/"
+	cp "$TOP/tests/vmm/run.sh" "$TOP/tests/vmm/hostile.sh" "$r/ptelab/tests/vmm/"
 	cp "$K/$a/ptelab" "$K/$a/mkelf" "$K/$a/timeit" "$r/ptelab/build/"
 	for g in x86_64 arm64; do
 		[ -f "$TOP/build/$g/guest.elf" ] && cp "$TOP/build/$g/guest.elf" "$r/ptelab/build/$g/"

@@ -170,7 +170,7 @@ sweep_cases() {
 		fi
 		name="--csv: a header and the same four rows"
 		if [ "$(wc -l <"$TMPD/r.csv")" -eq 5 ] &&
-			head -n 1 "$TMPD/r.csv" | grep -q '^bench,arch,backend,clock,version,folio,variant,cap,active,reps,.*,caps\.zap,.*,counters\.pt_descents,' &&
+			head -n 1 "$TMPD/r.csv" | tr -d '"' | grep -q '^bench,arch,backend,clock,version,folio,variant,cap,active,reps,.*,caps\.zap,.*,counters\.pt_descents,' &&
 			[ "$(cut -d, -f7 "$TMPD/r.csv" | tail -n 4 | tr '\n' ' ')" = "$variants" ]; then
 			pass "$name"
 		else

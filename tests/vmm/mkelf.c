@@ -14,8 +14,13 @@
  *
  *   mkelf guests OUTDIR
  *	Tiny bootable guests (hand-assembled; they need no guest build) that
- *	exercise the VMM's exit paths: OUTDIR/<arch>-<what>.elf, one name a
- *	line on stdout.
+ *	exercise the VMM's exit paths, and the hostile ones of
+ *	tests/vmm/hostile.sh: OUTDIR/<arch>-<what>.elf, one name a line on
+ *	stdout.
+ *
+ *   mkelf statuses OUTDIR
+ *	One guest per exit status 0..255 and kind (x86_64, arm64 on QEMU,
+ *	arm64 on ptelab's KVM machine): OUTDIR/<kind>-status-<N>.elf.
  *
  * Exit status: 0, or 1 with a message on stderr.
  */
@@ -250,6 +255,128 @@ static const uint32_t a64_kvm_mmio[] = {
 	0x14000000, /* b . */
 };
 
+/*
+ * The hostile guests of tests/vmm/hostile.sh: each tries one thing a
+ * guest must not get away with. The words of the looping ones come from
+ * tests/vmm/hostile_x86.S (as --32) and tests/vmm/hostile_a64.S
+ * (aarch64-linux-gnu-as), objcopy -O binary.
+ */
+/* deep: a RESULT line of 13,000 levels of {"": (65,009 bytes), then exit 0 */
+static const uint8_t x86_deep[] = {
+	0x66, 0xba, 0xf8, 0x03, 0xbe, 0x3f, 0x00, 0x10, 0x00, 0xb9, 0x07, 0x00, 0x00, 0x00, 0xfc,
+	0xf3, 0x6e, 0xbb, 0xc8, 0x32, 0x00, 0x00, 0xbe, 0x46, 0x00, 0x10, 0x00, 0xb9, 0x04, 0x00,
+	0x00, 0x00, 0xf3, 0x6e, 0x4b, 0x75, 0xf1, 0xb0, 0x31, 0xee, 0xbb, 0xc8, 0x32, 0x00, 0x00,
+	0xb0, 0x7d, 0xee, 0x4b, 0x75, 0xfc, 0xb0, 0x0a, 0xee, 0xb0, 0x00, 0xe6, 0xe9, 0xe6, 0xf4,
+	0xf4, 0xeb, 0xfd, 0x52, 0x45, 0x53, 0x55, 0x4c, 0x54, 0x20, 0x7b, 0x22, 0x22, 0x3a,
+};
+/* flood: rep outsb of 16 MiB to the status port, for ever */
+static const uint8_t x86_flood[] = {
+	0x66, 0xba, 0xe9, 0x00, 0xbe, 0x00, 0x00, 0x10, 0x00, 0xb9,
+	0x00, 0x00, 0x00, 0x01, 0xfc, 0xf3, 0x6e, 0xeb, 0xed,
+};
+/* garbage: bytes, words and dwords of 0xff.. out and in at every serial port, 0xab to the status port, then exit 0 */
+static const uint8_t x86_garbage[] = {
+	0x66, 0xba, 0xf8, 0x03, 0xb8, 0xff, 0xff, 0xff, 0xff, 0xee, 0x66, 0xef, 0xef,
+	0xec, 0x66, 0xed, 0xed, 0x66, 0x42, 0x66, 0x81, 0xfa, 0x00, 0x04, 0x75, 0xea,
+	0xb0, 0xab, 0xe6, 0xe9, 0xb0, 0x00, 0xe6, 0xe9, 0xe6, 0xf4, 0xf4, 0xeb, 0xfd,
+};
+/* deep, then the status line 0 and PSCI SYSTEM_OFF */
+static const uint32_t a64_deep[] = {
+	0xd2a12001, 0x100004e3, 0xd28000e4, 0x94000020, 0xd2865905, 0x70000483, 0xd2800084,
+	0x9400001c, 0xf10004a5, 0x54ffff81, 0x52800622, 0xb9000022, 0xd2865905, 0x52800fa2,
+	0xb9000022, 0xf10004a5, 0x54ffffc1, 0x52800142, 0xb9000022, 0x10000140, 0xd2a12001,
+	0x38401402, 0x34000062, 0xb9000022, 0x17fffffd, 0x52800100, 0x72b08000, 0xd4000002,
+	0x14000000, 0x6574700a, 0x2d62616c, 0x74697865, 0x6174732d, 0x20737574, 0x00000a30,
+	0x38401462, 0xb9000022, 0xf1000484, 0x54ffffa1, 0xd65f03c0, 0x55534552, 0x7b20544c,
+	0x003a2222,
+};
+/* deep, then exit 0 through the exit device */
+static const uint32_t a64_kvm_deep[] = {
+	0xd2a12001, 0x10000343, 0xd28000e4, 0x94000013, 0xd2865905, 0x700002e3,
+	0xd2800084, 0x9400000f, 0xf10004a5, 0x54ffff81, 0x52800622, 0xb9000022,
+	0xd2865905, 0x52800fa2, 0xb9000022, 0xf10004a5, 0x54ffffc1, 0x52800142,
+	0xb9000022, 0xd2a121e6, 0xb90000df, 0x14000000, 0x38401462, 0xb9000022,
+	0xf1000484, 0x54ffffa1, 0xd65f03c0, 0x55534552, 0x7b20544c, 0x003a2222,
+};
+/* garbage: 0xffffffff stored to and loaded from every PL011 word, the PL011 set back, then the status line 0 and PSCI SYSTEM_OFF */
+static const uint32_t a64_garbage[] = {
+	0xd2a12001, 0x12800002, 0xd2800003, 0xb8236822, 0xb8636824, 0x91001063,
+	0xf140047f, 0x54ffff81, 0xd2a12001, 0x52806022, 0xb9003022, 0x52800e02,
+	0xb9002c22, 0xb900383f, 0x10000140, 0xd2a12001, 0x38401402, 0x34000062,
+	0xb9000022, 0x17fffffd, 0x52800100, 0x72b08000, 0xd4000002, 0x14000000,
+	0x6574700a, 0x2d62616c, 0x74697865, 0x6174732d, 0x20737574, 0x00000a30,
+};
+/* garbage at every PL011 word and every exit device word but the status, then exit 0 through the exit device */
+static const uint32_t a64_kvm_garbage[] = {
+	0xd2a12001, 0x12800002, 0xd2800003, 0xb8236822, 0xb8636824, 0x91001063,
+	0xf140047f, 0x54ffff81, 0xd2a121e1, 0xd2800083, 0xb8236822, 0xb8636824,
+	0x91001063, 0xf140047f, 0x54ffff81, 0xd2a121e6, 0xb90000df, 0x14000000,
+};
+
+/* The injection lines: an escape sequence, two strict RESULT lines whose
+ * keys and strings a CSV reader or spreadsheet could misread, and four
+ * that are not JSON (a raw CR, a byte that is not UTF-8, text after the
+ * object). */
+static const char inject_msg[] = "\033[31mred\n"
+				 "RESULT {\"a\":\"=1+1\",\"b,c\":\"-x\",\"d\":1}\n"
+				 "RESULT {\"a\":\"x\ry\"}\n"
+				 "RESULT {\"a\":\"\377\"}\n"
+				 "RESULT {\"a\":1} x\n"
+				 "RESULT not json\n"
+				 "RESULT {\"a\":\"q\\\"\",\"b,c\":\"@z\",\"d\":-2}\n";
+
+/* x86_64: write @len bytes of @msg to the serial port, then exit @status
+ * (the status port, then the exit port). Return: the code's length. */
+static size_t x86_puts_exit(uint8_t *code, const char *msg, size_t len, int status)
+{
+	static const uint8_t head[] = {
+		0x66, 0xba, 0xf8, 0x03,	   /* mov dx, 0x3f8 */
+		0xbe, 0,    0,	  0,	0, /* mov esi, msg */
+		0xb9, 0,    0,	  0,	0, /* mov ecx, len */
+		0xfc, 0xf3, 0x6e,	   /* cld; rep outsb */
+		0xb0, 0,    0xe6, 0xe9,	   /* mov al, status; out 0xe9, al */
+		0xe6, 0xf4,		   /* out 0xf4, al */
+		0xf4, 0xeb, 0xfd,	   /* 1: hlt; jmp 1b */
+	};
+	uint32_t at = (uint32_t)(ELFB_X86_TEXT + sizeof(head)), n = (uint32_t)len;
+
+	memcpy(code, head, sizeof(head));
+	memcpy(code + 5, &at, 4);
+	memcpy(code + 10, &n, 4);
+	code[18] = (uint8_t)status;
+	memcpy(code + sizeof(head), msg, len);
+	return sizeof(head) + len;
+}
+
+/* arm64: write @msg on the PL011, then exit @status: on QEMU with the
+ * status line and PSCI SYSTEM_OFF, with @kvm through ptelab's exit
+ * device. Return: the code's length. */
+static size_t a64_puts_exit(uint8_t *code, const char *msg, int status, bool kvm)
+{
+	static const uint32_t qemu[] = { A64_PUTS_AND_POWER_OFF };
+	uint32_t words[10] = {
+		0x10000140,			    /* adr x0, .+40 (the string after this code) */
+		0xd2a12001,			    /* mov x1, #0x09000000 (PL011 DR) */
+		0x38401402,			    /* 1: ldrb w2, [x0], #1 */
+		0x34000062,			    /* cbz w2, 2f */
+		0xb9000022,			    /* str w2, [x1] */
+		0x17fffffd,			    /* b 1b */
+		0xd2a121e1,			    /* 2: mov x1, #0x090f0000 (the exit device) */
+		0x52800000 | (uint32_t)status << 5, /* mov w0, #status */
+		0xb9000020,			    /* str w0, [x1] */
+		0x14000000,			    /* b . */
+	};
+	size_t n = strlen(msg);
+
+	memcpy(code, kvm ? words : qemu, sizeof(words));
+	memcpy(code + sizeof(words), msg, n);
+	n += sizeof(words);
+	if (!kvm)
+		n += (size_t)sprintf((char *)code + n, PTELAB_EXIT_LINE "%d\n", status);
+	code[n++] = 0;
+	return n;
+}
+
 static const struct guest {
 	const char *name;
 	enum vmm_arch arch;
@@ -274,6 +401,13 @@ static const struct guest {
 	{ "arm64-kvm-hello", VMM_ARCH_ARM64, a64_kvm_hello, sizeof(a64_kvm_hello) },
 	{ "arm64-kvm-bigexit", VMM_ARCH_ARM64, a64_kvm_bigexit, sizeof(a64_kvm_bigexit) },
 	{ "arm64-kvm-mmio", VMM_ARCH_ARM64, a64_kvm_mmio, sizeof(a64_kvm_mmio) },
+	{ "x86_64-deep", VMM_ARCH_X86_64, x86_deep, sizeof(x86_deep) },
+	{ "x86_64-flood", VMM_ARCH_X86_64, x86_flood, sizeof(x86_flood) },
+	{ "x86_64-garbage", VMM_ARCH_X86_64, x86_garbage, sizeof(x86_garbage) },
+	{ "arm64-deep", VMM_ARCH_ARM64, a64_deep, sizeof(a64_deep) },
+	{ "arm64-kvm-deep", VMM_ARCH_ARM64, a64_kvm_deep, sizeof(a64_kvm_deep) },
+	{ "arm64-garbage", VMM_ARCH_ARM64, a64_garbage, sizeof(a64_garbage) },
+	{ "arm64-kvm-garbage", VMM_ARCH_ARM64, a64_kvm_garbage, sizeof(a64_kvm_garbage) },
 };
 
 /* The valid synthetic image defects start from: it exits 0 if it ever ran. */
@@ -320,15 +454,60 @@ static int defects(const char *dir, const struct base *real)
 	return 0;
 }
 
-static int write_guests(const char *dir)
+/* Write one guest image of @arch running @code (@len bytes) as @name. */
+static int write_guest(const char *dir, const char *name, enum vmm_arch arch, const void *code,
+		       size_t len)
 {
 	static struct elfb_image img;
 
-	for (size_t i = 0; i < sizeof(guests) / sizeof(guests[0]); i++) {
-		elfb_init(&img, guests[i].arch, guests[i].code, guests[i].len);
-		if (write_file(dir, guests[i].name, &img, sizeof(img)))
+	elfb_init(&img, arch, code, len);
+	if (write_file(dir, name, &img, sizeof(img)))
+		return -1;
+	printf("%s\n", name);
+	return 0;
+}
+
+/* The guests of the table, and the injection guests built from
+ * inject_msg (x86_64-inject, arm64-inject, arm64-kvm-inject). */
+static int write_guests(const char *dir)
+{
+	static uint8_t code[ELFB_TEXT_MAX + 64];
+	size_t n;
+
+	for (size_t i = 0; i < sizeof(guests) / sizeof(guests[0]); i++)
+		if (write_guest(dir, guests[i].name, guests[i].arch, guests[i].code, guests[i].len))
 			return -1;
-		printf("%s\n", guests[i].name);
+	n = x86_puts_exit(code, inject_msg, strlen(inject_msg), 0);
+	if (n > ELFB_TEXT_MAX || write_guest(dir, "x86_64-inject", VMM_ARCH_X86_64, code, n))
+		return -1;
+	n = a64_puts_exit(code, inject_msg, 0, false);
+	if (n > ELFB_TEXT_MAX || write_guest(dir, "arm64-inject", VMM_ARCH_ARM64, code, n))
+		return -1;
+	n = a64_puts_exit(code, inject_msg, 0, true);
+	return n > ELFB_TEXT_MAX || write_guest(dir, "arm64-kvm-inject", VMM_ARCH_ARM64, code, n);
+}
+
+/* One guest per exit status 0..255 and kind: x86_64-status-N,
+ * arm64-status-N (QEMU) and arm64-kvm-status-N, each exiting N at once. */
+static int write_statuses(const char *dir)
+{
+	static uint8_t code[ELFB_TEXT_MAX + 64];
+	char name[64];
+
+	for (int v = 0; v < 256; v++) {
+		size_t n = x86_puts_exit(code, "", 0, v);
+
+		snprintf(name, sizeof(name), "x86_64-status-%d", v);
+		if (write_guest(dir, name, VMM_ARCH_X86_64, code, n))
+			return -1;
+		n = a64_puts_exit(code, "", v, false);
+		snprintf(name, sizeof(name), "arm64-status-%d", v);
+		if (write_guest(dir, name, VMM_ARCH_ARM64, code, n))
+			return -1;
+		n = a64_puts_exit(code, "", v, true);
+		snprintf(name, sizeof(name), "arm64-kvm-status-%d", v);
+		if (write_guest(dir, name, VMM_ARCH_ARM64, code, n))
+			return -1;
 	}
 	return 0;
 }
@@ -336,7 +515,8 @@ static int write_guests(const char *dir)
 static int usage(void)
 {
 	fprintf(stderr, "usage: mkelf defects OUTDIR [X86_64_ELF|- [ARM64_ELF|-]]\n"
-			"       mkelf guests OUTDIR\n");
+			"       mkelf guests OUTDIR\n"
+			"       mkelf statuses OUTDIR\n");
 	return 1;
 }
 
@@ -347,6 +527,8 @@ int main(int argc, char **argv)
 
 	if (argc >= 3 && strcmp(argv[1], "guests") == 0 && argc == 3)
 		return write_guests(argv[2]) ? 1 : 0;
+	if (argc == 3 && strcmp(argv[1], "statuses") == 0)
+		return write_statuses(argv[2]) ? 1 : 0;
 	if (argc < 3 || argc > 5 || strcmp(argv[1], "defects") != 0)
 		return usage();
 	if (read_base(argc > 3 ? argv[3] : NULL, VMM_ARCH_X86_64, &real[VMM_ARCH_X86_64]) ||

@@ -78,7 +78,7 @@ sweep_cpus_case() {
 		return
 	fi
 	d=$TOP/build/sweep/latest
-	rows=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	rows=$(awk -F, 'NR == 1 { gsub(/"/, ""); for (i = 1; i <= NF; i++) col[$i] = i; next }
 		{ printf "%s:%s:%s:%s:%s ", $col["bench"], $col["variant"], $col["cpus"],
 			$col["workers"], $col["gup_walk"] }' "$d/sweep.csv")
 	want="fault:batched:1:1:on fault:batched:1:1:off fault:batched:2:2:on fault:batched:2:2:off"

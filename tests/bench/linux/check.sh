@@ -54,7 +54,7 @@ csv_check() {
 		fail "linux-$a: csv" "build/results-csv read no RESULT line"
 		return
 	fi
-	bad=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	bad=$(awk -F, 'NR == 1 { gsub(/"/, ""); for (i = 1; i <= NF; i++) c[$i] = i; next }
 		$c["backend"] != "linux" || $c["clock"] != "icount" || $c["version"] !~ /^6\.12\./ ||
 		$c["median_us"] + 0 <= 0 { n++ } END { print n + 0 }' "$TMPD/$a.csv")
 	rows=$(($(wc -l <"$TMPD/$a.csv") - 1))

@@ -51,7 +51,7 @@ taskset -c "$cpu" "$PTELAB" --backend host --arch "$a" --mem 2G --nodes 2 --quie
 cat "$OUT/linux-native.log" "$OUT/ptelab-host.log" | "$TOP/build/results-csv" >"$OUT/results.csv" ||
 	{ echo "native: no RESULT lines"; exit 1; }
 awk -F, -v pages=$((SIZE * 256)) '
-NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+NR == 1 { gsub(/"/, ""); for (i = 1; i <= NF; i++) c[$i] = i; next }
 {
 	b = $c["bench"]; f = $c["folio"]; v = $c["variant"]; t = $c["min_us"] * 1000 / pages
 	if ($c["backend"] == "linux") { if (b == "fork_bare") bare = t; else if (b == "copy") copy = t;

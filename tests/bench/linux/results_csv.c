@@ -19,13 +19,13 @@ int main(void)
 
 	while (fgets(line, sizeof(line), stdin)) {
 		char *json = strstr(line, "RESULT {");
-		size_t len;
+		size_t len, at;
 
 		if (!json)
 			continue;
 		json += strlen("RESULT ");
 		len = strcspn(json, "\r\n");
-		if (vmm_csv_row(&csv, json, len))
+		if (vmm_csv_row(&csv, json, len, &at) != NULL)
 			return 1;
 		rows++;
 	}

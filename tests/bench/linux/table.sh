@@ -23,7 +23,7 @@ CSV=$DIR/results.csv
 awk -F, -v out="$DIR" '
 # A figure: one decimal below 10, none above.
 function num(v) { return v < 10 ? sprintf("%.1f", v) : sprintf("%.0f", v) }
-NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+NR == 1 { gsub(/"/, ""); for (i = 1; i <= NF; i++) c[$i] = i; next }
 {
 	a = $c["arch"]; b = $c["bench"]; f = $c["folio"]; var = $c["variant"]
 	pages[$c["arch"]] = $c["size_mb"] * 256
