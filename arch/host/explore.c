@@ -36,7 +36,7 @@
 
 #define DEFAULT_DEPTH 3
 #define DEFAULT_STEPS_HINT 1000
-#define DEADLOCK_SPINS 100000 /* spins by every CPU in a row, no other step */
+#define DEADLOCK_SPINS 10000 /* spins by every CPU in a row, no other step */
 #define NO_CPU (~0u)
 
 struct explore_cpu {
