@@ -22,6 +22,11 @@
  * made runnable again (a plain store between switch points may be what
  * they wait for); DEADLOCK_SPINS such steps in a row with no other step
  * in between is a deadlock, reported by a panic with the seed.
+ *
+ * Time: a CPU that waits for a while (a test's window) must see the same
+ * time in every replay, so while a run is explored time_ns() is a
+ * virtual clock, STEP_NS per switch point from the real time at the
+ * start of the run (explore_clock_ns()).
  */
 #include <errno.h>
 #include <semaphore.h>
@@ -36,7 +41,8 @@
 
 #define DEFAULT_DEPTH 3
 #define DEFAULT_STEPS_HINT 1000
-#define DEADLOCK_SPINS 10000 /* spins by every CPU in a row, no other step */
+#define DEADLOCK_SPINS 100000 /* spins by every CPU in a row, no other step */
+#define STEP_NS 1000	      /* the clock of an explored run: 1 us per switch point */
 #define NO_CPU (~0u)
 
 struct explore_cpu {
@@ -55,7 +61,7 @@ static void (*panic_fn)(void);
 /* One run. Context: touched by the running CPU only (see the top). */
 static struct explore_cpu cpus[NR_CPUS];
 static unsigned nr_cpus, cur;
-static uint64_t steps, trace_hash, idle_spins;
+static uint64_t steps, trace_hash, idle_spins, start_ns;
 static uint64_t change_at[EXPLORE_MAX_DEPTH];
 static unsigned nr_changes, next_change;
 
@@ -274,6 +280,11 @@ void explore_point(unsigned kind)
 	hand_over(me, pick_next(), kind);
 }
 
+uint64_t explore_clock_ns(void)
+{
+	return start_ns + steps * STEP_NS;
+}
+
 void explore_spin(void)
 {
 	explore_point(SCHED_SPIN);
@@ -283,6 +294,7 @@ bool explore_begin(unsigned ncpus)
 {
 	if (cfg.mode == EXPLORE_OFF)
 		return false;
+	start_ns = time_ns();
 	nr_cpus = ncpus;
 	steps = 0;
 	trace_hash = 0xcbf29ce484222325ull;

@@ -64,6 +64,10 @@ void explore_cpu_enter(unsigned cpu);
 void explore_cpu_exit(unsigned cpu);
 void explore_end(void);
 
+/* time_ns() while a run is explored: a clock that advances by a fixed
+ * time per switch point, so a wait bounded by time replays exactly. */
+uint64_t explore_clock_ns(void);
+
 /* Any spin under exploration: let another CPU run (arch_cpu_relax()). */
 void explore_spin(void);
 
