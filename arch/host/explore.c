@@ -16,9 +16,14 @@
  *
  * Spins: a CPU that spins (arch_cpu_relax(), smp_wait(), lock waits) is
  * not runnable until another CPU takes a step that is not a spin: what it
- * waits for can only come from such a step. So a high-priority spinner
- * cannot starve the low-priority lock holder: the holder runs one step,
- * the spinner looks again, and so on. When every live CPU spins, all are
+ * waits for can only come from such a step. Under PCT a spin also drops
+ * the spinner's priority below every other (a yield, as PCT
+ * implementations treat it): one step of the others per spin is not
+ * enough when the CPU waited for needs thousands (a fork while three
+ * higher-priority writers each spin once per round of 64 writes), and
+ * the spinner should only look again when the others are stuck or done.
+ * So a high-priority spinner cannot starve the low-priority lock holder.
+ * When every live CPU spins, all are
  * made runnable again (a plain store between switch points may be what
  * they wait for); DEADLOCK_SPINS such steps in a row with no other step
  * in between is a deadlock, reported by a panic with the seed.
@@ -47,7 +52,7 @@
 
 struct explore_cpu {
 	sem_t go;      /* posted when this CPU is to run */
-	unsigned prio; /* PCT priority: the highest runnable runs */
+	int64_t prio;  /* PCT priority: the highest runnable runs */
 	bool done;     /* its fn returned */
 	bool spinning; /* spun since another CPU's last step */
 };
@@ -64,6 +69,7 @@ static unsigned nr_cpus, cur;
 static uint64_t steps, trace_hash, idle_spins, start_ns;
 static uint64_t change_at[EXPLORE_MAX_DEPTH];
 static unsigned nr_changes, next_change;
+static int64_t lowest; /* PCT: the lowest priority given so far */
 
 /* splitmix64: one 64-bit state, a full-period stream per seed. */
 static uint64_t rng_next(void)
@@ -180,13 +186,15 @@ static void pct_setup(unsigned n)
 	for (unsigned i = 0; i < n; i++)
 		cpus[i].prio = d + i;
 	for (unsigned i = n; i > 1; i--) {
-		unsigned j = (unsigned)rng_below(i), t = cpus[i - 1].prio;
+		unsigned j = (unsigned)rng_below(i);
+		int64_t t = cpus[i - 1].prio;
 
 		cpus[i - 1].prio = cpus[j].prio;
 		cpus[j].prio = t;
 	}
 	nr_changes = d - 1;
 	next_change = 0;
+	lowest = 1;
 	for (unsigned i = 0; i < nr_changes; i++) {
 		uint64_t v = 1 + rng_below(cfg_steps_hint()), *p = &change_at[i];
 
@@ -271,10 +279,13 @@ void explore_point(unsigned kind)
 	unsigned me = cur;
 
 	steps++;
-	if (kind == SCHED_SPIN)
+	if (kind == SCHED_SPIN) {
 		cpus[me].spinning = true;
-	else
+		if (cfg.mode == EXPLORE_PCT)
+			cpus[me].prio = --lowest;
+	} else {
 		progress();
+	}
 	while (next_change < nr_changes && steps == change_at[next_change])
 		cpus[me].prio = ++next_change;
 	hand_over(me, pick_next(), kind);
