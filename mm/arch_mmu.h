@@ -19,6 +19,12 @@ void arch_flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end)
 /* Make @mm (page-table root at @pgd_phys; NULL: none) the MMU's user half. */
 void arch_switch_mm(struct mm *mm, uint64_t pgd_phys);
 
+/* The CPUs other than this one (bit c: CPU c) that have @mm live in
+ * their MMU, so whose TLB may hold @mm's translations: mm_put() checks
+ * that there are none before a teardown that frees pages ahead of its
+ * one flush. */
+unsigned long arch_mm_cpus_elsewhere(struct mm *mm);
+
 /* Fill a new, zeroed root with what every mm shares (the kernel half where
  * the arch keeps it in the same root). */
 void arch_pgd_init(void *pgd);

@@ -47,6 +47,7 @@
 	X(mm_lock_contended, "mmap_lock, anon family or page_table_lock acquisitions that waited") \
 	X(alloc_lock_contended, "allocator (per-node) lock acquisitions that had to wait")         \
 	X(other_lock_contended, "other lock acquisitions that had to wait")                        \
+	X(lock_waits, "ticket waits that left the spin for the slow path (halt or event)")         \
 	X(lockless_waits, "page-table frees that waited for another CPU's lockless walk "          \
 			  "(gup-fast)")
 

@@ -108,23 +108,16 @@ static int wp_copy(struct vma *vma, unsigned long addr, pte_t *ptep, struct page
 	return 0;
 }
 
-int do_wp_page(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsigned flags)
+int do_wp_page(struct vma *vma, unsigned long addr, pte_t *ptep, pte_t pte, unsigned flags)
 {
-	struct spinlock *ptl;
-	pte_t *ptep, pte;
-	struct page *page;
-	int err = 0;
+	struct page *page = pfn_to_page(pte_pfn(pte));
 
 	addr &= ~(PAGE_SIZE - 1);
-	ptep = pte_offset_map_lock(vma->mm, pmdp, addr, &ptl);
-	pte = ptep_get(ptep);
-	page = pfn_to_page(pte_pfn(pte));
-	if (can_reuse(page_folio(page), page))
+	if (can_reuse(page_folio(page), page)) {
 		wp_reuse(vma, addr, ptep, pte, page, flags);
-	else
-		err = wp_copy(vma, addr, ptep, page, flags);
-	pte_unmap_unlock(ptep, ptl);
-	return err;
+		return 0;
+	}
+	return wp_copy(vma, addr, ptep, page, flags);
 }
 
 /* Is the PMD mapping at @pmd the only user of its folio? Then make every
@@ -142,6 +135,8 @@ static bool huge_pmd_reuse(pmd_t pmd)
 	return true;
 }
 
+/* The PTE fault that follows a split reads the entry again under the
+ * PTE table's lock (handle_pte_fault). */
 int do_huge_pmd_wp_page(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsigned flags)
 {
 	unsigned long base = addr & PMD_MASK;
@@ -156,5 +151,5 @@ int do_huge_pmd_wp_page(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsign
 		return 0;
 	}
 	err = split_huge_pmd(vma, pmdp, addr);
-	return err ? err : do_wp_page(vma, pmdp, addr, flags);
+	return err ? err : 1;
 }

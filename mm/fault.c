@@ -29,6 +29,8 @@
 #include "mm_internal.h"
 #include "swapops.h"
 
+void (*wp_fault_window_hook)(struct mm *mm, unsigned long addr);
+
 pte_t vma_mk_pte(struct vma *vma, uint64_t pfn)
 {
 	return pte_mkyoung(pfn_pte(pfn, vm_get_page_prot(vma->flags)));
@@ -146,7 +148,10 @@ static void do_access_flags(struct vma *vma, pte_t *ptep, unsigned long addr, pt
 	ptep_set_access_flags(vma, addr, ptep, entry);
 }
 
-/* A fault in a PTE table (hooked under @pmdp). */
+/* A fault in a PTE table (hooked under @pmdp). The entry is read once,
+ * under the table's lock, and everything done with it (cow.c too) is
+ * done before that lock is dropped: a migration, a zap or a fork on
+ * another CPU changes it only under that lock. */
 static int handle_pte_fault(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsigned flags)
 {
 	struct spinlock *ptl;
@@ -159,8 +164,9 @@ static int handle_pte_fault(struct vma *vma, pmd_t *pmdp, unsigned long addr, un
 	} else if (pte_none(pte)) {
 		err = do_anonymous_page(vma, ptep, addr, flags & FAULT_WRITE);
 	} else if (needs_wp(flags, pte_write(pte), pfn_to_page(pte_pfn(pte)))) {
-		pte_unmap_unlock(ptep, ptl);
-		return do_wp_page(vma, pmdp, addr, flags);
+		if (wp_fault_window_hook)
+			wp_fault_window_hook(vma->mm, addr); /* tests: another CPU's step here */
+		err = do_wp_page(vma, addr, ptep, pte, flags);
 	} else {
 		do_access_flags(vma, ptep, addr, pte, flags & FAULT_WRITE);
 	}
@@ -168,7 +174,8 @@ static int handle_pte_fault(struct vma *vma, pmd_t *pmdp, unsigned long addr, un
 	return err;
 }
 
-/* A fault in a PMD-mapped folio. Context: page_table_lock held. */
+/* A fault in a PMD-mapped folio. Return: as do_huge_pmd_wp_page() (1:
+ * split, go on in the PTE table), else 0. Context: page_table_lock held. */
 static int handle_huge_pmd_fault(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsigned flags)
 {
 	pmd_t pmd = pmdp_get(pmdp), entry = pmd_mkyoung(pmd);

@@ -236,26 +236,66 @@ void folio_unpin(struct folio *f, int nr)
 		put_refs("folio_unpin", f, nr, nr);
 }
 
+/*
+ * Fully ordered, as Linux's folio_ref_try_add() and its pincount add
+ * followed by smp_mb__after_atomic(): the increments are visible to every
+ * CPU before any later load of this one (gup-fast's re-read of the pmd
+ * and the entries). GCC's __sync builtins are full barriers: LOCK
+ * CMPXCHG / LOCK XADD on x86, LDXR/STLXR then DMB ISH on arm64, where an
+ * acquire CAS (LDAXR/STXR) would let the re-read pass the store. The
+ * pairing is in docs/gup.md ("the grab's barrier").
+ */
 bool folio_try_grab(struct folio *f, int nr, bool pin)
 {
 	bool large = folio_test_large(f);
 	int add = pin && !large ? nr * GUP_PIN_COUNTING_BIAS : nr;
-	int old = folio_ref_count(f);
+	int old = folio_ref_count(f), seen;
 
 	if (nr <= 0 || nr > INT32_MAX / GUP_PIN_COUNTING_BIAS)
 		folio_bug("folio_try_grab", f, "grab count out of range");
-	do {
+	for (;; old = seen) {
 		if (old <= 0)
 			return false;
 		arch_sched_point(SCHED_ATOMIC);
-	} while (!__atomic_compare_exchange_n(&f->page.refcount, &old, old + add, false,
-					      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+		seen = __sync_val_compare_and_swap(&f->page.refcount, old, old + add);
+		if (seen == old)
+			break;
+	}
 	if (pin && large) {
 		arch_sched_point(SCHED_ATOMIC);
-		__atomic_fetch_add(&f->page.pincount, nr, __ATOMIC_RELAXED);
+		__sync_fetch_and_add(&f->page.pincount, nr);
 	}
 	count_event(ref_updates, 1);
 	return true;
+}
+
+bool folio_ref_freeze(struct folio *f, int count)
+{
+	int old = count;
+
+	check_live("folio_ref_freeze", f);
+	if (count <= 0)
+		folio_bug("folio_ref_freeze", f, "freezing at a non-positive count");
+	if (!__atomic_compare_exchange_n(&f->page.refcount, &old, 0, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED))
+		return false;
+	count_event(ref_updates, 1);
+	return true;
+}
+
+void folio_ref_unfreeze(struct folio *f, int count)
+{
+	if (folio_ref_count(f) || count <= 0)
+		folio_bug("folio_ref_unfreeze", f, "not frozen, or a non-positive count");
+	__atomic_store_n(&f->page.refcount, count, __ATOMIC_RELEASE);
+}
+
+void folio_free_frozen(struct folio *f)
+{
+	if (folio_ref_count(f) || (page_flags(&f->page) & (PG_reserved | PG_tail | PG_buddy)))
+		folio_bug("folio_free_frozen", f, "not a frozen folio");
+	check_freeable("folio_free_frozen", f, 0);
+	folio_free(f);
 }
 
 bool folio_maybe_dma_pinned(const struct folio *f)

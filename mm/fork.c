@@ -25,7 +25,11 @@
  * pin.c) and folio_maybe_dma_pinned(). A pinned PMD leaf is copied as a
  * new 2 MiB folio, or as 512 small pages when no 2 MiB block is free (the
  * parent keeps its PMD either way; Linux splits the parent's PMD instead,
- * which pass 1 must not do).
+ * which pass 1 must not do). Pass 1 decides which pages are copied, and
+ * each copy it reserves is for one address (tagged with it); pass 2 maps
+ * each copy at its address and shares every other page. A page a
+ * gup-fast pins between the passes is therefore shared, and that pin is
+ * given back (gup-fast sees write_protect_seq moved; copy_present_ptes()).
  *
  * Context: the parent's mmap_lock for write (faults and GUP's slow path
  * wait; gup-fast and other CPUs' MMUs do not: wrprotect_ptes() keeps a
@@ -53,13 +57,53 @@ struct fork_ctx {
 	unsigned long flush_start, flush_end; /* parent range to flush (empty: start >= end) */
 };
 
-/* Must this page get its own copy in the child? */
+/* Must this page get its own copy in the child? Pass 1 asks; pass 2
+ * copies exactly the pages pass 1 reserved a copy for (copy_reserved()). */
 static bool needs_copy(struct fork_ctx *c, struct folio *f, struct page *p)
 {
 	return c->pinned && PageAnonExclusive(p) && folio_maybe_dma_pinned(f);
 }
 
 /* ---- pass 1: tables and copies ------------------------------------------ */
+
+/*
+ * A reserved copy is tagged with the address it is for: the tag is the
+ * copy's first word, which pass 2 overwrites when it copies the page in.
+ * Each list is in address order (pass 1 walks the mm in the order pass 2
+ * does), so the copy for the address pass 2 is at, if there is one, is
+ * the list's first.
+ */
+static void copy_set_tag(struct folio *f, unsigned long addr)
+{
+	*(unsigned long *)page_address(&f->page) = addr;
+}
+
+static unsigned long copy_tag(struct folio *f)
+{
+	return *(unsigned long *)page_address(&f->page);
+}
+
+static struct folio *first_copy(struct fork_ctx *c, int big)
+{
+	struct list_head *e = c->copies[big].next;
+
+	return e == &c->copies[big] ? NULL : (struct folio *)list_entry(e, struct page, lru);
+}
+
+/* The address the next 4 KiB (or 2 MiB, @big) copy is for; ULONG_MAX
+ * when none is left. */
+static unsigned long next_copy_addr(struct fork_ctx *c, int big)
+{
+	struct folio *f = first_copy(c, big);
+
+	return f ? copy_tag(f) : ~0ul;
+}
+
+/* Did pass 1 reserve a 4 KiB (or 2 MiB, @big) copy for @addr? */
+static bool copy_reserved(struct fork_ctx *c, int big, unsigned long addr)
+{
+	return next_copy_addr(c, big) == addr;
+}
 
 /* Reserve one copy of 2^@order pages for @addr of @v, allocated by the
  * VMA's policy as the child's own fault there would be. Return: 0 or
@@ -70,6 +114,7 @@ static int reserve_copy(struct fork_ctx *c, struct vma *v, unsigned long addr, u
 
 	if (!f)
 		return -ENOMEM;
+	copy_set_tag(f, addr);
 	list_add_tail(&f->page.lru, &c->copies[order ? 1 : 0]);
 	return 0;
 }
@@ -93,21 +138,24 @@ static int reserve_pte_copies(struct fork_ctx *c, struct vma *v, pte_t *ptes, un
 	return 0;
 }
 
-static struct folio *take_copy(struct fork_ctx *c, int big)
+/* Take the 4 KiB (or 2 MiB, @big) copy reserved for @addr off its list. */
+static struct folio *take_copy(struct fork_ctx *c, int big, unsigned long addr)
 {
-	struct list_head *e = c->copies[big].next;
+	struct folio *f = first_copy(c, big);
 
-	if (e == &c->copies[big])
-		panic("mm_fork: pass 2 ran out of reserved %s copies", big ? "2 MiB" : "4 KiB");
-	list_del(e);
-	return (struct folio *)list_entry(e, struct page, lru);
+	if (!f || copy_tag(f) != addr)
+		panic("mm_fork: no %s copy reserved for %#lx (the next is for %#lx)",
+		      big ? "2 MiB" : "4 KiB", addr, next_copy_addr(c, big));
+	list_del(&f->page.lru);
+	return f;
 }
 
+/* After a failed pass 1: give back what it reserved. */
 static void free_copies(struct fork_ctx *c)
 {
 	for (int k = 0; k < 2; k++)
 		while (!list_empty(&c->copies[k]))
-			folio_put(take_copy(c, k));
+			folio_put(take_copy(c, k, next_copy_addr(c, k)));
 }
 
 /* Give the child's pmd entry @dpmd a PTE table unless it has one. */
@@ -201,7 +249,7 @@ static int fork_prepare(struct fork_ctx *c)
 static void copy_one_page(struct fork_ctx *c, struct vma *dv, unsigned long addr, pte_t *dptep,
 			  struct page *page)
 {
-	struct folio *n = take_copy(c, 0);
+	struct folio *n = take_copy(c, 0, addr);
 
 	arch_copy_pages(page_address(&n->page), page_address(page), 1);
 	count_event(folio_copies, 1);
@@ -223,14 +271,14 @@ static void dup_anon_ptes(struct folio *folio, struct page *page, unsigned nr)
 		ClearPageAnonExclusive(&page[i]);
 }
 
-/* Length of the prefix of the @nr pages from @page that may be shared
- * (the run stops before a page that needs its own copy). */
-static unsigned shareable_prefix(struct fork_ctx *c, struct folio *folio, struct page *page,
-				 unsigned nr)
+/* Length of the prefix of the @nr entries from @addr that may be shared
+ * (the run stops before the next page pass 1 reserved a copy for). */
+static unsigned shareable_prefix(struct fork_ctx *c, unsigned long addr, unsigned nr)
 {
-	for (unsigned i = 1; i < nr; i++)
-		if (needs_copy(c, folio, page + i))
-			return i;
+	unsigned long next = next_copy_addr(c, 0);
+
+	if (next > addr && next - addr < (unsigned long)nr * PAGE_SIZE)
+		return (unsigned)((next - addr) >> PAGE_SHIFT);
 	return nr;
 }
 
@@ -248,20 +296,24 @@ static unsigned copy_present_ptes(struct fork_ctx *c, struct vma *dv, unsigned l
 	bool any_writable = pte_write(pte);
 	unsigned nr = 1;
 
-	/* A page pinned since pass 1 has no copy reserved: that pin is a
+	/*
+	 * The copy decision is pass 1's, whatever needs_copy() says now. A
+	 * page pinned since pass 1 has no copy and is shared: that pin is a
 	 * gup-fast's that read write_protect_seq before this fork began (a
-	 * later one falls back to the slow path, which waits for the
-	 * mmap_lock), so it sees the seq moved and gives the pin back, and
-	 * the page is shared. */
-	if (needs_copy(c, folio, page) && !list_empty(&c->copies[0])) {
+	 * later one sees it odd and leaves the page to the slow path, which
+	 * waits for the mmap_lock), and pass 1 did not see its grab, so by
+	 * the pairing in mm_write_protect_begin() it sees the seq moved and
+	 * gives the pin back. A page unpinned since pass 1 is copied all the
+	 * same (harmless: the parent stays exclusive).
+	 */
+	if (copy_reserved(c, 0, addr)) {
 		copy_one_page(c, dv, addr, dptep, page);
 		return 1;
 	}
 	if (folio_test_large(folio) && caps.fork > 1) {
 		nr = folio_pte_batch(folio, addr, sptep, pte, cap_nr(caps.fork, left),
 				     FPB_MERGE_WRITE | FPB_IGNORE_YOUNG, &any_writable);
-		if (c->pinned)
-			nr = shareable_prefix(c, folio, page, nr);
+		nr = shareable_prefix(c, addr, nr);
 	}
 	dup_anon_ptes(folio, page, nr);
 	if (any_writable) {
@@ -298,8 +350,8 @@ static void copy_pte_range(struct fork_ctx *c, struct vma *dv, pmd_t *spmd, pmd_
 	pte_unmap_unlock(sptep, sptl);
 }
 
-/* A pinned PMD leaf: the child gets the 2 MiB copy pass 1 reserved, or
- * 512 small ones in the PTE table pass 1 hung under @dpmd. */
+/* A PMD leaf pass 1 reserved copies for: the child gets the 2 MiB copy,
+ * or 512 small ones in the PTE table pass 1 hung under @dpmd. */
 static void copy_pinned_huge_pmd(struct fork_ctx *c, struct vma *dv, pmd_t pmd, pmd_t *dpmd,
 				 unsigned long addr)
 {
@@ -308,8 +360,8 @@ static void copy_pinned_huge_pmd(struct fork_ctx *c, struct vma *dv, pmd_t pmd, 
 	struct folio *n;
 	pte_t *dptep;
 
-	if (pmd_none(pmdp_get(dpmd))) {
-		n = take_copy(c, 1);
+	if (copy_reserved(c, 1, addr)) {
+		n = take_copy(c, 1, addr);
 		arch_copy_pages(page_address(&n->page), page_address(head), PTRS_PER_TABLE);
 		count_event(folio_copies, PTRS_PER_TABLE);
 		folio_prepare_anon(n);
@@ -324,14 +376,15 @@ static void copy_pinned_huge_pmd(struct fork_ctx *c, struct vma *dv, pmd_t pmd, 
 }
 
 /* A PMD leaf at @addr: shared (one ref, one PMD mapping, write-protected
- * on both sides) or, when pinned, a private copy for the child. */
+ * on both sides) or, when pass 1 found it pinned, a private copy for the
+ * child (a pin taken since is given back, as in copy_present_ptes()). */
 static void copy_huge_pmd(struct fork_ctx *c, struct vma *dv, pmd_t *spmd, pmd_t *dpmd,
 			  unsigned long addr)
 {
 	pmd_t pmd = pmdp_get(spmd);
 	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(pmd)));
 
-	if (needs_copy(c, folio, &folio->page)) {
+	if (copy_reserved(c, 1, addr) || copy_reserved(c, 0, addr)) {
 		copy_pinned_huge_pmd(c, dv, pmd, dpmd, addr);
 		return;
 	}
@@ -391,6 +444,18 @@ static int copy_vmas(struct mm *dst, struct mm *src)
 	return 0;
 }
 
+/* Pass 2 maps each copy at the address it was reserved for: the parent's
+ * entries are pass 1's (every writer of them waits for the mmap_lock or
+ * the family lock fork holds), so a copy left over means the passes
+ * walked different entries. */
+static void check_copies_used(struct fork_ctx *c)
+{
+	for (int k = 0; k < 2; k++)
+		if (!list_empty(&c->copies[k]))
+			panic("mm_fork: pass 2 left the %s copy reserved for %#lx",
+			      k ? "2 MiB" : "4 KiB", next_copy_addr(c, k));
+}
+
 /* Pass 2 over every VMA, then the parent's one TLB flush. */
 static void fork_copy(struct fork_ctx *c)
 {
@@ -429,7 +494,7 @@ struct mm *mm_fork(struct mm *src, int *errp)
 		goto err_unlock;
 	fork_copy(&c);
 	mm_write_protect_end(src);
-	free_copies(&c); /* pages pass 1 saw pinned, unpinned (unpin takes no lock) before pass 2 */
+	check_copies_used(&c);
 	write_unlock(&c.dst->mmap_lock);
 	mmap_write_unlock(src);
 	return c.dst;

@@ -73,7 +73,7 @@ static bool gup_must_unshare(unsigned flags, struct page *page)
 {
 	if ((flags & (FOLL_PIN | FOLL_WRITE)) != FOLL_PIN)
 		return false;
-	return (page_folio(page)->page.flags & PG_anon) && !PageAnonExclusive(page);
+	return (page_flags(&page_folio(page)->page) & PG_anon) && !PageAnonExclusive(page);
 }
 
 /* How many of the @nr pages from @page pass gup_must_unshare() the way
@@ -286,11 +286,14 @@ static long follow_page_pte(struct gup_ctx *g, pmd_t *pmdp, unsigned long addr, 
 	return done ? done : ret;
 }
 
+void (*gup_pmd_window_hook)(struct mm *mm, unsigned long addr);
+
 /*
  * follow_huge_pmd - every page of the PMD leaf @pmd from @addr to @end
  * in one step with one grab: the folio is one mapping, so its pages
  * share one write bit and one AnonExclusive state (huge.c). Not capped
  * by caps.gup_grab: Linux took a PMD in one step before the seeds too.
+ * Context: the page_table_lock is held, and @pmd was read under it.
  */
 static long follow_huge_pmd(struct gup_ctx *g, pmd_t pmd, unsigned long addr, unsigned long end,
 			    struct page **pages)
@@ -317,28 +320,59 @@ static long follow_huge_pmd(struct gup_ctx *g, pmd_t pmd, unsigned long addr, un
 }
 
 /*
+ * follow_pmd_locked - a lockless read found a PMD leaf at @pmdp: read it
+ * again under the page_table_lock and take it there. Every change of a
+ * leaf (a migration's unmap and remap, a split, a zap) is made under that
+ * lock, so what is grabbed is the folio the leaf maps at the grab: never
+ * one a migration freed after the lockless read, nor a migration entry
+ * read as a leaf (Linux's follow_huge_pmd runs under the pmd lock too).
+ * Return: as follow_huge_pmd(), *@st the state found under the lock;
+ * 0 and nothing taken unless that is a leaf.
+ */
+static long follow_pmd_locked(struct gup_ctx *g, pmd_t *pmdp, unsigned long addr, unsigned long end,
+			      struct page **pages, enum pmd_state *st)
+{
+	struct spinlock *ptl = &g->mm->page_table_lock;
+	long ret = 0;
+	pmd_t pmd;
+
+	spin_lock(ptl);
+	pmd = pmdp_get(pmdp);
+	*st = pmd_state(pmd);
+	if (*st == PMD_LEAF)
+		ret = follow_huge_pmd(g, pmd, addr, end, pages);
+	spin_unlock(ptl);
+	return ret;
+}
+
+/*
  * follow_page_mask - one step at @addr: one descent to the pmd, then the
- * PMD leaf or the PTE table, up to @end or the PMD's end.
+ * PMD leaf or the PTE table, up to @end or the PMD's end. The pmd is read
+ * without a lock only to choose the path: a leaf is read again under the
+ * page_table_lock (follow_pmd_locked), a table's entries under its lock.
  * Return: pages taken, 0 = fault first (g->fault), or -ENOMEM.
  */
 static long follow_page_mask(struct gup_ctx *g, unsigned long addr, unsigned long end,
 			     struct page **pages)
 {
 	pmd_t *pmdp = mm_find_pmd(g->mm, addr, false);
+	enum pmd_state st;
+	long ret;
 
 	end = pmd_addr_end(addr, end);
 	g->fault = g->flags & FOLL_WRITE ? FAULT_WRITE : 0;
 	if (!pmdp)
 		return 0;
-	switch (pmd_state(pmdp_get(pmdp))) {
-	case PMD_NONE:
-	case PMD_MIGRATION: /* the fault waits for the migration */
-		return 0;
-	case PMD_LEAF:
-		return follow_huge_pmd(g, pmdp_get(pmdp), addr, end, pages);
-	case PMD_TABLE:
-		break;
+	st = pmd_state(pmdp_get(pmdp));
+	if (st == PMD_LEAF) {
+		if (gup_pmd_window_hook)
+			gup_pmd_window_hook(g->mm, addr); /* tests: another CPU's step here */
+		ret = follow_pmd_locked(g, pmdp, addr, end, pages, &st);
+		if (st == PMD_LEAF)
+			return ret;
 	}
+	if (st != PMD_TABLE)
+		return 0; /* none, or a migration entry: the fault's turn */
 	if (!caps.gup_walk)
 		end = addr + PAGE_SIZE;
 	return follow_page_pte(g, pmdp, addr, end, pages);
@@ -557,7 +591,7 @@ static unsigned gup_fast_pmd(struct gup_ctx *g, pmd_t *pmdp, unsigned long addr,
 	nr = gup_try_grab(folio, (unsigned)((end - addr) >> PAGE_SHIFT), g->flags, true);
 	if (!nr)
 		return 0;
-	if (pmdp->val != pmd.val || gup_must_unshare(g->flags, &folio->page)) {
+	if (pmdp_get(pmdp).val != pmd.val || gup_must_unshare(g->flags, &folio->page)) {
 		gup_put_folio(folio, nr, g->flags);
 		return 0;
 	}

@@ -70,6 +70,12 @@ long pin_user_pages(struct mm *mm, unsigned long start, unsigned long nr_pages, 
  * window (as migrate_unmapped_hook in migrate.h). */
 extern void (*gup_fast_window_hook)(struct mm *mm, unsigned long addr, pte_t *ptep);
 
+/* Tests only (NULL otherwise): called by the slow path when its lockless
+ * read of the pmd found a leaf, before it takes the page_table_lock to
+ * read the leaf again and grab its folio, so that a test can land a
+ * migration between the first read and the grab. */
+extern void (*gup_pmd_window_hook)(struct mm *mm, unsigned long addr);
+
 long get_user_pages_fast(struct mm *mm, unsigned long start, unsigned long nr_pages, unsigned flags,
 			 struct page **pages);
 long pin_user_pages_fast(struct mm *mm, unsigned long start, unsigned long nr_pages, unsigned flags,

@@ -8,10 +8,21 @@
  * of that order is free, order-0 pieces: the folio is split, and a PMD
  * mapping is first split into PTEs); replace every mapping, in every mm of
  * its anon family, by a migration entry (mm/swapops.h) that keeps the
- * pfn, write, dirty, young and AnonExclusive; flush the TLB; copy; turn
- * each migration entry into a mapping of the new page with the same bits;
- * free the old folio. Nothing can fail after the unmap, so a folio either
- * moves whole or stays exactly as it was.
+ * pfn, write, dirty, young and AnonExclusive; flush the TLB; freeze the
+ * refcount; copy; turn each migration entry into a mapping of the new
+ * page with the same bits; free the old folio.
+ *
+ * The first reference check is only an early refusal: GUP needs no lock
+ * that the migration holds for write (gup-fast none, the slow path the
+ * mmap_lock for read), so a pin may land after it. The check that counts
+ * is the freeze after the unmap and flush (folio_ref_freeze(): the count
+ * must be exactly the migration entries' references, and becomes 0 in the
+ * same exchange, so no grab succeeds after it). A pin taken before the
+ * freeze makes it fail: each migration entry is turned back into the
+ * mapping it replaced, of the same folio, and the folio counts as busy. A
+ * grab after the freeze fails (folio_try_grab() refuses a count of 0),
+ * and a slow-path walk finds migration entries (it faults and retries).
+ * So a folio either moves whole or stays exactly as it was.
  *
  * Batching, each knob one thing (1 = the code before it):
  *  - caps.migrate_unmap: how many PTEs one clear and one set cover. A run
@@ -38,6 +49,7 @@
 #include "pte_batch.h"
 
 void (*migrate_unmapped_hook)(void);
+void (*migrate_window_hook)(enum migrate_window where, struct folio *folio);
 
 /* ---- queueing --------------------------------------------------------------- */
 
@@ -196,6 +208,8 @@ static int alloc_pieces(struct migrate_item *it)
  * migrate_prepare - may @it's folio move, and where to? Return: 0 with
  * the destination allocated, -EBUSY (pinned, or references that are no
  * mapping), -ENOMEM (the target has no memory): the folio is untouched.
+ * The reference check here spares the unmap of a folio that is busy
+ * already; migrate_freeze() makes the one that decides.
  */
 static int migrate_prepare(struct migrate_item *it)
 {
@@ -444,18 +458,13 @@ static void pieces_array(struct migrate_item *it, struct folio **pieces)
 		pieces[i++] = (struct folio *)list_entry(e, struct page, lru);
 }
 
-/* Copy, remap everywhere, free the old folio (and the allocation
- * references of the destination). */
-static void migrate_move(struct migrate_item *it)
+/* remove_migration_ptes(): every migration entry of @it's folio, in every
+ * mm of its family, becomes a mapping of its destination page (it->dst or
+ * @pieces), with the entry's bits. */
+static void migrate_remap(struct migrate_item *it, struct folio **pieces)
 {
-	static struct folio *pieces[PTRS_PER_TABLE];
 	struct folio *f = it->folio;
 
-	if (!it->dst)
-		pieces_array(it, pieces);
-	migrate_copy(it, pieces);
-	if (it->dst && it->nr_entries > 1)
-		folio_ref_add(it->dst, (int)it->nr_entries - 1);
 	for_each_family_mm(m, it) {
 		struct pmd_walk pw;
 
@@ -472,11 +481,82 @@ static void migrate_move(struct migrate_item *it)
 			break;
 		}
 	}
+}
+
+/* Copy, remap everywhere, free the old folio (frozen: no reference is
+ * left) and the allocation references of the destination. */
+static void migrate_move(struct migrate_item *it)
+{
+	static struct folio *pieces[PTRS_PER_TABLE];
+	struct folio *f = it->folio;
+
+	if (!it->dst)
+		pieces_array(it, pieces);
+	migrate_copy(it, pieces);
+	if (it->dst && it->nr_entries > 1)
+		folio_ref_add(it->dst, (int)it->nr_entries - 1);
+	migrate_remap(it, pieces);
 	it->status = dst_folio(it, pieces, 0)->page.node;
 	if (!it->dst)
 		free_pieces(it); /* their allocation references: unmapped pieces go */
 	page_clear_flags(&f->page, PG_locked);
-	folio_put_refs(f, (int)it->nr_entries);
+	folio_free_frozen(f);
+}
+
+/*
+ * migrate_freeze - after the unmap and its flush: is every reference to
+ * @it's folio one of its migration entries'? Then its refcount becomes 0
+ * in the same exchange. A large folio's pincount is looked at too (its
+ * pins are in its refcount as well, so a count that matched with a pin
+ * left would be a bug elsewhere; it stays busy then). The ordering: the
+ * entries were written and flushed before the exchange, and gup-fast
+ * grabs (an exchange on the same count) before it re-reads the entry,
+ * so a grab either comes first and fails the freeze, or comes after and
+ * fails itself; a slow-path walk takes the entry's lock and finds the
+ * migration entry.
+ */
+static bool migrate_freeze(struct migrate_item *it)
+{
+	struct folio *f = it->folio;
+
+	if (!folio_ref_freeze(f, (int)it->nr_entries))
+		return false;
+	if (!folio_test_large(f) || !folio_pincount(f))
+		return true;
+	folio_ref_unfreeze(f, (int)it->nr_entries);
+	return false;
+}
+
+/* The freeze failed: a reference was taken after migrate_prepare()
+ * looked. Each migration entry becomes the mapping it replaced (the
+ * entries kept the folio's references and bits, and the folio's pages
+ * kept their AnonExclusive), the destination is freed, the folio is
+ * busy. No flush: the entries go from invalid to valid. */
+static void migrate_restore(struct migrate_item *it)
+{
+	struct folio *dst = it->dst;
+
+	it->dst = it->folio; /* remap onto the folio itself */
+	migrate_remap(it, NULL);
+	it->dst = dst;
+	if (dst)
+		folio_put(dst);
+	else
+		free_pieces(it);
+	it->status = -EBUSY;
+	page_clear_flags(&it->folio->page, PG_locked);
+}
+
+/* After the group's flush: freeze and move @it's folio, or restore it. */
+static void migrate_finish(struct migrate_item *it)
+{
+	if (!migrate_freeze(it)) {
+		migrate_restore(it);
+		return;
+	}
+	if (migrate_window_hook)
+		migrate_window_hook(MIGRATE_FROZEN, it->folio);
+	migrate_move(it);
 }
 
 /* ---- the batch ---------------------------------------------------------------- */
@@ -494,7 +574,8 @@ static long migrate_account(struct migrate_item *it, unsigned long pages, bool t
 	return 0;
 }
 
-/* @n items: prepare all, unmap all, (one flush), move all. */
+/* @n items: prepare all, unmap all, (one flush), then each: freeze and
+ * move, or restore. */
 static long migrate_group(struct migrate_item *it, int n)
 {
 	struct flush_set fs = { NULL }, *defer = caps.migrate_flush > 1 ? &fs : NULL;
@@ -502,10 +583,13 @@ static long migrate_group(struct migrate_item *it, int n)
 
 	for (int k = 0; k < n; k++) {
 		it[k].status = migrate_prepare(&it[k]);
-		if (it[k].status)
+		if (it[k].status) {
 			page_clear_flags(&it[k].folio->page, PG_locked);
-		else
-			migrate_unmap(&it[k], defer);
+			continue;
+		}
+		if (migrate_window_hook)
+			migrate_window_hook(MIGRATE_CHECKED, it[k].folio);
+		migrate_unmap(&it[k], defer);
 	}
 	flush_set_flush(&fs);
 	if (migrate_unmapped_hook)
@@ -515,7 +599,7 @@ static long migrate_group(struct migrate_item *it, int n)
 		bool thp = folio_order(it[k].folio) == PMD_ORDER && it[k].dst;
 
 		if (!it[k].status)
-			migrate_move(&it[k]);
+			migrate_finish(&it[k]);
 		failed += migrate_account(&it[k], pages, thp);
 	}
 	return failed;

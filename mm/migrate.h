@@ -69,8 +69,9 @@ static inline bool folio_shared_with_other_mm(struct folio *folio, struct mm *mm
 
 /*
  * migrate_batch - move every queued folio of @b: allocate its new folio,
- * unmap it everywhere with migration entries, flush, copy, remap, free
- * the old one. Sets each item's status, unlocks every folio, empties @b.
+ * unmap it everywhere with migration entries, flush, freeze its refcount
+ * (a reference besides the entries': map it back, -EBUSY), copy, remap,
+ * free the old one. Sets each item's status, unlocks every folio, empties @b.
  * Batching: caps.migrate_unmap (PTEs per unmap/remap run) and
  * caps.migrate_flush (folios per TLB flush). Counts pgmigrate_*.
  * Return: the pages that were not moved.
@@ -114,6 +115,13 @@ long queue_pages_range(struct mm *mm, unsigned long start, unsigned long end,
 /* Tests: called after a group's unmap and flush, before the copy, while
  * the migration entries are in place. NULL: none. */
 extern void (*migrate_unmapped_hook)(void);
+
+/* Tests: called at two points of one folio's migration, so that another
+ * CPU's step can land there: MIGRATE_CHECKED once migrate_prepare()'s
+ * reference check passed, before the unmap; MIGRATE_FROZEN once the
+ * refcount is frozen, before the copy. NULL: none. */
+enum migrate_window { MIGRATE_CHECKED, MIGRATE_FROZEN };
+extern void (*migrate_window_hook)(enum migrate_window where, struct folio *folio);
 
 static inline void migrate_phase(bool queueing)
 {

@@ -69,6 +69,18 @@ static void mm_unlist(struct mm *mm)
 	spin_unlock(&mm_list_lock);
 }
 
+/* The full teardown's gather frees pages before its one flush at the end
+ * (tlb.c): right only while no CPU's TLB can hold @mm's entries, i.e. no
+ * other CPU has @mm live (this one has just switched away). */
+static void mm_check_unloaded(struct mm *mm)
+{
+	unsigned long others = arch_mm_cpus_elsewhere(mm);
+
+	if (others)
+		panic("mm_put: mm %d torn down while live on other CPUs (mask %#lx)", mm->id,
+		      others);
+}
+
 /*
  * mm_put - drop a reference; the last one tears @mm down: off the MMU
  * first, then every VMA zapped and every table freed under one mmu_gather
@@ -94,6 +106,7 @@ void mm_put(struct mm *mm)
 		return;
 	if (current_mm == mm)
 		switch_mm(NULL);
+	mm_check_unloaded(mm);
 	read_lock(&mm->family->lock);
 	tlb_gather_init(&tlb, mm, true);
 	for (struct vma *v = mm->vmas; v; v = v->next)

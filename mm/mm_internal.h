@@ -94,13 +94,24 @@ void folio_prepare_anon(struct folio *folio);
 /*
  * Fault handlers (fault.c, huge.c, cow.c). Each returns 0 or -ENOMEM.
  * do_huge_pmd_anonymous_page - a PMD-mapped 2 MiB folio at the empty pmd.
- * do_wp_page - a write or unshare fault on the present PTE for @addr.
- * do_huge_pmd_wp_page - the same on a PMD leaf (reuse, or split + PTE).
- * Context: no PTE lock held; each takes the one it needs.
+ * Context: page_table_lock held.
+ * do_wp_page - a write or unshare fault on the present PTE @pte for
+ * @addr, read from @ptep under the table's lock, which is held from that
+ * read to the return: the entry cannot change (a migration cannot make it
+ * a migration entry) between the decision and cow.c's work.
+ * do_huge_pmd_wp_page - the same on a PMD leaf: reuse it, or split it
+ * and return 1, for the PTE fault to go on under the new table's lock.
+ * Context: page_table_lock held.
  */
 int do_huge_pmd_anonymous_page(struct vma *vma, pmd_t *pmdp, unsigned long addr, bool write);
-int do_wp_page(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsigned flags);
+int do_wp_page(struct vma *vma, unsigned long addr, pte_t *ptep, pte_t pte, unsigned flags);
 int do_huge_pmd_wp_page(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsigned flags);
+
+/* Tests only (NULL otherwise): called by a fault on a present PTE that
+ * needs cow.c, after the fault read the entry and before cow.c acts on
+ * it (the PTE lock held), so that a test can try to land another CPU's
+ * step (a migration) there. */
+extern void (*wp_fault_window_hook)(struct mm *mm, unsigned long addr);
 
 /* Pins (mm/pin.c): mark @mm as having had pages pinned (MMF_HAS_PINNED). */
 void mm_set_has_pinned(struct mm *mm);

@@ -174,9 +174,12 @@ static inline void page_clear_flags(struct page *page, uint32_t clear)
 	__atomic_fetch_and(&page->flags, ~clear, __ATOMIC_RELAXED);
 }
 
+/* The loads below are relaxed atomics (plain loads in the code): gup-fast
+ * reads these fields of a page it reached through an entry that may be
+ * stale, while the allocator writes them (page_alloc.c). */
 static inline struct folio *page_folio(struct page *page)
 {
-	return (struct folio *)(page - page->head_offset);
+	return (struct folio *)(page - __atomic_load_n(&page->head_offset, __ATOMIC_RELAXED));
 }
 
 static inline struct page *folio_page(struct folio *folio, unsigned long n)
@@ -192,12 +195,12 @@ static inline unsigned long folio_pages_from(const struct folio *folio, const st
 
 static inline unsigned folio_order(const struct folio *f)
 {
-	return f->page.order;
+	return __atomic_load_n(&f->page.order, __ATOMIC_RELAXED);
 }
 
 static inline unsigned long folio_nr_pages(const struct folio *f)
 {
-	return 1ul << f->page.order;
+	return 1ul << folio_order(f);
 }
 
 static inline bool folio_test_large(const struct folio *f)
@@ -307,8 +310,27 @@ void folio_unpin(struct folio *f, int nr);
 /* folio_try_grab - @nr references (or, with @pin, @nr pins as folio_pin
  * takes them) unless the refcount is zero: the folio is being freed and
  * the caller holds nothing that keeps it (gup-fast). One compare-and-
- * exchange on refcount. Return: whether they were taken (one ref_update). */
+ * exchange on refcount, fully ordered (a full barrier: what it added is
+ * visible before any later load). Return: whether they were taken (one
+ * ref_update). */
 bool folio_try_grab(struct folio *f, int nr, bool pin);
+
+/*
+ * folio_ref_freeze - set @f's refcount from exactly @count (> 0) to 0 in
+ * one compare-and-exchange: while it is 0, folio_try_grab() takes nothing,
+ * and a reference that was there before makes the exchange fail, so the
+ * caller knows that no one but it holds the folio (both are exchanges on
+ * the one count, so it orders them). Acquire and release: what holders
+ * wrote before their puts is seen after it, the caller's earlier stores
+ * (its migration entries) before it.
+ * Return: whether the count was @count (one ref_update if so).
+ * folio_ref_unfreeze - give a frozen @f @count references again.
+ * folio_free_frozen - free a frozen @f (unmapped and unpinned: panics else).
+ * Context: the caller holds the references it counts in @count.
+ */
+bool folio_ref_freeze(struct folio *f, int count);
+void folio_ref_unfreeze(struct folio *f, int count);
+void folio_free_frozen(struct folio *f);
 
 static inline int folio_pincount(const struct folio *f)
 {

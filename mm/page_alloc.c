@@ -145,9 +145,13 @@ static struct page *block_in_use(struct page *head, unsigned order)
 	return NULL;
 }
 
+static void page_blank(struct page *p, uint32_t flags, uint8_t node);
+
 /*
  * folio_prep - turn the free block at @head into a folio: check the
- * poison, then write each page's allocated state once.
+ * poison, then write each page's allocated state once. The fields a
+ * lockless walker reads through a stale entry (gup-fast: flags, order,
+ * head_offset, refcount) are stored atomically, as page_blank() does.
  * Context: the node's lock is held: a CPU freeing a neighbour reads these
  * struct pages (is it my free buddy?) under the lock.
  */
@@ -160,14 +164,15 @@ static void folio_prep(struct page *head, unsigned order)
 
 		if (mm_debug_poison && (p->flags & PG_poisoned))
 			check_poison(p);
-		*p = (struct page){ .flags = i ? PG_tail : 0,
-				    .node = node,
-				    .head_offset = (uint32_t)i };
+		page_blank(p, i ? PG_tail : 0, node);
+		__atomic_store_n(&p->head_offset, (uint32_t)i, __ATOMIC_RELAXED);
 	}
-	head->order = (uint8_t)order;
-	head->refcount = 1;
+	__atomic_store_n(&head->order, (uint8_t)order, __ATOMIC_RELAXED);
 	if (order)
-		head->flags = PG_large;
+		__atomic_store_n(&head->flags, PG_large, __ATOMIC_RELAXED);
+	/* Last, and a release: a gup-fast grab that finds the count at 1
+	 * (its compare-and-exchange is fully ordered) sees the folio whole. */
+	__atomic_store_n(&head->refcount, 1, __ATOMIC_RELEASE);
 }
 
 /* Take a 2^@order block from @pg and make it a folio. Return: its head,
@@ -221,18 +226,19 @@ struct folio *folio_alloc_orders(int nid, unsigned long orders, unsigned flags)
 
 /* Reset a freed struct page: every field stored directly (a struct copy
  * from a blank template is twice the instructions, and this runs for
- * every page freed). Its flags and refcount are written atomically: a
- * lockless walker (gup-fast) may be reading them, and must see 0 or the
- * old count, never a torn value (its folio_try_grab() then fails). */
+ * every page freed). Its flags, order, head_offset and refcount are
+ * written atomically: a lockless walker (gup-fast) may be reading them,
+ * and must see 0 or the old count, never a torn value (its
+ * folio_try_grab() then fails). */
 _Static_assert(sizeof(struct page) == 48 && sizeof(struct list_head) == 16,
 	       "page_blank() stores each field of struct page: add the new one");
 static void page_blank(struct page *p, uint32_t flags, uint8_t node)
 {
 	__atomic_store_n(&p->flags, flags, __ATOMIC_RELAXED); /* gup-fast reads them too */
-	p->order = 0;
+	__atomic_store_n(&p->order, 0, __ATOMIC_RELAXED);
 	p->node = node;
 	p->pad = 0;
-	p->head_offset = 0;
+	__atomic_store_n(&p->head_offset, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->refcount, 0, __ATOMIC_RELAXED);
 	p->mapcount = 0;
 	p->entire_mapcount = 0;

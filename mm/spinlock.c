@@ -119,14 +119,81 @@ void spin_lock_init(struct spinlock *l, enum lock_class cls, const char *name)
 	*l = SPINLOCK_INIT(cls, name);
 }
 
-/* Wait for ticket @t of @l to be served. */
+bool lock_pv_kick;
+
+/* The ticket each CPU sleeps for in ticket_sleep(), for the unlocker's
+ * kick: written by that CPU, read by unlockers. */
+static struct {
+	const struct spinlock *lock;
+	uint16_t ticket;
+} lock_sleepers[NR_CPUS];
+
+/*
+ * ticket_sleep - the kick protocol: publish (@l, @t), count this CPU in
+ * @l->waiters, and sleep unless @t is served by then. The unlocker stores
+ * owner and then reads waiters, both sequentially consistent, and this
+ * CPU raises waiters and then reads owner: one of the two sees the other,
+ * so either the wait is skipped or the unlocker kicks (a kick before the
+ * sleep ends it at once: arch_lock_wait's contract).
+ */
+static void ticket_sleep(struct spinlock *l, uint16_t t, uint16_t cur)
+{
+	unsigned cpu = smp_processor_id();
+
+	__atomic_store_n(&lock_sleepers[cpu].ticket, t, __ATOMIC_RELAXED);
+	__atomic_store_n(&lock_sleepers[cpu].lock, l, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&l->waiters, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&l->owner, __ATOMIC_SEQ_CST) != t)
+		arch_lock_wait(&l->owner, cur);
+	__atomic_fetch_sub(&l->waiters, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&lock_sleepers[cpu].lock, NULL, __ATOMIC_RELAXED);
+}
+
+/* Kick the CPU that sleeps for ticket @t of @l, if one does. */
+static void ticket_kick(const struct spinlock *l, uint16_t t)
+{
+	for (unsigned cpu = 0; cpu < NR_CPUS; cpu++)
+		if (__atomic_load_n(&lock_sleepers[cpu].lock, __ATOMIC_ACQUIRE) == l &&
+		    __atomic_load_n(&lock_sleepers[cpu].ticket, __ATOMIC_RELAXED) == t)
+			arch_lock_kick(cpu);
+}
+
+/* Serve the next ticket of @l: a release store, or with the kick
+ * protocol a sequentially consistent one and the look for a sleeper. */
+static void ticket_release(struct spinlock *l)
+{
+	uint16_t next = (uint16_t)(__atomic_load_n(&l->owner, __ATOMIC_RELAXED) + 1);
+
+	if (!lock_pv_kick) {
+		__atomic_store_n(&l->owner, next, __ATOMIC_RELEASE);
+		return;
+	}
+	__atomic_store_n(&l->owner, next, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&l->waiters, __ATOMIC_SEQ_CST))
+		ticket_kick(l, next);
+}
+
+/* Wait for ticket @t of @l to be served: LOCK_SPIN_LIMIT spins, then
+ * the slow path's waits (each counts lock_waits). */
 static void ticket_wait(struct spinlock *l, uint16_t t)
 {
-	if (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) == t)
+	uint16_t cur = __atomic_load_n(&l->owner, __ATOMIC_ACQUIRE);
+	unsigned spins = 0;
+
+	if (cur == t)
 		return;
 	count_contended((enum lock_class)l->class);
-	while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != t)
-		arch_cpu_relax();
+	for (; cur != t; cur = __atomic_load_n(&l->owner, __ATOMIC_ACQUIRE)) {
+		if (++spins < LOCK_SPIN_LIMIT) {
+			arch_cpu_relax();
+			continue;
+		}
+		count_event(lock_waits, 1);
+		if (lock_pv_kick)
+			ticket_sleep(l, t, cur);
+		else
+			arch_lock_wait(&l->owner, cur);
+	}
 }
 
 static void ticket_lock(struct spinlock *l, unsigned level)
@@ -160,7 +227,7 @@ void spin_unlock(struct spinlock *l)
 		panic("spin_unlock: %s is not held on this CPU", lock_name(l));
 	order_pop(cpu, l);
 	__atomic_store_n(&l->holder, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&l->owner, (uint16_t)(l->owner + 1), __ATOMIC_RELEASE);
+	ticket_release(l);
 	arch_sched_point(SCHED_UNLOCK);
 }
 
@@ -168,6 +235,13 @@ bool spin_is_locked(const struct spinlock *l)
 {
 	return __atomic_load_n(&l->next, __ATOMIC_RELAXED) !=
 	       __atomic_load_n(&l->owner, __ATOMIC_RELAXED);
+}
+
+bool spin_is_contended(const struct spinlock *l)
+{
+	uint16_t next = __atomic_load_n(&l->next, __ATOMIC_RELAXED);
+
+	return (uint16_t)(next - __atomic_load_n(&l->owner, __ATOMIC_RELAXED)) > 1;
 }
 
 /* ---- the reader/writer lock --------------------------------------------- */
@@ -250,7 +324,7 @@ void write_unlock(struct rwlock *l)
 		panic("write_unlock: %s is not write-held on this CPU", l->name);
 	order_pop(cpu, l);
 	__atomic_store_n(&l->wlock.holder, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&l->wlock.owner, (uint16_t)(l->wlock.owner + 1), __ATOMIC_RELEASE);
+	ticket_release(&l->wlock);
 	arch_sched_point(SCHED_UNLOCK);
 }
 

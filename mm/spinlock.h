@@ -41,7 +41,8 @@
  *
  * Contended acquisitions (the first ticket was not served at once) count
  * ptl_contended, mm_lock_contended (LOCK_MMAP, LOCK_PGTABLE),
- * alloc_lock_contended or other_lock_contended.
+ * alloc_lock_contended or other_lock_contended; each slow-path wait of a
+ * ticket (below) counts lock_waits.
  */
 #ifndef MM_SPINLOCK_H
 #define MM_SPINLOCK_H
@@ -62,11 +63,11 @@ enum lock_class {
 
 /* 16 bytes: it shares struct page's lru slot on page-table pages. */
 struct spinlock {
-	uint16_t next;	/* the ticket the next locker takes */
-	uint16_t owner; /* the ticket being served */
-	uint8_t holder; /* holding CPU + 1, 0 when free */
-	uint8_t class;	/* enum lock_class */
-	uint16_t pad;
+	uint16_t next;	  /* the ticket the next locker takes */
+	uint16_t owner;	  /* the ticket being served */
+	uint8_t holder;	  /* holding CPU + 1, 0 when free */
+	uint8_t class;	  /* enum lock_class */
+	uint16_t waiters; /* CPUs in the slow path that wait for a kick */
 	const char *name;
 };
 
@@ -98,6 +99,10 @@ void spin_unlock(struct spinlock *l);
 /* Is @l held (by any CPU)? For checks, not for deciding to lock. */
 bool spin_is_locked(const struct spinlock *l);
 
+/* Does a CPU wait for @l (a ticket taken beyond the holder's)? For tests
+ * that must know another CPU reached the lock. */
+bool spin_is_contended(const struct spinlock *l);
+
 /* Reader/writer lock (class LOCK_MMAP unless RWLOCK_INIT_CLASS says
  * otherwise); the _nested writer ranks after another writer of the class
  * (fork's child). */
@@ -125,5 +130,25 @@ void lock_held_truncate(unsigned depth);
  * are threads that may share a core with the lock holder).
  */
 void arch_cpu_relax(void);
+
+/*
+ * The slow path of a ticket wait (docs/smp.md, "When vCPUs outnumber
+ * CPUs"): after LOCK_SPIN_LIMIT spins a waiter stops spinning, so that a
+ * vCPU that waits gives its host CPU to the holder.
+ *
+ * arch_lock_wait - required hook: wait until *@word may have left @val,
+ * or until arch_lock_kick() (x86 on KVM with PV unhalt: HLT; arm64: WFE
+ * after an exclusive load of @word, ended by the unlocker's store; the
+ * host runner and x86 without PV: one spin). May return at any time.
+ * arch_lock_kick - required hook: end CPU @cpu's arch_lock_wait(); called
+ * only while lock_pv_kick is set.
+ * lock_pv_kick - set by the arch at boot, before a second CPU runs, when
+ * arch_lock_wait() sleeps until kicked: an unlock then looks for a waiter
+ * of the next ticket to kick (a full barrier and a load more per unlock).
+ */
+#define LOCK_SPIN_LIMIT 1024
+void arch_lock_wait(const uint16_t *word, uint16_t val);
+void arch_lock_kick(unsigned cpu);
+extern bool lock_pv_kick;
 
 #endif

@@ -35,6 +35,15 @@ out_has() {
 	return 1
 }
 
+# out_lacks NAME PATTERN: the last command's output does not match it.
+out_lacks() {
+	if ! grep -Eq -- "$2" "$TMPD/out"; then
+		return 0
+	fi
+	fail "$1" "output has /$2/: $(grep -E -- "$2" "$TMPD/out" | head -n 2 | tr '\n' '|')"
+	return 1
+}
+
 # have_kvm [ARCH]: can ptelab's KVM backend run the guest (of ARCH, default
 # x86_64) here? ptelab decides (it also refuses kvm-pvm, and guests of
 # another arch than the host's); its reason is left in $kvm_why.

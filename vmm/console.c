@@ -5,10 +5,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ptelab/abi.h"
 #include "vmm_console.h"
 #include "vmm_util.h"
 
 #define RESULT_TAG "RESULT "
+#define EXIT_TAG PTELAB_EXIT_LINE
 
 int vmm_console_init(struct vmm_console *c, int out_fd, const char *results_path)
 {
@@ -21,6 +23,7 @@ int vmm_console_init(struct vmm_console *c, int out_fd, const char *results_path
 	c->csv.f = NULL;
 	c->csv.ncols = 0;
 	c->out_done = 0;
+	c->exit_status = -1;
 	if (results_path) {
 		c->results = fopen(results_path, "w");
 		if (!c->results)
@@ -51,12 +54,47 @@ static void out_write(struct vmm_console *c, const char *p, size_t n)
 	}
 }
 
-/* The line in line[0..len) is complete (it ends with '\n'): write it out
- * and capture its JSON when it is a RESULT line. */
+/* Does line[0..n) start with @tag, or could it still (a partial line)? */
+static bool has_tag(const struct vmm_console *c, size_t n, const char *tag)
+{
+	size_t t = strlen(tag);
+
+	return !c->overlong && memcmp(c->line, tag, n < t ? n : t) == 0;
+}
+
+/* Is line[0..n) (without its '\n') exactly EXIT_TAG and a status 0..255
+ * in decimal? Return: the status, or -1. */
+static int exit_line_status(const struct vmm_console *c, size_t n)
+{
+	size_t t = strlen(EXIT_TAG);
+	int v = 0;
+
+	if (n > t && c->line[n - 1] == '\r')
+		n--;
+	if (n <= t || n > t + 3 || !has_tag(c, n, EXIT_TAG))
+		return -1;
+	for (size_t i = t; i < n; i++) {
+		if (c->line[i] < '0' || c->line[i] > '9')
+			return -1;
+		v = v * 10 + (c->line[i] - '0');
+	}
+	return v <= 255 ? v : -1;
+}
+
+/* The line in line[0..len) is complete (it ends with '\n'): take it as
+ * the guest's exit status when it is a status line, else write it out and
+ * capture its JSON when it is a RESULT line. */
 static void end_line(struct vmm_console *c)
 {
 	size_t n = c->len, tag = strlen(RESULT_TAG);
+	int status = exit_line_status(c, n - 1);
 
+	if (status >= 0) {
+		c->exit_status = status;
+		c->len = 0;
+		c->out_done = 0;
+		return;
+	}
 	out_write(c, c->line + c->out_done, n - c->out_done);
 	if (!c->overlong && n > tag && memcmp(c->line, RESULT_TAG, tag) == 0) {
 		n--; /* the '\n' */
@@ -76,15 +114,15 @@ static void end_line(struct vmm_console *c)
 	c->overlong = false;
 }
 
-/* Could the partial line still turn out to be a RESULT line? */
-static bool maybe_result(const struct vmm_console *c)
+/* Could the partial line still turn out to be a RESULT or status line?
+ * (Such a line is held back until it is complete.) */
+static bool maybe_held(const struct vmm_console *c)
 {
-	size_t n = c->len < strlen(RESULT_TAG) ? c->len : strlen(RESULT_TAG);
-
-	return !c->overlong && memcmp(c->line, RESULT_TAG, n) == 0;
+	return has_tag(c, c->len, RESULT_TAG) ||
+	       (c->len <= strlen(EXIT_TAG) + 4 && has_tag(c, c->len, EXIT_TAG));
 }
 
-/* Write out what is new of a partial line that is not a RESULT line, so
+/* Write out what is new of a partial line that is not held back, so
  * progress shows as it happens; the line stays for end_line(). */
 static void pass_partial(struct vmm_console *c)
 {
@@ -118,7 +156,7 @@ void vmm_console_put(struct vmm_console *c, const void *buf, size_t n)
 		n -= take;
 		if (c->line[c->len - 1] == '\n')
 			end_line(c);
-		else if (!maybe_result(c))
+		else if (!maybe_held(c))
 			pass_partial(c);
 	}
 }

@@ -133,6 +133,8 @@ static int boot_args(struct vmm_qemu_argv *a, const struct vmm_config *cfg,
 		     const struct vmm_machine *m, const char *dir)
 {
 	ARG("-nodefaults");
+	ARG("-sandbox");
+	ARG("on,obsolete=deny,elevateprivileges=deny,spawn=deny,resourcecontrol=deny");
 	ARG("-no-reboot");
 	ARG("-display");
 	ARG("none");
@@ -144,8 +146,6 @@ static int boot_args(struct vmm_qemu_argv *a, const struct vmm_config *cfg,
 	ARG("%s", cfg->kernel);
 	if (cfg->arch == VMM_ARCH_X86_64)
 		return x86_boot_args(a, dir);
-	ARG("-semihosting-config");
-	ARG("enable=on,target=native");
 	ARG("-append");
 	ARG("%s", m->bootargs);
 	return 0;
@@ -403,15 +403,34 @@ static int last_byte(const char *path)
 	return r;
 }
 
+/* arm64's status: QEMU exits 0 when the guest calls PSCI SYSTEM_OFF, and
+ * the guest's last status line (ptelab/abi.h) says with which status.
+ * With --dtb-out QEMU exits 0 once it has dumped the tree, before the
+ * guest runs. Return: the status, or PTELAB_EXIT_CRASH (reported). */
+static int arm64_status(const struct vmm_config *cfg, int code, const struct vmm_console *con)
+{
+	const char *bin = vmm_qemu_binary(cfg->arch);
+
+	if (code == 0 && cfg->dtb_out)
+		return 0;
+	if (code == 0 && con->exit_status >= 0)
+		return con->exit_status;
+	if (code == 0)
+		vmm_msg("guest crashed: it powered the machine off without an exit status line");
+	else
+		vmm_msg("guest crashed: %s exited with status %d", bin, code);
+	return PTELAB_EXIT_CRASH;
+}
+
 /*
  * qemu_status - ptelab's exit status for QEMU's wait status @ws. x86_64:
  * see vmm_qemu_status(); 0 means the guest reset the machine (with
- * -no-reboot QEMU then exits). arm64: semihosting SYS_EXIT passes the
- * guest's status. Exit 1 after an error line from QEMU is QEMU's own
- * failure. @status_file is x86_64's status byte file ("" for arm64).
+ * -no-reboot QEMU then exits). arm64: see arm64_status(). Exit 1 after an
+ * error line from QEMU is QEMU's own failure. @status_file is x86_64's
+ * status byte file ("" for arm64).
  */
 static int qemu_status(const struct vmm_config *cfg, const struct qemu_child *c, int ws,
-		       const char *status_file)
+		       const struct vmm_console *con, const char *status_file)
 {
 	const char *bin = vmm_qemu_binary(cfg->arch);
 	int code, status;
@@ -431,7 +450,7 @@ static int qemu_status(const struct vmm_config *cfg, const struct qemu_child *c,
 		return PTELAB_EXIT_NOBACKEND;
 	}
 	if (cfg->arch == VMM_ARCH_ARM64)
-		return code;
+		return arm64_status(cfg, code, con);
 	if (code == 0)
 		vmm_msg("guest crashed: it reset the machine (a triple fault?) without writing "
 			"an exit status");
@@ -473,7 +492,7 @@ static int qemu_run(const struct vmm_config *cfg, char *const argv[], struct vmm
 	c.err_line[c.err_len] = 0;
 	if (c.err_len)
 		qemu_err_line(&c, c.err_line, c.err_len);
-	return qemu_status(cfg, &c, ws, status_file);
+	return qemu_status(cfg, &c, ws, con, status_file);
 }
 
 /* A private directory for a run's files: the FDT QEMU passes as -initrd

@@ -1,6 +1,7 @@
 /*
  * vmm_console.h - the guest's serial output: passed to stdout line by line,
- * with the JSON of every "RESULT " line also written to the --results file.
+ * with the JSON of every "RESULT " line also written to the --results file,
+ * and the status of a PTELAB_EXIT_LINE line (ptelab/abi.h) kept, not shown.
  */
 #ifndef VMM_CONSOLE_H
 #define VMM_CONSOLE_H
@@ -22,6 +23,7 @@ struct vmm_console {
 	size_t len;	    /* bytes of the current line in line[] */
 	bool overlong;	    /* the current line outgrew line[] and was flushed */
 	unsigned long nr_results;
+	int exit_status; /* the last PTELAB_EXIT_LINE's status, -1 before one */
 	char line[VMM_CONSOLE_LINE_MAX];
 };
 

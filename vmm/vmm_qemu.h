@@ -35,7 +35,10 @@ const char *vmm_qemu_package(enum vmm_arch arch);
  * node, cpus placed by -numa cpu; x86_64 adds -initrd @dir/guest.dtb (the
  * FDT, which QEMU's PVH loader makes module 0), isa-debug-exit, and an
  * isa-debugcon writing the status byte to @dir/status; arm64 adds
- * semihosting and -append bootargs, and dumpdtb=@dumpdtb when not NULL.
+ * -append bootargs, and dumpdtb=@dumpdtb when not NULL. Both run under
+ * QEMU's seccomp sandbox, and no option opens a channel from the guest to
+ * the host beyond the serial console and the status byte
+ * (docs/isolation.md).
  * Return: 0, or -1 when it does not fit in @a.
  */
 int vmm_qemu_build_argv(const struct vmm_config *cfg, const struct vmm_machine *m, const char *dir,

@@ -35,6 +35,7 @@
  */
 #include <asm/layout.h>
 #include <asm/pgtable.h>
+#include <asm/psci.h>
 #include <asm/sysreg.h>
 
 #define BOOT_STACK_SIZE 0x10000	    /* the kernel's stack */
@@ -239,9 +240,29 @@ secondary_el1:
 
 /*
  * early_fail - print the string at x0 on the PL011 (physical address, MMU
- * off) and stop through semihosting with PTELAB_EXIT_CRASH.
+ * off), then the status line for PTELAB_EXIT_CRASH (ptelab/abi.h), and
+ * stop with PSCI SYSTEM_OFF. The tree is not read yet, so the conduit
+ * follows the entry level in x19 (psci.c says why); entered at another
+ * level there is no PSCI to call, and the CPU waits for --timeout.
  */
 early_fail:
+	bl	early_puts
+	adr	x0, msg_early_exit
+	bl	early_puts
+	ldr	x0, =PSCI_SYSTEM_OFF
+	cmp	x19, #1
+	b.eq	1f
+	cmp	x19, #2
+	b.ne	4f
+	smc	#0
+	b	4f
+1:	hvc	#0
+4:	wfi
+	b	4b
+
+/* early_puts - write the NUL-terminated string at x0 on the PL011
+ * (physical address). Clobbers x0-x3. */
+early_puts:
 	ldr	x1, =VIRT_UART_PBASE
 1:	ldrb	w2, [x0], #1
 	cbz	w2, 3f
@@ -249,16 +270,10 @@ early_fail:
 	tbnz	w3, #5, 2b		/* TXFF */
 	str	w2, [x1]		/* DR */
 	b	1b
-3:	adr	x1, early_exit_block
-	mov	x0, #0x18		/* SYS_EXIT */
-	hlt	#0xf000
-4:	wfi
-	b	4b
+3:	ret
 
-	.balign 8
-early_exit_block:
-	.quad	0x20026			/* ADP_Stopped_ApplicationExit */
-	.quad	3			/* PTELAB_EXIT_CRASH */
+msg_early_exit:
+	.asciz	"ptelab-exit-status 3\n"	/* PTELAB_EXIT_LINE, PTELAB_EXIT_CRASH */
 msg_bad_el:
 	.asciz	"guest: arm64: entered at EL0 or EL3; ptelab needs EL1 or EL2\n"
 	.ltorg

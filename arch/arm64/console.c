@@ -14,6 +14,10 @@ static volatile uint32_t *pl011_reg(unsigned off)
 	return phys_to_virt(VIRT_UART_PBASE + off);
 }
 
+/* The last byte written (relaxed: CPUs writing at once only make the
+ * status line's leading newline a guess). */
+static char console_last = '\n';
+
 /* Context: any, including exception handlers; no locks. */
 void arch_console_write(const char *buf, size_t len)
 {
@@ -24,4 +28,11 @@ void arch_console_write(const char *buf, size_t len)
 			;
 		*dr = (unsigned char)buf[i];
 	}
+	if (len)
+		__atomic_store_n(&console_last, buf[len - 1], __ATOMIC_RELAXED);
+}
+
+bool arm64_console_at_line_start(void)
+{
+	return __atomic_load_n(&console_last, __ATOMIC_RELAXED) == '\n';
 }

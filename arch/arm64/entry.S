@@ -14,11 +14,12 @@
  * percpu (TPIDR_EL1 + PERCPU_EXC_DEPTH, <asm/percpu.h>). An
  * exception inside a handler arrives on the SP_EL1 vectors and is reported
  * by C as nested; one more level than EXCEPTION_DEPTH_MAX means the report
- * itself faults, so the guest prints a fixed line and exits through
- * semihosting without C (too_deep below).
+ * itself faults, so the guest prints a fixed line and exits without C
+ * (too_deep below).
  */
 #include <asm/layout.h>
 #include <asm/percpu.h>
+#include <asm/psci.h>
 #include <asm/traps.h>
 
 	.macro	VENTRY kind
@@ -173,8 +174,7 @@ exception_entry:
  * Too deep: the report of an exception faulted. One level past the
  * limit: say so with a fixed line on the PL011 and exit without C. Two:
  * that line or the exit faulted; try the exit alone. Three: the exit
- * traps (on QEMU without semihosting hlt is an undefined instruction);
- * only waiting is left, and ptelab's --timeout ends the run.
+ * itself traps; only waiting is left, and ptelab's --timeout ends the run.
  */
 too_deep:
 	cmp	x3, #(EXCEPTION_DEPTH_MAX + 2)
@@ -182,21 +182,29 @@ too_deep:
 	b.hi	2f
 	adrp	x0, msg_too_deep
 	add	x0, x0, :lo12:msg_too_deep
-	ldr	x1, =(PAGE_OFFSET + VIRT_UART_PBASE)
-1:	ldrb	w2, [x0], #1
-	cbz	w2, arm64_fatal_exit
-3:	ldr	w3, [x1, #0x18]		/* FR */
-	tbnz	w3, #5, 3b		/* TXFF */
-	str	w2, [x1]		/* DR */
-	b	1b
+	bl	fatal_puts
+	b	arm64_fatal_exit
 2:	msr	daifset, #0xf
 	wfi
 	b	2b
 
+/* fatal_puts - write the NUL-terminated string at x0 on the PL011
+ * (through the direct map). Clobbers x0-x3. */
+fatal_puts:
+	ldr	x1, =(PAGE_OFFSET + VIRT_UART_PBASE)
+1:	ldrb	w2, [x0], #1
+	cbz	w2, 2f
+3:	ldr	w3, [x1, #0x18]		/* FR */
+	tbnz	w3, #5, 3b		/* TXFF */
+	str	w2, [x1]		/* DR */
+	b	1b
+2:	ret
+
 /*
  * arm64_fatal_exit - exit with PTELAB_EXIT_CRASH: through ptelab's exit
  * device when the tree had one (arm64_exit_pa, reached through the direct
- * map), else semihosting SYS_EXIT.
+ * map), else the status line (ptelab/abi.h) and PSCI SYSTEM_OFF through
+ * arm64_psci_conduit.
  */
 	.globl	arm64_fatal_exit
 arm64_fatal_exit:
@@ -208,19 +216,25 @@ arm64_fatal_exit:
 	add	x1, x1, x2
 	mov	w0, #3			/* PTELAB_EXIT_CRASH */
 	str	w0, [x1]
-1:	adrp	x1, fatal_exit_block
-	add	x1, x1, :lo12:fatal_exit_block
-	mov	x0, #0x18		/* SYS_EXIT */
-	hlt	#0xf000
-	b	2b
+1:	adrp	x0, msg_exit_crash
+	add	x0, x0, :lo12:msg_exit_crash
+	bl	fatal_puts
+	adrp	x1, arm64_psci_conduit
+	ldr	x1, [x1, :lo12:arm64_psci_conduit]
+	ldr	x0, =PSCI_SYSTEM_OFF
+	cmp	x1, #ARM64_PSCI_SMC
+	b.eq	3f
+	hvc	#0
+	b	4f
+3:	smc	#0
+4:	wfi				/* SYSTEM_OFF returned: wait for --timeout */
+	b	4b
 	.ltorg
 
 	.section .rodata
-	.balign	8
-fatal_exit_block:
-	.quad	0x20026			/* ADP_Stopped_ApplicationExit */
-	.quad	3			/* PTELAB_EXIT_CRASH */
 msg_too_deep:
 	.asciz	"\nguest: exception while reporting an exception; stopping (exit 3)\n"
+msg_exit_crash:
+	.asciz	"\nptelab-exit-status 3\n"	/* PTELAB_EXIT_LINE, PTELAB_EXIT_CRASH */
 
 	.section .note.GNU-stack, "", %progbits

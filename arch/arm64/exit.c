@@ -1,34 +1,27 @@
 /*
  * exit.c (arm64) - stopping the machine: on ptelab's KVM backend a write
  * of the status to the exit device the tree names (ptelab/abi.h); on QEMU
- * (no such device) semihosting SYS_EXIT, which makes QEMU (run with
- * -semihosting-config enable=on) exit with the guest's status. And the
- * interrupts-off hang.
+ * (no such device) the status line PTELAB_EXIT_LINE on the console and
+ * PSCI SYSTEM_OFF, which makes QEMU exit. And the interrupts-off hang.
  */
 #include <string.h>
 
 #include "kernel.h"
 #include "ptelab/abi.h"
 
+#include <asm/psci.h>
 #include <asm/traps.h>
 
 uint64_t arm64_exit_pa;
 
-#define SEMIHOST_SYS_EXIT 0x18
-#define ADP_STOPPED_APPLICATION_EXIT 0x20026
-
-/*
- * semihost_exit - SYS_EXIT with the AArch64 two-word block {reason,
- * status}. Does not return: with semihosting off the hlt is an undefined
- * instruction, and the exception path ends the guest instead.
- */
-static void semihost_exit(int status)
+/* Write "PTELAB_EXIT_LINE <status>\n" at the start of a console line. */
+static void write_status_line(int status)
 {
-	volatile uint64_t block[2] = { ADP_STOPPED_APPLICATION_EXIT, (uint64_t)status };
-	register uint64_t x0 __asm__("x0") = SEMIHOST_SYS_EXIT;
-	register uint64_t x1 __asm__("x1") = (uint64_t)(uintptr_t)block;
+	char line[sizeof(PTELAB_EXIT_LINE) + 8];
+	int n = snprintf(line, sizeof(line), "%s%s%d\n", arm64_console_at_line_start() ? "" : "\n",
+			 PTELAB_EXIT_LINE, status & 0xff);
 
-	__asm__ volatile("hlt #0xf000" : "+r"(x0) : "r"(x1) : "memory");
+	arch_console_write(line, (size_t)n);
 }
 
 /* A kernel stack that overflowed makes every result suspect: say so and
@@ -47,8 +40,9 @@ void arch_exit(int status)
 	}
 	if (arm64_exit_pa)
 		*(volatile uint32_t *)phys_to_virt(arm64_exit_pa) = (uint32_t)status;
-	semihost_exit(status);
-	arch_hang();
+	write_status_line(status);
+	arm64_psci_call(PSCI_SYSTEM_OFF, 0, 0, 0);
+	arch_hang(); /* SYSTEM_OFF returned: ptelab's --timeout ends the run */
 }
 
 void arch_hang(void)

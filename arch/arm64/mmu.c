@@ -70,13 +70,17 @@ static void flush_user_pages(unsigned long start, unsigned long end)
 
 /*
  * TLBI ...IS reaches every CPU's TLB, so no CPU is interrupted. Nothing
- * to do when no CPU has @mm loaded (switching to it flushes everything);
- * the barrier orders the caller's table writes before that check, as the
- * CPU that sets its bit (arch_switch_mm) loads TTBR0 only afterwards.
+ * to do when no CPU has @mm loaded (switching to it flushes everything).
+ * The DSB ISH before that check completes the caller's table writes: the
+ * ARM ARM makes a write to a table visible to other CPUs' walks only
+ * once a DSB has completed it (a DMB orders it against loads and stores,
+ * not walks). Pairs with arch_switch_mm(): it sets its bit, then DSB,
+ * then loads TTBR0; a flush that misses the bit finished its writes
+ * before that CPU can walk them.
  */
 void arch_flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end)
 {
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	dsb(ish);
 	if (mm && !__atomic_load_n(&mm->context.cpumask, __ATOMIC_RELAXED))
 		return;
 	if (end - start > TLBI_PAGES_MAX * PAGE_SIZE)
@@ -111,6 +115,11 @@ void arch_switch_mm(struct mm *mm, uint64_t pgd_phys)
 	isb();
 	if (prev && prev != mm)
 		__atomic_fetch_and(&prev->context.cpumask, ~bit, __ATOMIC_SEQ_CST);
+}
+
+unsigned long arch_mm_cpus_elsewhere(struct mm *mm)
+{
+	return __atomic_load_n(&mm->context.cpumask, __ATOMIC_ACQUIRE) & ~(1ul << this_cpu()->cpu);
 }
 
 /* newlib's memcpy: load/store pairs, as Linux's arm64 copy_page(). */

@@ -17,6 +17,7 @@
 #include "percpu.h"
 
 #include <asm/mmu.h>
+#include <asm/psci.h>
 #include <asm/traps.h>
 
 const char arch_name[] = "arm64";
@@ -61,9 +62,9 @@ static void find_fdt(uint64_t x0)
 }
 
 /*
- * find_exit_device - set arm64_exit_pa from the tree, before anything can
- * exit. kmain() parses the whole tree again (and reports its errors); here
- * only the exit device matters.
+ * find_exit_device - set arm64_exit_pa and the PSCI conduit from the tree,
+ * before anything can exit. kmain() parses the whole tree again (and
+ * reports its errors); here only the ways out matter.
  */
 static void find_exit_device(void)
 {
@@ -73,6 +74,7 @@ static void find_exit_device(void)
 	if (bi.fdt &&
 	    machine_from_fdt(bi.fdt, dt_total_size(bi.fdt), &early, err, sizeof(err)) == 0)
 		arm64_exit_pa = early.exit_mmio;
+	arm64_psci_set_conduit(bi.current_el, early.psci_method);
 }
 
 extern uint64_t arm64_boot_stack[], arm64_boot_stack_top[];
@@ -104,7 +106,8 @@ void arch_describe_boot(void)
 	       bi.current_el, bi.current_el == 2 ? " (dropped to EL1)" : "");
 	printf("boot: FDT at %#llx (%s), %u bytes; exit through %s\n",
 	       (unsigned long long)bi.fdt_phys, boot_x0 ? "from x0" : "QEMU's, x0 was 0",
-	       dt_total_size(bi.fdt), arm64_exit_pa ? "ptelab's exit device" : "semihosting");
+	       dt_total_size(bi.fdt),
+	       arm64_exit_pa ? "ptelab's exit device" : "a status line and PSCI SYSTEM_OFF");
 	printf("boot: counter CNTVCT_EL0 at %llu.%03llu MHz (CNTFRQ_EL0), MIDR_EL1 %#llx\n",
 	       (unsigned long long)(hz / 1000000), (unsigned long long)(hz / 1000 % 1000),
 	       (unsigned long long)read_sysreg(midr_el1));

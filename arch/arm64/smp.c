@@ -1,7 +1,7 @@
 /*
  * smp.c (arm64) - the arch side of guest/smp.c: per-CPU data in
- * TPIDR_EL1, secondaries started by PSCI CPU_ON through the conduit the
- * tree's /psci names (hvc, smc) into boot.S's arm64_secondary_entry, and
+ * TPIDR_EL1, secondaries started by PSCI CPU_ON (psci.c: the conduit the
+ * tree's /psci names) into boot.S's arm64_secondary_entry, and
  * a GICv3 SGI to wake a CPU from WFI (gic.c). TLB maintenance needs no
  * IPI here: TLBI ...IS reaches every CPU in the inner-shareable domain.
  */
@@ -12,9 +12,9 @@
 #include "percpu.h"
 
 #include <asm/mmu.h>
+#include <asm/psci.h>
 #include <asm/traps.h>
 
-#define PSCI_CPU_ON_64 0xc4000003u
 #define EXC_STACK_SIZE 0x8000
 
 /* What the next CPU to start loads in boot.S (one CPU at a time). */
@@ -37,20 +37,6 @@ _Static_assert(__builtin_offsetof(struct percpu, arch.exception_depth) == PERCPU
 void arch_percpu_set(struct percpu *pc)
 {
 	write_sysreg(pc, tpidr_el1);
-}
-
-static int64_t psci_call(uint64_t fn, uint64_t a1, uint64_t a2, uint64_t a3)
-{
-	register uint64_t x0 __asm__("x0") = fn;
-	register uint64_t x1 __asm__("x1") = a1;
-	register uint64_t x2 __asm__("x2") = a2;
-	register uint64_t x3 __asm__("x3") = a3;
-
-	if (machine.psci_method == MACHINE_PSCI_HVC)
-		__asm__ volatile("hvc #0" : "+r"(x0) : "r"(x1), "r"(x2), "r"(x3) : "memory");
-	else
-		__asm__ volatile("smc #0" : "+r"(x0) : "r"(x1), "r"(x2), "r"(x3) : "memory");
-	return (int64_t)x0;
 }
 
 void arch_smp_prepare(void)
@@ -77,7 +63,7 @@ int arch_cpu_start(struct percpu *pc, char *err, unsigned long errlen)
 		(uint64_t)(uintptr_t)pc->stack + pc->stack_size
 	};
 	dsb(ish);
-	r = psci_call(PSCI_CPU_ON_64, pc->hwid, virt_to_phys(arm64_secondary_entry), 0);
+	r = arm64_psci_call(PSCI_CPU_ON_64, pc->hwid, virt_to_phys(arm64_secondary_entry), 0);
 	if (r)
 		return snprintf(err, errlen, "PSCI CPU_ON (%s) returned %lld",
 				machine.psci_method == MACHINE_PSCI_HVC ? "hvc" : "smc",

@@ -25,7 +25,6 @@
 #define STACK_CANARY_WORDS (4096 / 8)
 /* Unmapped: level-0 entry 255 of TTBR1 lies far above any direct map. */
 #define DELIBERATE_FAULT_VA 0xffff7fff00000000ul
-#define HLT_SEMIHOSTING 0xd45e0000u /* hlt #0xf000 */
 
 _Static_assert(offsetof(struct pt_regs, sp) == PT_SP, "PT_SP");
 _Static_assert(offsetof(struct pt_regs, elr) == PT_ELR, "PT_ELR");
@@ -231,20 +230,8 @@ static int user_fault(struct pt_regs *r)
 	return 1;
 }
 
-/* Did the semihosting call of arch_exit() trap (semihosting is off)? */
-static bool semihosting_trapped(const struct pt_regs *r)
-{
-	return esr_ec(r->esr) == 0 && *(const uint32_t *)(uintptr_t)r->elr == HLT_SEMIHOSTING;
-}
-
 void arm64_trap(struct pt_regs *r)
 {
-	if (semihosting_trapped(r)) {
-		console_printf(
-			"\nguest: cannot exit: semihosting is off (QEMU needs -semihosting-config "
-			"enable=on); hanging\n");
-		arch_hang();
-	}
 	if (r->depth > 1) {
 		console_printf(
 			"\nguest: nested exception (depth %llu) while handling one: ESR 0x%08llx "

@@ -46,6 +46,19 @@ void arch_cpu_relax(void)
 		sched_yield();
 }
 
+/* The lock slow path: a yield (lock_pv_kick stays off). */
+void arch_lock_wait(const uint16_t *word, uint16_t val)
+{
+	(void)word;
+	(void)val;
+	arch_cpu_relax();
+}
+
+void arch_lock_kick(unsigned cpu)
+{
+	(void)cpu;
+}
+
 /* The host CPUs take no interrupts: a sleep is a yielding spin. */
 void smp_wait(volatile unsigned *word, unsigned old)
 {

@@ -218,6 +218,109 @@ TEST(block_over_cached_pages_is_a_conflict)
 	end(mm);
 }
 
+/* ---- the shootdown and the cpumask ----------------------------------------- */
+
+/*
+ * Go on as CPU @cpu. A host CPU's TLB, live mm and cpumask bit are
+ * per-CPU state that outlives its thread, so one thread can play two
+ * CPUs in turn, each step finished before the other CPU's next: the
+ * interleaving is exact, and with no smp_run() going the model reports
+ * a stale entry instead of serving it (tlb.c).
+ */
+static void as_cpu(unsigned cpu)
+{
+	host_cpu_number = cpu;
+}
+
+/* CPU 1 reads @a of @mm (its TLB caches the page, @mm stays live there);
+ * back on CPU 0. */
+static void cached_on_cpu1(struct mm *mm, unsigned long a)
+{
+	as_cpu(1);
+	CHECK_EQ(raw_access(mm, a, false), 0);
+	as_cpu(0);
+}
+
+/* CPU 1 switches away from everything; back on CPU 0. */
+static void cpu1_idle(void)
+{
+	as_cpu(1);
+	switch_mm(NULL);
+	as_cpu(0);
+}
+
+/* A CPU that has the mm live is in its cpumask (and leaves it when it
+ * switches away), and a flush on CPU 0 reaches it: its next access
+ * misses and walks the cleared entry (a fault, no report). */
+TEST(flush_reaches_the_cpus_in_the_cpumask)
+{
+	struct mm *mm;
+	unsigned long a, ipis;
+	pte_t *ptep, old;
+
+	if (smp_nr_cpus() < 2) {
+		printf("    1 CPU online: no other CPU to flush\n");
+		CHECK(true);
+		return;
+	}
+	mm = begin();
+	a = map_four(mm);
+	ptep = ptep_of(mm, a);
+	old = __ptep_get(ptep);
+	cached_on_cpu1(mm, a);
+	CHECK_EQ(__atomic_load_n(&mm->context.cpumask, __ATOMIC_RELAXED), 3ul);
+	ipis = host_tlb_ipis;
+	capture();
+	set_pte(ptep, (pte_t){ 0 });
+	flush_tlb_range(mm, a, a + PAGE_SIZE);
+	CHECK_EQ(host_tlb_ipis - ipis, 1); /* CPU 1 only: 2 and 3 have no mm live */
+	as_cpu(1);
+	CHECK(raw_access(mm, a, false) != 0);
+	as_cpu(0);
+	set_pte(ptep, old);
+	CHECK_EQ(captured(), 0);
+	cpu1_idle();
+	CHECK_EQ(__atomic_load_n(&mm->context.cpumask, __ATOMIC_RELAXED), 1ul);
+	end(mm);
+}
+
+/* CPU 1 has the mm live but its cpumask bit is wrongly clear (the bug a
+ * wrong mask update makes): CPU 0's flush does not reach it, and its
+ * next access uses the stale entry, which the model reports. */
+TEST(cpu_left_out_of_the_cpumask_keeps_a_stale_entry)
+{
+	struct mm *mm;
+	unsigned long a, ipis;
+	pte_t *ptep, old;
+
+	if (smp_nr_cpus() < 2) {
+		printf("    1 CPU online: no other CPU to leave out\n");
+		CHECK(true);
+		return;
+	}
+	mm = begin();
+	a = map_four(mm);
+	ptep = ptep_of(mm, a);
+	old = __ptep_get(ptep);
+	cached_on_cpu1(mm, a);
+	__atomic_fetch_and(&mm->context.cpumask, ~2ul, __ATOMIC_SEQ_CST);
+	ipis = host_tlb_ipis;
+	capture();
+	set_pte(ptep, (pte_t){ 0 });
+	flush_tlb_range(mm, a, a + PAGE_SIZE);
+	CHECK_EQ(host_tlb_ipis - ipis, 0);
+	as_cpu(1);
+	CHECK(raw_access(mm, a, false) != 0);
+	as_cpu(0);
+	CHECK_EQ(captured(), 1);
+	CHECK_HAS(msg, "not valid (missing flush)");
+	printf("    CPU 1 out of the mask, after CPU 0's flush: %s\n", msg[0] ? msg : "no report");
+	set_pte(ptep, old);
+	cpu1_idle();
+	end(mm);
+}
+
 TEST_SUITE(tlb_model, serves_hits_until_a_flush, access_after_clear_without_flush,
 	   write_after_wrprotect_without_flush, relaxed_without_flush_is_stuck_on_arm64_only,
-	   output_address_change_needs_bbm_on_arm64, block_over_cached_pages_is_a_conflict);
+	   output_address_change_needs_bbm_on_arm64, block_over_cached_pages_is_a_conflict,
+	   flush_reaches_the_cpus_in_the_cpumask, cpu_left_out_of_the_cpumask_keeps_a_stale_entry);

@@ -37,11 +37,17 @@
  *
  * SMP: each CPU (a thread of smp_run()) has its own TLB, as hardware
  * does, behind its own lock (LOCK_LEAF). A CPU holds its lock from the
- * translation to the end of the access (host_tlb_lock()), and a flush of
- * an mm takes the lock of every CPU that has the mm live and flushes
- * that CPU's TLB too (host_tlb_flush_mm(): a broadcast, arm64's TLBI IS,
- * or what x86's shootdown IPIs achieve), so once a flush returns no CPU
- * is in the middle of an access through an entry it removed. Per-CPU
+ * translation to the end of the access (host_tlb_lock()). A flush of an
+ * mm drops the range from this CPU's TLB if the mm is live here, and is
+ * sent to the other CPUs in the mm's cpumask only (mm->context.cpumask,
+ * kept by arch_switch_mm() as the guests keep it), in the shape of x86's
+ * shootdown (arch/x86_64/tlb.c): after a full barrier the sender reads
+ * the mask; each target's "IPI" is its lock, taken between two of its
+ * accesses, under which its "handler" flushes if that CPU still has the
+ * mm live; the unlock is the acknowledgement. So once a flush returns no
+ * CPU in the mask is in the middle of an access through an entry it
+ * removed, and a CPU the mask wrongly leaves out keeps its stale entries,
+ * which its next access reports. Per-CPU
  * rather than one shared TLB because CPUs run different mms (the child
  * of a fork on one, the parent on others) and a stale entry is a per-CPU
  * thing: a flush that missed one CPU must show up on that CPU.
@@ -56,6 +62,7 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "lockless_walk.h"
 #include "mm.h"
 
 #include <host_tlb.h>
@@ -100,6 +107,7 @@ static struct cpu_tlb *this_tlb(void)
 }
 
 unsigned long host_tlb_reports, host_tlb_hits, host_tlb_fills, host_tlb_stale_served;
+unsigned long host_tlb_ipis;
 /* Reports may come from any CPU thread; the test harness is not SMP. */
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 bool host_tlb_model = true;
@@ -338,20 +346,46 @@ static void flush_range(unsigned long start, unsigned long end)
 			cur->pmd_tlb[i].used = false;
 }
 
-void host_tlb_flush_mm(struct mm *mm, unsigned long start, unsigned long end)
+/* Drop [start, end) from TLB @t if it holds @mm (else it switched away
+ * since the sender read the mask, and the switch emptied it).
+ * Context: @t's lock. */
+static void flush_cpu(struct cpu_tlb *t, struct mm *mm, unsigned long start, unsigned long end)
+{
+	cur = t;
+	if (host_tlb_model && t->mm == mm)
+		flush_range(start, end);
+}
+
+void host_tlb_flush_local(unsigned long start, unsigned long end)
 {
 	struct cpu_tlb *self = this_tlb();
 
-	for (unsigned i = 0; i < smp_nr_cpus(); i++) {
-		struct cpu_tlb *t = &cpu_tlbs[i];
+	spin_lock(&self->lock);
+	flush_cpu(self, self->mm, start, end);
+	spin_unlock(&self->lock);
+}
 
-		if (!t->lock.name)
-			continue; /* that CPU never switched to an mm */
-		spin_lock(&t->lock);
-		cur = t;
-		if (host_tlb_model && t->mm == mm && mm)
-			flush_range(start, end);
-		spin_unlock(&t->lock);
+void host_tlb_flush_others(struct mm *mm, unsigned long start, unsigned long end)
+{
+	struct cpu_tlb *self = this_tlb();
+	unsigned long mask;
+
+	if (!mm)
+		return; /* a test's table outside any mm: no CPU has it live */
+	/* The table writes before the mask read; acquire, as a CPU sets its
+	 * bit after its TLB lock is initialised. */
+	mm_full_barrier();
+	mask = __atomic_load_n(&mm->context.cpumask, __ATOMIC_ACQUIRE);
+	mask &= ~(1ul << smp_processor_id());
+	for (unsigned c = 0; mask; c++, mask >>= 1) {
+		struct cpu_tlb *t = &cpu_tlbs[c];
+
+		if (!(mask & 1))
+			continue;
+		spin_lock(&t->lock); /* the request arrives between two of its accesses */
+		flush_cpu(t, mm, start, end);
+		spin_unlock(&t->lock); /* the acknowledgement */
+		__atomic_fetch_add(&host_tlb_ipis, 1, __ATOMIC_RELAXED);
 	}
 	cur = self;
 }
@@ -368,6 +402,24 @@ void host_tlb_switch(struct mm *mm, uint64_t root)
 	cur->mm = mm;
 	cur->root = root;
 	spin_unlock(&cur->lock);
+}
+
+unsigned long host_tlb_cpus_with(struct mm *mm)
+{
+	struct cpu_tlb *self = this_tlb();
+	unsigned long mask = 0;
+
+	for (unsigned i = 0; i < smp_nr_cpus(); i++) {
+		struct cpu_tlb *t = &cpu_tlbs[i];
+
+		if (t == self || !t->lock.name)
+			continue;
+		spin_lock(&t->lock);
+		if (t->mm == mm)
+			mask |= 1ul << i;
+		spin_unlock(&t->lock);
+	}
+	return mask;
 }
 
 struct mm *host_tlb_live_mm(void)

@@ -84,6 +84,11 @@ void arch_switch_mm(struct mm *mm, uint64_t pgd_phys)
 	__asm__ volatile("push %0; popfq" : : "r"(flags) : "memory", "cc");
 }
 
+unsigned long arch_mm_cpus_elsewhere(struct mm *mm)
+{
+	return __atomic_load_n(&mm->context.cpumask, __ATOMIC_ACQUIRE) & ~(1ul << this_cpu()->cpu);
+}
+
 void x86_mmu_cpu_init(void)
 {
 	if (!kernel_pgd_phys)

@@ -8,7 +8,7 @@
 #ifndef PTELAB_ABI_H
 #define PTELAB_ABI_H
 
-#define PTELAB_ABI_VERSION 1
+#define PTELAB_ABI_VERSION 2
 
 /* x86_64 I/O ports. The same ports work under ptelab's KVM backend and under
  * QEMU (where PTELAB_PORT_EXIT is an isa-debug-exit device and
@@ -67,11 +67,22 @@
  * The arm64 exit device (ptelab's KVM backend only): a 32-bit write of the
  * guest's status (0..255) to its register at offset 0 ends the guest. The
  * tree describes it as /ptelab-exit@<address> (compatible "ptelab,exit",
- * reg); a guest that finds no such node is on QEMU and exits through
- * semihosting.
+ * reg); a guest that finds no such node is on QEMU (see below).
  */
 #define PTELAB_FDT_EXIT_NODE "ptelab-exit"
 #define PTELAB_FDT_EXIT_COMPAT "ptelab,exit"
+
+/*
+ * The arm64 exit on QEMU, which has no exit device: the guest writes the
+ * line PTELAB_EXIT_LINE "<status>" '\n' (decimal, 0..255) at the start of a
+ * console line as the last thing it prints, then calls PSCI SYSTEM_OFF,
+ * which makes QEMU exit 0. ptelab takes the status from the last such line
+ * and does not show it; QEMU exiting 0 without one is a crash. The status
+ * travels on the console because ptelab gives QEMU no channel from the
+ * guest to the host beyond it (no semihosting, whose calls run host
+ * commands and open host files): docs/isolation.md.
+ */
+#define PTELAB_EXIT_LINE "ptelab-exit-status "
 
 /* PVH (Xen ELF note type 18) boot ABI, as QEMU and Xen define it. */
 #define PVH_ELFNOTE_PHYS32_ENTRY 18

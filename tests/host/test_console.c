@@ -208,6 +208,33 @@ TEST(progress_passes_at_once)
 	free(res);
 }
 
+/* The status line (ptelab/abi.h) is taken and hidden, in any chunking;
+ * the last one counts; anything that is not exactly a tag and a status
+ * 0..255 is ordinary output. */
+TEST(status_line_taken_and_hidden)
+{
+	static const char in[] = "a\nptelab-exit-status 9\nptelab-exit-status 256\n"
+				 "ptelab-exit-status 7x\nptelab-exit-status 1234\n"
+				 "ptelab-exit-status 42\r\nb\n";
+	static const char want[] = "a\nptelab-exit-status 256\nptelab-exit-status 7x\n"
+				   "ptelab-exit-status 1234\nb\n";
+	char *out, *res;
+	size_t len;
+
+	for (size_t chunk = 1; chunk <= 7; chunk += 3) {
+		open_console();
+		CHECK_EQ(con.exit_status, -1);
+		for (size_t i = 0; i < sizeof(in) - 1; i += chunk)
+			vmm_console_put(&con, in + i,
+					i + chunk < sizeof(in) - 1 ? chunk : sizeof(in) - 1 - i);
+		CHECK_EQ(con.exit_status, 42);
+		close_console(&out, &len, &res);
+		CHECK_STR(out, want);
+		free(out);
+		free(res);
+	}
+}
+
 TEST_SUITE(console, result_lines_captured, any_chunking_same_result,
 	   overlong_line_passes_uncaptured, flush_ends_capture, broken_stdout_survived,
-	   progress_passes_at_once)
+	   progress_passes_at_once, status_line_taken_and_hidden)

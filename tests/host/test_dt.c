@@ -97,7 +97,7 @@ TEST(qemu_shaped_tree)
 	CHECK_EQ(m.gicr_base, 0x80a0000);
 	CHECK_STR(m.bootargs, "run=hello");
 	CHECK_EQ(m.timebase_hz, 0);
-	CHECK_EQ(m.exit_mmio, 0); /* QEMU's tree: the guest exits through semihosting */
+	CHECK_EQ(m.exit_mmio, 0); /* QEMU's tree: the guest exits with its status line */
 }
 
 /* A tree with one memory node and, unless @exit_name is NULL, a node of that

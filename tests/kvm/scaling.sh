@@ -2,7 +2,8 @@
 # tests/kvm/scaling.sh BACKEND - fault scaling and GUP contention inside the
 # nested VM of tests/kvm/run.sh --scaling (BACKEND kvm-x86_64 or kvm-arm64):
 # for each K in SCALING_CPUS (1 2 4 8), ptelab --backend kvm --cpus K runs
-# bench:fault and bench:gup with cpus=K, and prints their RESULT lines.
+# bench:fault and bench:gup with cpus=K (SCALING_BENCHES picks fewer), and
+# prints their RESULT lines.
 # Clock kvm: the guest's timer on the nested KVM, whose vCPUs are threads of
 # a nested kernel that TCG emulates on the host (run.sh's NESTED_SMP vCPUs):
 # not a hardware figure.
@@ -10,7 +11,7 @@ be=$1
 arch=${be#kvm-}
 B=$(cd "$(dirname "$0")/../../build" && pwd)
 for k in ${SCALING_CPUS:-1 2 4 8}; do
-	for b in fault gup; do
+	for b in ${SCALING_BENCHES:-fault gup}; do
 		"$B/ptelab" --backend kvm --arch "$arch" --cpus "$k" --mem 512M --quiet --timeout 600 \
 			run=bench:$b cpus="$k" size="${SCALING_SIZE:-32}" reps="${SCALING_REPS:-3}" \
 			folios=4K,64K,2M-pte 2>&1 | grep '^RESULT ' ||

@@ -8,7 +8,8 @@
  *  - the fork cases hold the PTE lock of the second of two tables, so
  *    CPU 1's fork stops there, half done (table 1 write-protected, the
  *    write_protect_seq odd), and CPU 0 pins in table 2 meanwhile: the pin
- *    must not land on a page the fork then shares;
+ *    must not land on a page the fork then shares; pin_between_fork_passes
+ *    holds table 1's lock instead, so the fork stops between its passes;
  *  - the munmap and migration cases use gup_fast_window_hook (between the
  *    read of an entry and the grab of its folio) to run CPU 1's munmap or
  *    migration there.
@@ -28,7 +29,8 @@
 struct race {
 	struct mm *mm, *child;
 	unsigned long a1, a2; /* a page in table 1, one in table 2 */
-	struct spinlock *ptl2;
+	struct spinlock *ptl1, *ptl2;
+	struct page *pages[2]; /* gup-fast's, over a1 and the page after it */
 	long pinned;
 	struct page *page;
 	unsigned go, done, unmapped, hook_fired;
@@ -217,6 +219,121 @@ TEST(gup_fast_race_fork_begins_inside_the_walk)
 	mm_case_end(r.mm, free0);
 }
 
+/* Has a CPU taken a ticket of @l that is not served yet (the holder
+ * aside)? Then it spins in spin_lock(). */
+static bool lock_has_waiter(struct spinlock *l)
+{
+	uint16_t next = __atomic_load_n(&l->next, __ATOMIC_ACQUIRE);
+	uint16_t owner = __atomic_load_n(&l->owner, __ATOMIC_ACQUIRE);
+
+	return (uint16_t)(next - owner) >= 2;
+}
+
+/*
+ * In the walk of a1 and the page after it, before each grab. First
+ * (a1): start the fork and wait until it waits for table 1's lock: pass
+ * 1 is over (it takes no PTE lock), having reserved a copy for the page
+ * pinned at a2 only, and pass 2 has not reached a1; then gup-fast grabs
+ * a1. Second (a1 + 4K): let the fork run to its end with that pin held.
+ */
+static void pin_between_fork_passes(struct mm *mm, unsigned long addr, pte_t *ptep)
+{
+	struct race *r = race_now;
+
+	(void)mm, (void)ptep;
+	if (r->hook_fired++ == 0) {
+		set_flag(&r->go);
+		while (!lock_has_waiter(r->ptl1))
+			arch_cpu_relax();
+		return;
+	}
+	if (addr != r->a1 + PAGE_SIZE)
+		return;
+	spin_unlock(r->ptl1);
+	wait_for(&r->done);
+}
+
+static void fork_between_pins(unsigned cpu, void *arg)
+{
+	struct race *r = arg;
+
+	if (cpu == 1) {
+		wait_for(&r->go);
+		fork_on_cpu1(cpu, r);
+		return;
+	}
+	r->pinned = pin_user_pages_fast(r->mm, r->a1, 2, FOLL_WRITE | FOLL_FAST_ONLY, r->pages);
+	if (r->hook_fired < 2)
+		spin_unlock(r->ptl1); /* the walk stopped at a1: let the fork finish */
+}
+
+/* After the fork: the page pinned before it (at a2) is still the
+ * parent's, exclusive, and sees the parent's write; the child has the
+ * data from before the fork. The pin on a1 was given back. */
+static void check_pinned_before_fork(struct race *r)
+{
+	uint32_t v = 0xbeef, child_sees = 0;
+	bool by_pmd;
+	pte_t pte;
+	struct page *now = page_at(r->mm, r->a2, &by_pmd, &pte);
+	bool excl = PageAnonExclusive(now);
+	uint32_t seen;
+
+	CHECK(r->child != NULL);
+	CHECK_EQ(r->pinned, 0);
+	CHECK_EQ(mm_access(r->mm, r->a2, &v, sizeof(v), true), 0);
+	CHECK_EQ(mm_access(r->child, r->a2, &child_sees, sizeof(child_sees), false), 0);
+	seen = *(uint32_t *)page_address(r->page);
+	printf("    pin between the passes: gup-fast took %ld; the page pinned before the fork "
+	       "is %s, the pin sees %#x after the parent wrote %#x%s; the child sees %#x\n",
+	       r->pinned, excl ? "exclusive" : "SHARED", seen, v,
+	       page_at(r->mm, r->a2, &by_pmd, &pte) == r->page ? "" : ": THE PIN LOST THE PAGE",
+	       child_sees);
+	CHECK(excl);
+	CHECK(page_at(r->mm, r->a2, &by_pmd, &pte) == r->page);
+	CHECK_EQ(seen, v);
+	CHECK_EQ(child_sees, 1);
+	/* a1, pinned only after pass 1, is shared: no copy was reserved for it. */
+	CHECK(page_at(r->child, r->a1, &by_pmd, &pte) == page_at(r->mm, r->a1, &by_pmd, &pte));
+	CHECK(!PageAnonExclusive(page_at(r->mm, r->a1, &by_pmd, &pte)));
+	gup_fast_unpin_pages(&r->page, 1); /* unpin_user_pages() panics on a shared page */
+	mm_put(r->child);
+}
+
+/* a2 (table 2) is pinned before the fork, so pass 1 reserves one copy,
+ * for a2. A gup-fast pin on a1 (table 1, earlier) that read
+ * write_protect_seq before the fork began lands after pass 1 and stays
+ * held while pass 2 copies table 1 (gup-fast gives it back only after
+ * its walk). Pass 2 must not give a1 the copy reserved for a2: a1 is
+ * shared (its pin is given back) and a2 keeps its copy, so the parent
+ * keeps a2 exclusive and its writes reach the pin. Guards the tie of a
+ * reserved copy to its page: without it a2 is shared, and the parent's
+ * write copies it away from the pin. */
+TEST(gup_fast_race_pin_between_fork_passes)
+{
+	struct race r = { 0 };
+	uint64_t free0;
+	uint32_t v = 1;
+
+	fork_setup(&r, &free0);
+	CHECK_EQ(mm_access(r.mm, r.a1 + PAGE_SIZE, &v, sizeof(v), true), 0);
+	CHECK_EQ(pin_user_pages(r.mm, r.a2, 1, FOLL_WRITE, &r.page), 1);
+	if (smp_nr_cpus() < 2) {
+		printf("    1 CPU online: pin, then fork\n");
+		r.child = mm_fork(r.mm, NULL);
+	} else {
+		race_now = &r;
+		r.ptl1 = &pmd_pt_page(pmdp_get(mm_find_pmd(r.mm, r.a1, false)))->ptl;
+		spin_lock(r.ptl1);
+		gup_fast_window_hook = pin_between_fork_passes;
+		smp_run(2, fork_between_pins, &r);
+		gup_fast_window_hook = NULL;
+		CHECK_EQ(r.hook_fired, 2);
+	}
+	check_pinned_before_fork(&r);
+	mm_case_end(r.mm, free0);
+}
+
 /* ---- munmap ---------------------------------------------------------------- */
 
 static uint64_t cpu_lockless_waits(unsigned cpu)
@@ -344,7 +461,9 @@ static void migrate_during_walk(unsigned cpu, void *arg)
  * alive), so the re-read of the entry after the grab must see the
  * migration entry and give the pin back; a second gup-fast while the
  * entries stand takes nothing. Guards the PTE re-read: without it the pin
- * stays on the old page, which the migration then replaces. */
+ * stays, and the migration's refcount freeze then finds it and leaves the
+ * page where it was, as busy (the migration fails for a pin that was
+ * never kept). */
 TEST(gup_fast_race_migration_after_the_read)
 {
 	struct race r = { 0 };
@@ -480,5 +599,6 @@ TEST(gup_fast_race_pins_while_fork_writes)
 }
 
 TEST_SUITE(gup_fast_race, gup_fast_race_pin_while_fork_copies,
-	   gup_fast_race_fork_begins_inside_the_walk, gup_fast_race_munmap_frees_the_table,
-	   gup_fast_race_migration_after_the_read, gup_fast_race_pins_while_fork_writes)
+	   gup_fast_race_fork_begins_inside_the_walk, gup_fast_race_pin_between_fork_passes,
+	   gup_fast_race_munmap_frees_the_table, gup_fast_race_migration_after_the_read,
+	   gup_fast_race_pins_while_fork_writes)

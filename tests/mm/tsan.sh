@@ -1,7 +1,9 @@
 #!/bin/sh
 # tests/mm/tsan.sh - the mm SMP cases under ThreadSanitizer, both PTE
-# formats: build/mm-tsan-<fmt> runs the "concurrency/" and "family/" cases
-# (the anon family lock against a migration) with MM_TEST_CPUS
+# formats: build/mm-tsan-<fmt> runs the "concurrency/", "family/" (the
+# anon family lock against a migration), "gup_fast_race/" and
+# "migrate_race/" (pins against a migration) and "fault_gup_race/" (a
+# fault and a GUP pin against a migration) cases with MM_TEST_CPUS
 # threads (default 4). A data race or any other TSan report fails the
 # format even when its cases pass. Ends with "N passed, N failed".
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -16,4 +18,5 @@ format_extra_failure() {
 	[ "$n" -eq 0 ] || echo "$n ThreadSanitizer report(s)"
 }
 
-run_formats build/mm-tsan "mm SMP cases under ThreadSanitizer ($MM_TEST_CPUS CPUs)" concurrency/,family/,gup_fast_race/
+run_formats build/mm-tsan "mm SMP cases under ThreadSanitizer ($MM_TEST_CPUS CPUs)" \
+	concurrency/,family/,gup_fast_race/,migrate_race/,fault_gup_race/

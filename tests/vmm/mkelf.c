@@ -89,9 +89,8 @@ err_msg:
 /*
  * The synthetic guests. x86_64 code runs at the PVH entry: 32-bit
  * protected mode, paging off. arm64 code runs at EL1 with the MMU off
- * and exits through semihosting (HLT #0xf000, SYS_EXIT with x1 pointing
- * at {ADP_Stopped_ApplicationExit, status}) on QEMU, through the exit
- * device on ptelab's KVM machine (arm64-kvm-*).
+ * and exits with the status line and PSCI SYSTEM_OFF on QEMU, through
+ * the exit device on ptelab's KVM machine (arm64-kvm-*).
  */
 #define X86_EXIT(n) 0xb0, (n), 0xe6, 0xf4 /* mov al, n; out 0xf4, al */
 #define X86_HALT 0xf4, 0xeb, 0xfd	  /* 1: hlt; jmp 1b */
@@ -150,25 +149,75 @@ static const uint8_t x86_bigexit[] = {
 	0xf4, 0xeb, 0xfd,	/* 1: hlt; jmp 1b */
 };
 
-/* arm64 words (the host is little-endian, like the guest). */
+/* arm64 words (the host is little-endian, like the guest). On QEMU a
+ * guest exits by printing the status line (ptelab/abi.h) on the PL011
+ * and calling PSCI SYSTEM_OFF through HVC. */
+#define A64_PUTS_AND_POWER_OFF                                                                     \
+	0x10000140,	    /* adr x0, .+40 (the string after this code) */                        \
+		0xd2a12001, /* mov x1, #0x09000000 (PL011 DR) */                                   \
+		0x38401402, /* 1: ldrb w2, [x0], #1 */                                             \
+		0x34000062, /* cbz w2, 2f */                                                       \
+		0xb9000022, /* str w2, [x1] */                                                     \
+		0x17fffffd, /* b 1b */                                                             \
+		0x52800100, /* 2: mov w0, #0x8 */                                                  \
+		0x72b08000, /* movk w0, #0x8400, lsl #16 (PSCI SYSTEM_OFF) */                      \
+		0xd4000002, /* hvc #0 */                                                           \
+		0x14000000  /* b . */
 static const uint32_t a64_exit0[] = {
-	0x10000081,    /* adr x1, .+16 */
-	0x52800300,    /* mov w0, #0x18 (SYS_EXIT) */
-	0xd45e0000,    /* hlt #0xf000 */
-	0x14000000,    /* b . */
-	0x00020026, 0, /* ADP_Stopped_ApplicationExit */
-	0,	    0, /* status 0 */
+	A64_PUTS_AND_POWER_OFF, /* "ptelab-exit-status 0\n" */
+	0x6c657470,
+	0x652d6261,
+	0x2d746978,
+	0x74617473,
+	0x30207375,
+	0x0000000a,
 };
 static const uint32_t a64_exit7[] = {
-	0x10000081,    /* adr x1, .+16 */
-	0x52800300,    /* mov w0, #0x18 (SYS_EXIT) */
-	0xd45e0000,    /* hlt #0xf000 */
-	0x14000000,    /* b . */
-	0x00020026, 0, /* ADP_Stopped_ApplicationExit */
-	7,	    0, /* status 7 */
+	A64_PUTS_AND_POWER_OFF, /* "hi\nptelab-exit-status 7\n" */
+	0x700a6968,
+	0x616c6574,
+	0x78652d62,
+	0x732d7469,
+	0x75746174,
+	0x0a372073,
+	0x00000000,
+};
+/* PSCI SYSTEM_OFF without a status line first: a crash, not a pass. */
+static const uint32_t a64_poweroff[] = {
+	0x52800100, /* mov w0, #0x8 */
+	0x72b08000, /* movk w0, #0x8400, lsl #16 */
+	0xd4000002, /* hvc #0 */
+	0x14000000, /* b . */
+};
+/* Hostile: semihosting SYS_SYSTEM("touch ptelab-hostile-system"), then
+ * SYS_OPEN("ptelab-hostile-open", "w"), then SYS_EXIT(0). With
+ * semihosting on, QEMU runs the command on the host, creates the file and
+ * exits 0; ptelab gives QEMU no semihosting, so the first HLT is an
+ * undefined instruction and the guest never exits. */
+static const uint32_t a64_semihost[] = {
+	0x100001c1,					       /* adr x1, blk */
+	0x10000362,					       /* adr x2, cmd */
+	0xf9000022,					       /* str x2, [x1] */
+	0x52800240,					       /* mov w0, #0x12 (SYS_SYSTEM) */
+	0xd45e0000,					       /* hlt #0xf000 */
+	0x100001a1,					       /* adr x1, blk2 */
+	0x100003a2,					       /* adr x2, name */
+	0xf9000022,					       /* str x2, [x1] */
+	0x52800020,					       /* mov w0, #0x1 (SYS_OPEN) */
+	0xd45e0000,					       /* hlt #0xf000 */
+	0x100001c1,					       /* adr x1, eblk */
+	0x52800300,					       /* mov w0, #0x18 (SYS_EXIT) */
+	0xd45e0000,					       /* hlt #0xf000 */
+	0x14000000,					       /* b . */
+	0,	    0,		27,	    0,		       /* blk: {cmd, 27} */
+	0,	    0,		4,	    0,		19, 0, /* blk2: {name, mode "w", 19} */
+	0x00020026, 0,		0,	    0,		/* eblk: {ADP_Stopped_ApplicationExit, 0} */
+	0x63756f74, 0x74702068, 0x62616c65, 0x736f682d, /* cmd: "touch ptelab-hostile-system" */
+	0x656c6974, 0x7379732d, 0x006d6574, 0x6c657470, /* name: "ptelab-hostile-open" */
+	0x682d6261, 0x6974736f, 0x6f2d656c, 0x006e6570,
 };
 static const uint32_t a64_spin[] = { 0x14000000 }; /* b . */
-/* For ptelab's arm64 KVM machine (no semihosting there): its exit device
+/* For ptelab's arm64 KVM machine: its exit device
  * and PL011 of ptelab/abi.h, and a store where there is no device. */
 static const uint32_t a64_kvm_exit7[] = {
 	0xd2a121e1, /* mov x1, #0x090f0000 (the exit device) */
@@ -219,6 +268,8 @@ static const struct guest {
 	{ "arm64-exit0", VMM_ARCH_ARM64, a64_exit0, sizeof(a64_exit0) },
 	{ "arm64-exit7", VMM_ARCH_ARM64, a64_exit7, sizeof(a64_exit7) },
 	{ "arm64-spin", VMM_ARCH_ARM64, a64_spin, sizeof(a64_spin) },
+	{ "arm64-poweroff", VMM_ARCH_ARM64, a64_poweroff, sizeof(a64_poweroff) },
+	{ "arm64-semihost", VMM_ARCH_ARM64, a64_semihost, sizeof(a64_semihost) },
 	{ "arm64-kvm-exit7", VMM_ARCH_ARM64, a64_kvm_exit7, sizeof(a64_kvm_exit7) },
 	{ "arm64-kvm-hello", VMM_ARCH_ARM64, a64_kvm_hello, sizeof(a64_kvm_hello) },
 	{ "arm64-kvm-bigexit", VMM_ARCH_ARM64, a64_kvm_bigexit, sizeof(a64_kvm_bigexit) },

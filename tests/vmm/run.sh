@@ -293,6 +293,25 @@ hang_case() {
 
 # --- 3. hand-made guests ---------------------------------------------------------
 
+# semihosting_case BACKEND: a guest asks QEMU's semihosting to run a host
+# command and to create a host file (both relative to ptelab's working
+# directory), then to exit 0. Neither may happen: ptelab gives QEMU no
+# semihosting, so the guest traps and runs into the timeout.
+semihosting_case() {
+	dir=$TMPD/semihost
+	rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || return
+	run_be "$1: hostile guest's semihosting calls reach nothing on the host" 124 "$1" \
+		--timeout 2 --kernel "$GUESTS/arm64-semihost.elf"
+	rc=$?
+	cd "$TOP" || exit 1
+	[ "$rc" -eq 0 ] || return
+	if [ -n "$(ls -A "$dir")" ]; then
+		fail "$name" "files appeared: $(ls -A "$dir" | tr '\n' ' ')"
+		return
+	fi
+	out_has "$name" "^ptelab: guest timed out after 2 s" && pass "$name"
+}
+
 # synthetic_cases BACKEND [pvm]: pvm means KVM is kvm-pvm, allowed for
 # these guests only (they use no SSE).
 synthetic_cases() {
@@ -319,9 +338,16 @@ synthetic_cases() {
 	*-arm64)
 		run_be "$be: tiny guest exits 0" 0 "$be" --kernel "$GUESTS/arm64-exit0.elf" &&
 			pass "$name"
-		run_be "$be: tiny guest exits 7" 7 "$be" --kernel "$GUESTS/arm64-exit7.elf" &&
+		run_be "$be: tiny guest exits 7 (status line hidden)" 7 "$be" \
+			--kernel "$GUESTS/arm64-exit7.elf" &&
+			out_has "$name" "^hi$" && out_lacks "$name" "ptelab-exit-status" &&
+			pass "$name"
+		run_be "$be: tiny guest powers off without a status line" 3 "$be" \
+			--kernel "$GUESTS/arm64-poweroff.elf" &&
+			out_has "$name" "powered the machine off without an exit status line" &&
 			pass "$name"
 		hang_case "$be: tiny guest spins" "$be" --kernel "$GUESTS/arm64-spin.elf"
+		semihosting_case "$be"
 		return
 		;;
 	esac

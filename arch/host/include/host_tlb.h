@@ -69,18 +69,27 @@ bool host_tlb_stuck(unsigned long va, bool write);
  * SMP (tlb.c has the model): every CPU has its own TLB and lock.
  * host_tlb_switch - this CPU's MMU now walks @root for @mm (flushing its
  *	whole TLB, after checking it against the old tables).
- * host_tlb_flush_mm - drop [start, end) of @mm from every CPU's TLB that
- *	has @mm live, each under its lock (a broadcast flush).
+ * host_tlb_flush_local - drop [start, end) from this CPU's TLB.
+ * host_tlb_flush_others - the shootdown: drop [start, end) of @mm from
+ *	the TLB of every other CPU in @mm->context.cpumask that still has
+ *	@mm live, each under its lock; CPUs outside the mask are not
+ *	touched (counted: host_tlb_ipis, one per CPU reached).
+ *	Context: the page-table change is complete.
  * host_tlb_lock/unlock - hold this CPU's TLB from the translation to the
  *	end of the access, so a flush waits for an access in flight.
  * host_tlb_live_mm - the mm this CPU's MMU walks, or NULL.
  * The walk, translate, fill and stuck calls above serve this CPU.
  */
 void host_tlb_switch(struct mm *mm, uint64_t root);
-void host_tlb_flush_mm(struct mm *mm, unsigned long start, unsigned long end);
+void host_tlb_flush_local(unsigned long start, unsigned long end);
+void host_tlb_flush_others(struct mm *mm, unsigned long start, unsigned long end);
 void host_tlb_lock(void);
 void host_tlb_unlock(void);
 struct mm *host_tlb_live_mm(void);
+
+/* host_tlb_cpus_with - the other CPUs (bit c: CPU c) whose MMU walks
+ * @mm's root: arch_mm_cpus_elsewhere(). */
+unsigned long host_tlb_cpus_with(struct mm *mm);
 
 /* For the model's tests: reports so far; capture the next ones instead
  * of failing the case: the first goes into @buf while @buf[0] is 0;
@@ -88,6 +97,7 @@ struct mm *host_tlb_live_mm(void);
 extern unsigned long host_tlb_reports, host_tlb_hits, host_tlb_fills;
 /* Stale entries served while several CPUs ran (see tlb.c). */
 extern unsigned long host_tlb_stale_served;
+extern unsigned long host_tlb_ipis;
 void host_tlb_capture(char *buf, size_t size);
 
 /*

@@ -101,13 +101,17 @@ void arm64_stack_init(struct percpu *pc);
  * @sp (an SP_EL0 value) inside it? Return: NULL when so, else what broke. */
 const char *arm64_stack_problem(uint64_t sp);
 
-/* Exit with PTELAB_EXIT_CRASH without console output: the last resort
- * (the exit device when there is one, else semihosting). */
+/* Exit with PTELAB_EXIT_CRASH without C: the last resort (the exit
+ * device when there is one, else the status line and PSCI SYSTEM_OFF). */
 void arm64_fatal_exit(void) __attribute__((noreturn));
 
 /* Physical address of ptelab's exit device (from the tree), 0 on QEMU,
- * where the guest exits through semihosting. Set once at boot. */
+ * where the guest exits with a status line and PSCI SYSTEM_OFF. Set once
+ * at boot. */
 extern uint64_t arm64_exit_pa;
+
+/* Did the console's last byte end a line (or has nothing been written)? */
+bool arm64_console_at_line_start(void);
 
 #endif /* __ASSEMBLER__ */
 #endif

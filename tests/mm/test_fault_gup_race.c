@@ -1,0 +1,257 @@
+/*
+ * test_fault_gup_race.c - a write fault and a GUP slow-path pin against a
+ * migration on another CPU (docs/smp.md). Each case lands CPU 1's
+ * migration in the window between CPU 0's read of an entry and its use
+ * of what the entry pointed at:
+ *
+ *  - wp_fault_window_hook: a write fault on a COW-shared page has read the
+ *    read-only PTE and chosen cow.c, which has not acted yet;
+ *  - gup_pmd_window_hook: the slow path has read a PMD leaf without the
+ *    page_table_lock and has not grabbed its folio yet.
+ *
+ * The hook starts the migration and waits until it got through (its
+ * entries stand, or it returned) or until it waits for the lock that the
+ * window is held under. Held: the migration runs after the step, which
+ * must then have used the entry as it was; not held: the step must see
+ * what the migration did. With one CPU online each case says so and
+ * checks the sequential order only.
+ */
+#include "migrate_cases.h"
+#include "smp.h"
+#include "spinlock.h"
+
+struct mig_race {
+	struct mm *mm, *child;
+	unsigned long a;
+	struct spinlock *lock; /* the lock the window may be held under */
+	unsigned go, unmapped, migrated, stepped, hook_fired, saw_waiter;
+	long migrate_ret, ret;
+	struct page *page;
+};
+
+static struct mig_race *mig_now;
+
+static void wait_for(unsigned *w)
+{
+	while (!__atomic_load_n(w, __ATOMIC_ACQUIRE))
+		arch_cpu_relax();
+}
+
+static void set_flag(unsigned *w)
+{
+	__atomic_store_n(w, 1, __ATOMIC_RELEASE);
+}
+
+/* Start CPU 1's migration; wait until it got past the window (@until)
+ * or waits for r->lock. */
+static void migrate_in_window(struct mig_race *r, unsigned *until)
+{
+	set_flag(&r->go);
+	while (!__atomic_load_n(until, __ATOMIC_ACQUIRE) && !spin_is_contended(r->lock))
+		arch_cpu_relax();
+	r->saw_waiter = !__atomic_load_n(until, __ATOMIC_ACQUIRE);
+}
+
+/* CPU 1's migration, its entries standing: let CPU 0 go on, and keep
+ * them standing until CPU 0's step is over. */
+static void migration_unmapped(void)
+{
+	set_flag(&mig_now->unmapped);
+	wait_for(&mig_now->stepped);
+}
+
+/* CPU 1 migrates node 0 to 1 when told; CPU 0 runs @step. */
+static void migrate_on_cpu1(unsigned cpu, struct mig_race *r, void (*step)(struct mig_race *))
+{
+	if (cpu == 1) {
+		wait_for(&r->go);
+		r->migrate_ret = mm_migrate_pages(r->mm, N0, N1, MPOL_MF_MOVE_ALL);
+		set_flag(&r->migrated);
+		return;
+	}
+	step(r);
+	set_flag(&r->stepped);
+}
+
+/* ---- race 2: a write fault on a COW page ------------------------------------ */
+
+static void wp_in_window(struct mm *mm, unsigned long addr)
+{
+	struct mig_race *r = mig_now;
+
+	if (mm != r->mm || addr >> PAGE_SHIFT != r->a >> PAGE_SHIFT || r->hook_fired++)
+		return;
+	migrate_in_window(r, &r->unmapped);
+}
+
+static void wp_write(struct mig_race *r)
+{
+	uint32_t v = 2;
+
+	r->ret = mm_access(r->mm, r->a, &v, sizeof(v), true);
+}
+
+static void wp_during_migration(unsigned cpu, void *arg)
+{
+	migrate_on_cpu1(cpu, arg, wp_write);
+}
+
+/* The parent writes a page it shares with its child after fork while CPU
+ * 1 migrates the mm: the migration lands after the fault read the
+ * read-only PTE and before cow.c copies the page. cow.c must act on the
+ * entry the fault read (the PTE lock kept: the migration waits) or see
+ * the migration entry; it must never take a migration entry for a page.
+ * Guards the PTE lock held from the read through cow.c: without it cow.c
+ * reads the migration entry, whose pfn is no page (a NULL page_folio). */
+TEST(fault_gup_race_wp_fault_meets_migration)
+{
+	struct mig_race r = { 0 };
+	uint64_t free0;
+	uint32_t v = 1, parent = 0, child = 0;
+
+	NEED_TWO_NODES();
+	r.mm = mm_case_begin(&free0);
+	r.a = test_mmap(r.mm, PAGE_SIZE, RW | VM_NOHUGEPMD, 1);
+	CHECK_EQ(mm_access(r.mm, r.a, &v, sizeof(v), true), 0);
+	r.child = mm_fork(r.mm, NULL);
+	CHECK(r.child != NULL);
+	r.lock = &pmd_pt_page(pmdp_get(mm_find_pmd(r.mm, r.a, false)))->ptl;
+	if (smp_nr_cpus() < 2) {
+		printf("    1 CPU online: migrate, then write\n");
+		r.migrate_ret = mm_migrate_pages(r.mm, N0, N1, MPOL_MF_MOVE_ALL);
+		wp_write(&r);
+	} else {
+		mig_now = &r;
+		wp_fault_window_hook = wp_in_window;
+		migrate_unmapped_hook = migration_unmapped;
+		smp_run(2, wp_during_migration, &r);
+		migrate_unmapped_hook = NULL;
+		wp_fault_window_hook = NULL;
+		printf("    write fault on a COW page: the migration %s\n",
+		       r.saw_waiter ? "waited for the PTE lock"
+				    : "unmapped the page in the window");
+		CHECK_EQ(r.hook_fired, 1);
+		CHECK(r.saw_waiter);
+	}
+	CHECK_EQ(r.ret, 0);
+	CHECK_EQ(r.migrate_ret, 0);
+	CHECK_EQ(mm_access(r.mm, r.a, &parent, sizeof(parent), false), 0);
+	CHECK_EQ(mm_access(r.child, r.a, &child, sizeof(child), false), 0);
+	CHECK_EQ(parent, 2);
+	CHECK_EQ(child, 1);
+	CHECK(folio_at(r.mm, r.a) != folio_at(r.child, r.a));
+	/* SMP: the migration ran after the copy, and moved it too. */
+	CHECK_EQ(off_node(r.mm, r.a, 1, smp_nr_cpus() < 2 ? 0 : 1), 0);
+	mm_put(r.child);
+	mm_case_end(r.mm, free0);
+}
+
+/* ---- race 3: a slow-path pin of a PMD-mapped THP ---------------------------- */
+
+static void gup_pmd_in_window(struct mm *mm, unsigned long addr)
+{
+	struct mig_race *r = mig_now;
+
+	(void)addr;
+	if (mm != r->mm || r->hook_fired++)
+		return;
+	migrate_in_window(r, &r->migrated);
+}
+
+static void pin_thp(struct mig_race *r)
+{
+	r->ret = pin_user_pages(r->mm, r->a, 1, 0, &r->page);
+}
+
+static void pin_during_migration(unsigned cpu, void *arg)
+{
+	migrate_on_cpu1(cpu, arg, pin_thp);
+}
+
+/* A slow-path pin of a page of a PMD-mapped 2 MiB folio while CPU 1
+ * migrates it: the whole migration (unmap, copy, remap, free of the old
+ * folio) lands after the walk read the leaf and before it grabbed the
+ * folio. The pin must land on the folio the mm maps and see its data.
+ * Guards the leaf re-read under the page_table_lock before the grab:
+ * without it the grab goes to the freed old folio ("folio is free"). */
+TEST(fault_gup_race_pin_thp_meets_migration)
+{
+	struct mig_race r = { 0 };
+	uint64_t free0;
+	uint32_t v = 0x5a5a;
+	bool by_pmd = false;
+	pte_t pte;
+	struct page *now;
+
+	NEED_TWO_NODES();
+	r.mm = mm_case_begin(&free0);
+	r.a = (test_mmap(r.mm, 2 * PMD_SIZE, RW, ORDERS(PMD_ORDER)) + PMD_SIZE - 1) & PMD_MASK;
+	CHECK_EQ(mm_access(r.mm, r.a, &v, sizeof(v), true), 0);
+	CHECK(page_at(r.mm, r.a, &by_pmd, &pte) != NULL && by_pmd);
+	r.lock = &r.mm->page_table_lock;
+	if (smp_nr_cpus() < 2) {
+		printf("    1 CPU online: migrate, then pin\n");
+		r.migrate_ret = mm_migrate_pages(r.mm, N0, N1, MPOL_MF_MOVE_ALL);
+		pin_thp(&r);
+	} else {
+		mig_now = &r;
+		gup_pmd_window_hook = gup_pmd_in_window;
+		smp_run(2, pin_during_migration, &r);
+		gup_pmd_window_hook = NULL;
+		printf("    pin of a THP: the migration %s\n",
+		       r.saw_waiter ? "waited for the page_table_lock" : "ran in the window");
+		CHECK_EQ(r.hook_fired, 1);
+	}
+	CHECK_EQ(r.migrate_ret, 0);
+	CHECK_EQ(r.ret, 1);
+	if (r.ret == 1) {
+		now = page_at(r.mm, r.a, &by_pmd, &pte);
+		printf("    pinned pfn %#llx (node %d), the mm maps pfn %#llx (node %d)%s\n",
+		       (unsigned long long)page_to_pfn(r.page), r.page->node,
+		       (unsigned long long)page_to_pfn(now), now->node,
+		       now == r.page ? "" : ": THE PIN IS ON A PAGE THE MM NO LONGER MAPS");
+		CHECK(now == r.page);
+		CHECK_EQ(*(uint32_t *)page_address(r.page), v);
+		unpin_user_pages(&r.page, 1);
+	}
+	CHECK_EQ(off_node(r.mm, r.a, 1, 1), 0);
+	mm_case_end(r.mm, free0);
+}
+
+/* ---- the full teardown's flush ----------------------------------------------- */
+
+static void switch_on_cpu1(unsigned cpu, void *arg)
+{
+	if (cpu == 1)
+		switch_mm(arg);
+}
+
+static void put_mm(void *arg)
+{
+	mm_put(arg);
+}
+
+/* mm_put()'s full teardown frees pages before its one flush, which is
+ * right only if no other CPU's TLB can hold the mm: with the mm still
+ * live on CPU 1 it must panic before it tears anything down. Guards
+ * mm_check_unloaded(). */
+TEST(fault_gup_race_teardown_while_live_elsewhere_panics)
+{
+	uint64_t free0;
+	struct mm *mm;
+	uint32_t v = 3;
+
+	if (smp_nr_cpus() < 2)
+		SKIP_CASE("needs a second CPU (MM_TEST_CPUS=2 or more)");
+	mm = mm_case_begin(&free0);
+	CHECK_EQ(mm_access(mm, test_mmap(mm, PAGE_SIZE, RW, 1), &v, sizeof(v), true), 0);
+	smp_run(2, switch_on_cpu1, mm);
+	CHECK_PANICS(put_mm, mm, "live on other CPUs (mask 0x2)");
+	smp_run(2, switch_on_cpu1, NULL);
+	__atomic_store_n(&mm->users, 1, __ATOMIC_RELAXED); /* it panicked before the teardown */
+	mm_case_end(mm, free0);
+}
+
+TEST_SUITE(fault_gup_race, fault_gup_race_wp_fault_meets_migration,
+	   fault_gup_race_pin_thp_meets_migration,
+	   fault_gup_race_teardown_while_live_elsewhere_panics)
