@@ -67,7 +67,7 @@ static void host_test_explore(void)
 	const char *e = getenv("MM_EXPLORE");
 	struct explore_cfg cfg;
 
-	if (!e)
+	if (!e || !*e)
 		return;
 	if (explore_parse(e, &cfg))
 		panic("MM_EXPLORE=%s: want pct:SEED[:DEPTH[:STEPS_HINT]], random:SEED or off", e);
