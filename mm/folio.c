@@ -88,6 +88,7 @@ static void ref_add(const char *func, struct folio *f, int nr)
 	check_live(func, f);
 	if (nr < 0 || folio_ref_count(f) > INT32_MAX - nr)
 		folio_bug(func, f, "refcount add out of range");
+	arch_sched_point(SCHED_ATOMIC);
 	__atomic_fetch_add(&f->page.refcount, nr, __ATOMIC_RELAXED);
 	count_event(ref_updates, 1);
 }
@@ -127,8 +128,11 @@ static void put_refs(const char *func, struct folio *f, int nr, int unpins)
 		check_freeable(func, f, unpins);
 		checked = true;
 	}
-	if (unpins)
+	if (unpins) {
+		arch_sched_point(SCHED_ATOMIC);
 		__atomic_fetch_sub(&f->page.pincount, unpins, __ATOMIC_RELAXED);
+	}
+	arch_sched_point(SCHED_ATOMIC);
 	old = __atomic_fetch_sub(&f->page.refcount, nr, __ATOMIC_ACQ_REL);
 	count_event(ref_updates, 1);
 	if (old < nr)
@@ -154,8 +158,11 @@ static inline bool put_refs_fast(const char *func, struct folio *f, int nr, int 
 	if ((page_flags(&f->page) & (PG_reserved | PG_tail | PG_buddy)) || nr <= 0 || ref <= nr ||
 	    (unpins && unpins > folio_pincount(f)))
 		return false;
-	if (unpins)
+	if (unpins) {
+		arch_sched_point(SCHED_ATOMIC);
 		__atomic_fetch_sub(&f->page.pincount, unpins, __ATOMIC_RELAXED);
+	}
+	arch_sched_point(SCHED_ATOMIC);
 	old = __atomic_fetch_sub(&f->page.refcount, nr, __ATOMIC_ACQ_REL);
 	count_event(ref_updates, 1);
 	if (old <= nr)
@@ -184,6 +191,7 @@ void folio_ref_sub(struct folio *f, int nr)
 	check_live("folio_ref_sub", f);
 	if (nr < 0 || nr >= folio_ref_count(f))
 		folio_bug("folio_ref_sub", f, "refcount would reach zero (use folio_put_refs)");
+	arch_sched_point(SCHED_ATOMIC);
 	__atomic_fetch_sub(&f->page.refcount, nr, __ATOMIC_RELEASE);
 	count_event(ref_updates, 1);
 }
@@ -207,6 +215,7 @@ void folio_pin(struct folio *f, int nr)
 		return;
 	}
 	ref_add("folio_pin", f, nr);
+	arch_sched_point(SCHED_ATOMIC);
 	__atomic_fetch_add(&f->page.pincount, nr, __ATOMIC_RELAXED);
 }
 
@@ -247,12 +256,15 @@ bool folio_try_grab(struct folio *f, int nr, bool pin)
 	for (;; old = seen) {
 		if (old <= 0)
 			return false;
+		arch_sched_point(SCHED_ATOMIC);
 		seen = __sync_val_compare_and_swap(&f->page.refcount, old, old + add);
 		if (seen == old)
 			break;
 	}
-	if (pin && large)
+	if (pin && large) {
+		arch_sched_point(SCHED_ATOMIC);
 		__sync_fetch_and_add(&f->page.pincount, nr);
+	}
 	count_event(ref_updates, 1);
 	return true;
 }
@@ -322,6 +334,7 @@ static inline void check_run(const char *func, const struct folio *f, const stru
 void folio_add_rmap_ptes_run(struct folio *f, struct page *page, int nr)
 {
 	check_run("folio_add_rmap_ptes", f, page, nr);
+	arch_sched_point(SCHED_ATOMIC);
 	for (int i = 0; i < nr; i++)
 		__atomic_fetch_add(&page[i].mapcount, 1, __ATOMIC_RELAXED);
 	if (folio_test_large(f))
@@ -337,6 +350,7 @@ void folio_remove_rmap_ptes(struct folio *f, struct page *page, int nr)
 			folio_bug("folio_remove_rmap_ptes", f, "page mapcount underflow");
 	if (folio_test_large(f) && folio_mapcount(f) < nr)
 		folio_bug("folio_remove_rmap_ptes", f, "large_mapcount underflow");
+	arch_sched_point(SCHED_ATOMIC);
 	for (int i = 0; i < nr; i++)
 		__atomic_fetch_sub(&page[i].mapcount, 1, __ATOMIC_RELAXED);
 	if (folio_test_large(f))
@@ -355,6 +369,7 @@ static void check_pmd_folio(const char *func, const struct folio *f)
 void folio_add_rmap_pmd(struct folio *f)
 {
 	check_pmd_folio("folio_add_rmap_pmd", f);
+	arch_sched_point(SCHED_ATOMIC);
 	__atomic_fetch_add(&f->page.entire_mapcount, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&f->page.large_mapcount, 1, __ATOMIC_RELAXED);
 	count_event(mapcount_updates, 1);
@@ -365,6 +380,7 @@ void folio_remove_rmap_pmd(struct folio *f)
 	check_pmd_folio("folio_remove_rmap_pmd", f);
 	if (folio_entire_mapcount(f) <= 0 || folio_mapcount(f) <= 0)
 		folio_bug("folio_remove_rmap_pmd", f, "entire_mapcount underflow");
+	arch_sched_point(SCHED_ATOMIC);
 	__atomic_fetch_sub(&f->page.entire_mapcount, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_sub(&f->page.large_mapcount, 1, __ATOMIC_RELAXED);
 	count_event(mapcount_updates, 1);

@@ -22,7 +22,10 @@ void lockless_walk_sync(void)
 	 * walker's barrier in lockless_walk_begin()). */
 	mm_full_barrier();
 	for (unsigned cpu = 0; cpu < NR_CPUS; cpu++) {
-		unsigned long s = __atomic_load_n(&lockless_walk_seq[cpu].seq, __ATOMIC_ACQUIRE);
+		unsigned long s;
+
+		arch_sched_point(SCHED_TLB);
+		s = __atomic_load_n(&lockless_walk_seq[cpu].seq, __ATOMIC_ACQUIRE);
 
 		if (cpu == self || !(s & 1))
 			continue;

@@ -26,6 +26,7 @@
 #ifndef MM_LOCKLESS_WALK_H
 #define MM_LOCKLESS_WALK_H
 
+#include "sched_point.h"
 #include "smp.h"
 
 /*
@@ -61,6 +62,7 @@ static inline void lockless_walk_begin(void)
 
 	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELAXED);
 	mm_full_barrier(); /* the odd seq before the entry reads */
+	arch_sched_point(SCHED_WALK);
 }
 
 /* Leave it: after this, nothing the walk read may be dereferenced. */
@@ -68,6 +70,7 @@ static inline void lockless_walk_end(void)
 {
 	struct lockless_walk_seq *s = &lockless_walk_seq[smp_processor_id()];
 
+	arch_sched_point(SCHED_WALK);
 	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELEASE); /* the reads before the even seq */
 }
 

@@ -54,6 +54,7 @@ struct mm *mm_create(void)
 
 void mm_get(struct mm *mm)
 {
+	arch_sched_point(SCHED_ATOMIC);
 	__atomic_fetch_add(&mm->users, 1, __ATOMIC_RELAXED);
 }
 
@@ -94,7 +95,10 @@ static void mm_check_unloaded(struct mm *mm)
 void mm_put(struct mm *mm)
 {
 	struct mmu_gather tlb;
-	int users = __atomic_sub_fetch(&mm->users, 1, __ATOMIC_ACQ_REL);
+	int users;
+
+	arch_sched_point(SCHED_ATOMIC);
+	users = __atomic_sub_fetch(&mm->users, 1, __ATOMIC_ACQ_REL);
 
 	if (users < 0)
 		panic("mm_put: mm %d has %d users", mm->id, users + 1);

@@ -30,6 +30,7 @@
 
 #include "counters.h"
 #include "list.h"
+#include "sched_point.h"
 #include "spinlock.h"
 
 #define MAX_ORDER 10 /* largest folio: 4 MiB */
@@ -163,11 +164,13 @@ static inline uint32_t page_flags(const struct page *page)
 
 static inline void page_set_flags(struct page *page, uint32_t set)
 {
+	arch_sched_point(SCHED_ATOMIC);
 	__atomic_fetch_or(&page->flags, set, __ATOMIC_RELAXED);
 }
 
 static inline void page_clear_flags(struct page *page, uint32_t clear)
 {
+	arch_sched_point(SCHED_ATOMIC);
 	__atomic_fetch_and(&page->flags, ~clear, __ATOMIC_RELAXED);
 }
 
@@ -293,6 +296,7 @@ static inline void folio_ref_add(struct folio *f, int nr)
 	if ((page_flags(&f->page) & (PG_reserved | PG_tail | PG_buddy)) || ref <= 0 || nr < 0 ||
 	    ref > INT32_MAX - nr)
 		folio_ref_add_bug(f, nr);
+	arch_sched_point(SCHED_ATOMIC);
 	__atomic_fetch_add(&f->page.refcount, nr, __ATOMIC_RELAXED);
 	count_event(ref_updates, 1);
 }
@@ -367,6 +371,7 @@ static inline void folio_add_rmap_ptes(struct folio *f, struct page *page, int n
 	if (nr == 1 && page == &f->page &&
 	    !(page_flags(page) & (PG_reserved | PG_tail | PG_buddy | PG_large)) &&
 	    folio_ref_count(f) > 0) {
+		arch_sched_point(SCHED_ATOMIC);
 		__atomic_fetch_add(&page->mapcount, 1, __ATOMIC_RELAXED);
 		count_event(mapcount_updates, 1);
 		return;

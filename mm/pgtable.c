@@ -27,6 +27,7 @@ bool ptep_set_access_flags(struct vma *vma, unsigned long addr, pte_t *ptep, pte
 			new = pte_mkyoung(new);
 		if (new.val == old)
 			return false;
+		arch_sched_point(SCHED_PTE_WRITE);
 	} while (!__atomic_compare_exchange_n(&ptep->val, &old, new.val, false, __ATOMIC_RELEASE,
 					      __ATOMIC_RELAXED));
 	addr &= ~(PAGE_SIZE - 1);

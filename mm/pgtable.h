@@ -176,8 +176,10 @@ static inline pmd_t pmd_mkold(pmd_t pmd)
 /* Write-protect the live PMD leaf at @p (see pmdp_get_and_clear()). */
 static inline void pmdp_set_wrprotect(pmd_t *p)
 {
-	uint64_t old = __atomic_load_n(&p->val, __ATOMIC_RELAXED);
+	uint64_t old;
 
+	arch_sched_point(SCHED_PTE_WRITE);
+	old = __atomic_load_n(&p->val, __ATOMIC_RELAXED);
 	while (!__atomic_compare_exchange_n(&p->val, &old, pmd_wrprotect((pmd_t){ old }).val, false,
 					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		;
@@ -246,26 +248,32 @@ void free_pgtables(struct mm *mm, unsigned long start, unsigned long end);
  */
 static inline pgd_t pgdp_get(pgd_t *p)
 {
+	arch_sched_point(SCHED_PTE_READ);
 	return (pgd_t){ __atomic_load_n(&p->val, __ATOMIC_ACQUIRE) };
 }
 static inline pud_t pudp_get(pud_t *p)
 {
+	arch_sched_point(SCHED_PTE_READ);
 	return (pud_t){ __atomic_load_n(&p->val, __ATOMIC_ACQUIRE) };
 }
 static inline pmd_t pmdp_get(pmd_t *p)
 {
+	arch_sched_point(SCHED_PTE_READ);
 	return (pmd_t){ __atomic_load_n(&p->val, __ATOMIC_ACQUIRE) };
 }
 static inline void set_pgd(pgd_t *p, pgd_t v)
 {
+	arch_sched_point(SCHED_PTE_WRITE);
 	__atomic_store_n(&p->val, v.val, __ATOMIC_RELEASE);
 }
 static inline void set_pud(pud_t *p, pud_t v)
 {
+	arch_sched_point(SCHED_PTE_WRITE);
 	__atomic_store_n(&p->val, v.val, __ATOMIC_RELEASE);
 }
 static inline void set_pmd(pmd_t *p, pmd_t v)
 {
+	arch_sched_point(SCHED_PTE_WRITE);
 	__atomic_store_n(&p->val, v.val, __ATOMIC_RELEASE);
 }
 
@@ -274,6 +282,7 @@ static inline void set_pmd(pmd_t *p, pmd_t v)
  * at the clear), write-protected with a compare-and-exchange loop. */
 static inline pmd_t pmdp_get_and_clear(pmd_t *p)
 {
+	arch_sched_point(SCHED_PTE_WRITE);
 	return (pmd_t){ __atomic_exchange_n(&p->val, 0, __ATOMIC_ACQ_REL) };
 }
 

@@ -46,6 +46,7 @@ static inline bool arch_has_hw_ad(void)
 /* Read one entry as the hardware sees it (raw, not counted). */
 static inline pte_t __ptep_get(pte_t *ptep)
 {
+	arch_sched_point(SCHED_PTE_READ);
 	return (pte_t){ __atomic_load_n(&ptep->val, __ATOMIC_RELAXED) };
 }
 #endif
@@ -54,6 +55,7 @@ static inline pte_t __ptep_get(pte_t *ptep)
 /* Write one entry (raw: see above). */
 static inline void set_pte(pte_t *ptep, pte_t pte)
 {
+	arch_sched_point(SCHED_PTE_WRITE);
 	__atomic_store_n(&ptep->val, pte.val, __ATOMIC_RELEASE);
 }
 #endif
@@ -153,6 +155,7 @@ static inline unsigned pte_batch_hint(pte_t *ptep, pte_t pte)
 static inline pte_t ptep_get_and_clear(struct mm *mm, unsigned long addr, pte_t *ptep)
 {
 	(void)mm, (void)addr;
+	arch_sched_point(SCHED_PTE_WRITE);
 	return (pte_t){ __atomic_exchange_n(&ptep->val, 0, __ATOMIC_ACQ_REL) };
 }
 #endif
@@ -192,8 +195,10 @@ static inline void wrprotect_ptes(struct mm *mm, unsigned long addr, pte_t *ptep
 {
 	(void)mm, (void)addr;
 	for (; nr; nr--, ptep++) {
-		uint64_t old = __atomic_load_n(&ptep->val, __ATOMIC_RELAXED);
+		uint64_t old;
 
+		arch_sched_point(SCHED_PTE_WRITE);
+		old = __atomic_load_n(&ptep->val, __ATOMIC_RELAXED);
 		while (!__atomic_compare_exchange_n(&ptep->val, &old,
 						    pte_wrprotect((pte_t){ old }).val, false,
 						    __ATOMIC_RELAXED, __ATOMIC_RELAXED))

@@ -23,8 +23,10 @@
 /* Atomic: gup-fast pins without the mmap_lock. */
 void mm_set_has_pinned(struct mm *mm)
 {
-	if (!(__atomic_load_n(&mm->flags, __ATOMIC_RELAXED) & MMF_HAS_PINNED))
+	if (!(__atomic_load_n(&mm->flags, __ATOMIC_RELAXED) & MMF_HAS_PINNED)) {
+		arch_sched_point(SCHED_ATOMIC);
 		__atomic_fetch_or(&mm->flags, MMF_HAS_PINNED, __ATOMIC_SEQ_CST);
+	}
 }
 
 void gup_put_folio(struct folio *folio, unsigned refs, unsigned flags)

@@ -13,6 +13,7 @@
 #include "counters.h"
 #include "kernel.h"
 #include "page.h"
+#include "sched_point.h"
 #include "smp.h"
 #include "spinlock.h"
 
@@ -203,6 +204,7 @@ static void ticket_lock(struct spinlock *l, unsigned level)
 	if (__atomic_load_n(&l->holder, __ATOMIC_RELAXED) == me)
 		panic("spin_lock: %s already held on this CPU (a deadlock)", lock_name(l));
 	order_push(cpu, l, lock_name(l), level);
+	arch_sched_point(SCHED_LOCK);
 	ticket_wait(l, __atomic_fetch_add(&l->next, 1, __ATOMIC_ACQUIRE));
 	__atomic_store_n(&l->holder, me, __ATOMIC_RELAXED);
 }
@@ -226,6 +228,7 @@ void spin_unlock(struct spinlock *l)
 	order_pop(cpu, l);
 	__atomic_store_n(&l->holder, 0, __ATOMIC_RELAXED);
 	ticket_release(l);
+	arch_sched_point(SCHED_UNLOCK);
 }
 
 bool spin_is_locked(const struct spinlock *l)
@@ -256,12 +259,14 @@ void read_lock(struct rwlock *l)
 	enum lock_class cls = (enum lock_class)l->wlock.class;
 
 	order_push(smp_processor_id(), l, l->name, lock_level(cls, 0));
+	arch_sched_point(SCHED_LOCK);
 	for (;;) {
 		while (wlock_taken(l)) {
 			contended = true;
 			arch_cpu_relax();
 		}
 		__atomic_fetch_add(&l->readers, 1, __ATOMIC_SEQ_CST);
+		arch_sched_point(SCHED_LOCK);
 		if (!wlock_taken(l))
 			break;
 		__atomic_fetch_sub(&l->readers, 1, __ATOMIC_SEQ_CST);
@@ -275,6 +280,7 @@ void read_unlock(struct rwlock *l)
 	if (__atomic_fetch_sub(&l->readers, 1, __ATOMIC_RELEASE) == 0)
 		panic("read_unlock: %s has no reader", l->name);
 	order_pop(smp_processor_id(), l);
+	arch_sched_point(SCHED_UNLOCK);
 }
 
 /* The ticket lock without the order check (done for the rwlock), then
@@ -288,8 +294,10 @@ static void write_lock_level(struct rwlock *l, unsigned level)
 	if (__atomic_load_n(&l->wlock.holder, __ATOMIC_RELAXED) == me)
 		panic("write_lock: %s already held on this CPU (a deadlock)", l->name);
 	order_push(cpu, l, l->name, level);
+	arch_sched_point(SCHED_LOCK);
 	t = __atomic_fetch_add(&l->wlock.next, 1, __ATOMIC_SEQ_CST);
 	ticket_wait(&l->wlock, t);
+	arch_sched_point(SCHED_LOCK);
 	if (__atomic_load_n(&l->readers, __ATOMIC_SEQ_CST)) {
 		count_contended((enum lock_class)l->wlock.class);
 		while (__atomic_load_n(&l->readers, __ATOMIC_ACQUIRE))
@@ -317,6 +325,7 @@ void write_unlock(struct rwlock *l)
 	order_pop(cpu, l);
 	__atomic_store_n(&l->wlock.holder, 0, __ATOMIC_RELAXED);
 	ticket_release(&l->wlock);
+	arch_sched_point(SCHED_UNLOCK);
 }
 
 bool rwlock_is_write_locked(const struct rwlock *l)

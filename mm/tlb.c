@@ -18,6 +18,7 @@ void flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end)
 		return;
 	count_event(tlb_flushes, 1);
 	count_event(tlb_pages, (last - first) >> PAGE_SHIFT);
+	arch_sched_point(SCHED_TLB);
 	arch_flush_tlb_range(mm, start, end);
 }
 

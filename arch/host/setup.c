@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 
+#include "explore.h"
 #include "kernel.h"
 #include "smp.h"
 #include "page.h"
@@ -59,8 +60,23 @@ static unsigned host_test_cpus(void)
 	return n >= 1 && n <= NR_CPUS ? (unsigned)n : 4;
 }
 
+/* MM_EXPLORE=pct:SEED[:DEPTH[:STEPS_HINT]] or random:SEED: every smp_run()
+ * of the run is explored with that schedule (explore.h). */
+static void host_test_explore(void)
+{
+	const char *e = getenv("MM_EXPLORE");
+	struct explore_cfg cfg;
+
+	if (!e || !*e)
+		return;
+	if (explore_parse(e, &cfg))
+		panic("MM_EXPLORE=%s: want pct:SEED[:DEPTH[:STEPS_HINT]], random:SEED or off", e);
+	explore_set(&cfg);
+}
+
 __attribute__((constructor)) static void host_mm_setup(void)
 {
+	host_test_explore();
 	host_tlb_reporter = tlb_report_to_test;
 	host_smp_set_cpus(host_test_cpus());
 	host_machine_init(HOST_NODES, HOST_NODE_MB);

@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "explore.h"
 #include "kernel.h"
 #include "spinlock.h"
 
@@ -78,8 +79,9 @@ void panic(const char *fmt, ...)
 		snprintf(panic_msg, panic_msg_size, "%s", buf);
 		longjmp(*panic_jmp, 1);
 	}
-	fprintf(stderr, "panic: %s\n", buf);
 	fflush(stdout);
+	explore_report();
+	fprintf(stderr, "panic: %s\n", buf);
 	abort();
 }
 
@@ -105,6 +107,8 @@ uint64_t time_ns(void)
 {
 	struct timespec ts;
 
+	if (__atomic_load_n(&explore_running, __ATOMIC_RELAXED))
+		return explore_clock_ns();
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }

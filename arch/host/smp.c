@@ -7,10 +7,15 @@
  * smp_processor_id() is a thread-local set when the thread starts (0 for
  * every thread smp_run did not start). How many CPUs are online is
  * host_smp_set_cpus()'s setting: 1 until a runner raises it.
+ *
+ * While the schedule explorer has a mode set (explore.h), the threads of
+ * an smp_run() run one at a time in the order it picks: each starts
+ * blocked, and CPU 0 hands over to the CPU picked first.
  */
 #include <pthread.h>
 #include <sched.h>
 
+#include "explore.h"
 #include "kernel.h"
 #include "smp.h"
 #include "spinlock.h"
@@ -31,10 +36,14 @@ void host_smp_set_cpus(unsigned n)
 	nr_online = n;
 }
 
-/* A CPU's thread yields: the lock holder may be waiting for this core. */
+/* A CPU's thread yields: the lock holder may be waiting for this core.
+ * Under the explorer a spin is a switch point that lets another CPU run. */
 void arch_cpu_relax(void)
 {
-	sched_yield();
+	if (__atomic_load_n(&explore_running, __ATOMIC_RELAXED))
+		explore_spin();
+	else
+		sched_yield();
 }
 
 /* The lock slow path: a yield (lock_pv_kick stays off). */
@@ -73,7 +82,9 @@ static void *cpu_thread(void *p)
 	struct cpu_start *s = p;
 
 	host_cpu_number = s->cpu;
+	explore_cpu_enter(s->cpu);
 	s->fn(s->cpu, s->arg);
+	explore_cpu_exit(s->cpu);
 	return NULL;
 }
 
@@ -87,13 +98,17 @@ void smp_run(unsigned ncpus, void (*fn)(unsigned cpu, void *arg), void *arg)
 	if (host_cpu_number != 0)
 		panic("smp_run: called on CPU %u, not CPU 0", host_cpu_number);
 	__atomic_store_n(&host_smp_running, ncpus, __ATOMIC_RELAXED);
+	explore_begin(ncpus);
 	for (unsigned i = 1; i < ncpus; i++) {
 		start[i] = (struct cpu_start){ i, fn, arg };
 		if (pthread_create(&tid[i], NULL, cpu_thread, &start[i]))
 			panic("smp_run: cannot start a thread for CPU %u", i);
 	}
+	explore_cpu_enter(0);
 	fn(0, arg);
+	explore_cpu_exit(0);
 	for (unsigned i = 1; i < ncpus; i++)
 		pthread_join(tid[i], NULL);
+	explore_end();
 	__atomic_store_n(&host_smp_running, 1, __ATOMIC_RELAXED);
 }

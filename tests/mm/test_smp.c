@@ -194,6 +194,7 @@ static void fork_writer(struct smp_case *c, unsigned cpu)
 			c->errors[cpu] +=
 				mm_access(c->mm, a + i * PAGE_SIZE, &v, sizeof(v), true) != 0;
 		__atomic_store_n(&c->last[cpu], v, __ATOMIC_RELEASE);
+		arch_cpu_relax(); /* a round done: it waits for stop (an explorer's switch) */
 	}
 	switch_mm(NULL);
 }
@@ -322,7 +323,7 @@ static void mprotect_reader(struct smp_case *c, unsigned cpu)
 {
 	unsigned long a = c->base + (unsigned long)cpu * PAGES_PER_CPU * PAGE_SIZE;
 
-	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE))
+	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
 		for (unsigned i = 0; i < PAGES_PER_CPU; i++) {
 			uint32_t v = 0;
 
@@ -330,6 +331,8 @@ static void mprotect_reader(struct smp_case *c, unsigned cpu)
 				mm_access(c->mm, a + i * PAGE_SIZE, &v, sizeof(v), false) ||
 				v != cpu * PAGES_PER_CPU + i;
 		}
+		arch_cpu_relax(); /* a round done: it waits for stop (an explorer's switch) */
+	}
 	switch_mm(NULL);
 }
 

@@ -71,4 +71,19 @@ void host_smp_set_cpus(unsigned n);
 /* CPUs running in smp_run() now (1 outside it). */
 extern unsigned host_smp_running;
 
+/*
+ * The switch point of the schedule explorer (mm/sched_point.h; kinds are
+ * enum sched_point_kind): while no explored smp_run() runs, one test of a
+ * global that the branch predictor learns (arch/host/explore.c).
+ */
+extern unsigned explore_running;
+void explore_point(unsigned kind);
+
+static inline void arch_sched_point(unsigned kind)
+{
+	if (__builtin_expect(__atomic_load_n(&explore_running, __ATOMIC_RELAXED), 0))
+		explore_point(kind);
+}
+#define arch_sched_point arch_sched_point
+
 #endif

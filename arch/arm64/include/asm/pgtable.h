@@ -259,12 +259,14 @@ static inline bool arch_has_hw_ad(void)
  * pgtable_hooks.h). */
 static inline pte_t __ptep_get(pte_t *ptep)
 {
+	arch_sched_point(SCHED_PTE_READ);
 	return (pte_t){ __atomic_load_n(&ptep->val, __ATOMIC_RELAXED) };
 }
 #define __ptep_get __ptep_get
 
 static inline void set_pte(pte_t *ptep, pte_t pte)
 {
+	arch_sched_point(SCHED_PTE_WRITE);
 	__atomic_store_n(&ptep->val, pte.val, __ATOMIC_RELEASE);
 }
 #define set_pte set_pte

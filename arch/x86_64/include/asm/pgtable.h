@@ -228,8 +228,10 @@ static inline pmd_t pmd_modify(pmd_t pmd, pgprot_t prot)
 static inline void wrprotect_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr)
 {
 	(void)mm, (void)addr;
-	for (; nr; nr--, ptep++)
+	for (; nr; nr--, ptep++) {
+		arch_sched_point(SCHED_PTE_WRITE);
 		__atomic_fetch_and(&ptep->val, ~_PAGE_RW, __ATOMIC_RELAXED);
+	}
 }
 #define wrprotect_ptes wrprotect_ptes
 
