@@ -4,9 +4,11 @@
  * base, base + 1, ..., and on a failure prints the command that replays
  * that one schedule. Host runner only (the explorer is arch/host's).
  *
- * Environment:
+ * The cases run only when asked, by MM_EXPLORE_SCHEDULES or
+ * MM_EXPLORE_SEED (tests/mm/explore.sh, make stress, a replay); the mm
+ * stage (tests/mm/run.sh) skips them. Environment:
  *   MM_EXPLORE_SEED=N       run only schedule N (a replay)
- *   MM_EXPLORE_SCHEDULES=B  schedules per case (default EXPLORE_BUDGET)
+ *   MM_EXPLORE_SCHEDULES=B  schedules per case
  *   MM_EXPLORE_BASE=N       the first seed (default 1)
  *   MM_EXPLORE_MODE=pct|random  the explorer's strategy (default pct)
  *   MM_EXPLORE_CPUS=N       CPUs a schedule uses at most (2..4, and at
@@ -21,8 +23,6 @@
 
 #include "explore.h"
 #include "explore_mix.h"
-
-#define EXPLORE_BUDGET 8 /* schedules per case in make test */
 
 void __sanitizer_set_death_callback(void (*callback)(void));
 
@@ -74,6 +74,15 @@ static void on_abort(int sig)
 	raise(sig);
 }
 
+/* UBSan's reports end the runner by abort(), so on_abort() names the
+ * schedule too (its default exit skips the death callback). The
+ * environment's UBSAN_OPTIONS still wins. */
+const char *__ubsan_default_options(void);
+const char *__ubsan_default_options(void)
+{
+	return "abort_on_error=1";
+}
+
 __attribute__((constructor)) static void explore_death_hooks(void)
 {
 	signal(SIGABRT, on_abort);
@@ -98,13 +107,14 @@ static int one_schedule(const struct mix_profile *p, uint64_t seed)
 static void explore_case(const char *name)
 {
 	const struct mix_profile *p = NULL;
-	uint64_t base = env_u64("MM_EXPLORE_BASE", 1),
-		 n = env_u64("MM_EXPLORE_SCHEDULES", EXPLORE_BUDGET);
+	uint64_t base = env_u64("MM_EXPLORE_BASE", 1), n = env_u64("MM_EXPLORE_SCHEDULES", 0);
 	uint64_t failed = 0;
 
 	for (unsigned i = 0; i < mix_nr_profiles; i++)
 		if (!strcmp(mix_profiles[i].name, name))
 			p = &mix_profiles[i];
+	if (!getenv("MM_EXPLORE_SCHEDULES") && !getenv("MM_EXPLORE_SEED"))
+		SKIP_CASE("the explorer's stage runs it (tests/mm/explore.sh)");
 	if (max_cpus() < 2)
 		SKIP_CASE("needs two CPUs (MM_TEST_CPUS=4)");
 	if (nr_pglists < 2)
