@@ -100,6 +100,7 @@ static int check_pinned(struct mix *m, const struct mix_held *h, long i)
 	return 0;
 }
 
+/* One report per record: its first page that broke the promise. */
 int mix_check_pins(struct mix *m)
 {
 	int bad = 0;
@@ -107,9 +108,11 @@ int mix_check_pins(struct mix *m)
 	for (unsigned c = 0; c < MIX_CPUS; c++)
 		for (unsigned k = 0; k < MIX_HELD; k++) {
 			const struct mix_held *h = &m->held[c][k];
+			int broke = 0;
 
-			for (long i = 0; h->used && h->checkable && i < h->n; i++)
-				bad += check_pinned(m, h, i);
+			for (long i = 0; h->used && h->checkable && i < h->n && !broke; i++)
+				broke = check_pinned(m, h, i);
+			bad += broke;
 		}
 	return bad;
 }

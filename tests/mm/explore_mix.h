@@ -129,6 +129,7 @@ struct mix {
 	struct mix_op ops[MIX_CPUS][MIX_OPS];
 	struct mix_held held[MIX_CPUS][MIX_HELD];
 	unsigned arrived; /* the round's start barrier */
+	bool migrating;	  /* this round has an op that migrates */
 	char caps_name[16];
 };
 

@@ -118,6 +118,7 @@ static void gen_round(struct mix *m)
 		memset(sl->zeroed, 0, sizeof(sl->zeroed));
 		sl->vma_op = sl->exiting = false;
 	}
+	m->migrating = false;
 	for (unsigned cpu = 0; cpu < m->ncpus; cpu++) {
 		unsigned want = 1 + mix_below(m, MIX_OPS);
 
