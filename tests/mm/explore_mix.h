@@ -117,7 +117,8 @@ struct mix_slot {
 	 * during the round), and a munmap or remap zeroed it. */
 	bool vma_busy[MIX_PAGES];
 	bool zeroed[MIX_PAGES];
-	bool vma_op; /* this round already has a VMA op on this mm */
+	bool vma_op;  /* this round already has a VMA op on this mm */
+	bool forking; /* this round forks this mm */
 };
 
 struct mix {

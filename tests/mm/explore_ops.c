@@ -52,10 +52,11 @@ static void run_write(struct mix_op *op, unsigned cpu)
 
 /*
  * A page call's status: 0, or -EFAULT where the round may have unmapped
- * the page or taken the access away; or in a round that migrates: a
- * fault on a migration entry returns at once (mm/fault.c), and the
- * host's access retries only once, so a migration entry still standing
- * then fails the access.
+ * the page or taken the access away. The host's access retries a fault
+ * once (arch/host/uaccess.c), so -EFAULT is allowed too where another CPU
+ * may change the entry again before that retry: in a round that migrates
+ * (a fault on a migration entry returns at once, mm/fault.c) or that
+ * forks the mm (write-protecting it again).
  */
 static int check_pages(struct mix *m, struct mix_op *op, bool write)
 {
@@ -63,7 +64,8 @@ static int check_pages(struct mix *m, struct mix_op *op, bool write)
 
 	for (unsigned i = 0; i < op->n; i++) {
 		unsigned p = op->first + i;
-		bool certain = mix_certain(m, op->slot, p, write) && !m->migrating;
+		bool certain = mix_certain(m, op->slot, p, write) && !m->migrating &&
+			       !m->slot[op->slot].forking;
 
 		if (op->status[i] && (certain || op->status[i] != -EFAULT))
 			bad += mix_bad(m, op->kind->name, "mm %d page %#lx: %d (%s all round)",
@@ -178,6 +180,7 @@ static bool gen_fork(struct mix *m, struct mix_op *op, unsigned cpu)
 	if (op->slot < 0 || op->child == MIX_SLOTS)
 		return false;
 	m->slot[op->child].fresh = true; /* reserved */
+	m->slot[op->slot].forking = true;
 	return true;
 }
 

@@ -116,7 +116,7 @@ static void gen_round(struct mix *m)
 
 		memset(sl->vma_busy, 0, sizeof(sl->vma_busy));
 		memset(sl->zeroed, 0, sizeof(sl->zeroed));
-		sl->vma_op = sl->exiting = false;
+		sl->vma_op = sl->exiting = sl->forking = false;
 	}
 	m->migrating = false;
 	for (unsigned cpu = 0; cpu < m->ncpus; cpu++) {
