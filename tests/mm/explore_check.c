@@ -87,9 +87,9 @@ static int check_pinned(struct mix *m, const struct mix_held *h, long i)
 	switch_mm(NULL);
 	if (now != h->pages[i] || err)
 		return mix_bad(m, "pin",
-			       "mm %d page %#lx: pinned pfn %#llx, the mm maps pfn %#llx "
-			       "(read %d): THE PIN LOST THE MM'S PAGE",
-			       h->slot, mix_addr(page),
+			       "mm %d page %#lx: %s (flags %#x, round %u) pinned pfn %#llx, the mm "
+			       "maps pfn %#llx (read %d): THE PIN LOST THE MM'S PAGE",
+			       h->slot, mix_addr(page), h->how, h->flags, h->round,
 			       (unsigned long long)page_to_pfn(h->pages[i]),
 			       now ? (unsigned long long)page_to_pfn(now) : 0ull, err);
 	if (memcmp(via_mm, pinned, sizeof(via_mm)))

@@ -71,14 +71,15 @@ struct mix_profile {
 
 /* A pin or get a CPU holds across rounds. */
 struct mix_held {
-	bool used;	/* reserved by the generator */
-	bool unpinning; /* an unpin of this round will drop it */
-	unsigned flags; /* FOLL_* (FOLL_PIN or FOLL_GET included) */
-	int slot;	/* the mm it was taken in */
-	unsigned first; /* global page index of pages[0] */
-	unsigned round; /* when it was taken */
-	long n;		/* pages held (0: none) */
-	bool checkable; /* a pin whose pages the mm still maps as then */
+	bool used;	 /* reserved by the generator */
+	bool unpinning;	 /* an unpin of this round will drop it */
+	unsigned flags;	 /* FOLL_* (FOLL_PIN or FOLL_GET included) */
+	const char *how; /* the op kind that took it */
+	int slot;	 /* the mm it was taken in */
+	unsigned first;	 /* global page index of pages[0] */
+	unsigned round;	 /* when it was taken */
+	long n;		 /* pages held (0: none) */
+	bool checkable;	 /* a pin whose pages the mm still maps as then */
 	struct page *pages[MIX_MAX_RUN];
 };
 

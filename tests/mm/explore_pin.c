@@ -36,6 +36,7 @@ static bool gen_gup(struct mix *m, struct mix_op *op, unsigned cpu, unsigned tak
 	h = held_of(m, cpu, op);
 	*h = (struct mix_held){ .used = true,
 				.flags = op->flags | take,
+				.how = op->kind->name,
 				.slot = op->slot,
 				.first = op->first,
 				.round = m->round };
