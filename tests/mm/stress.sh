@@ -67,6 +67,7 @@ run_format() {
 	echo finished >"$dir/$1.done"
 }
 
+: >"$dir/failures"
 for fmt in x86_64 arm64; do
 	if [ ! -x "build/mm-tests-$fmt" ]; then
 		echo "FAIL build/mm-tests-$fmt: not built (run make)"
@@ -80,19 +81,24 @@ total=$((SCHEDULES * NMIX * 2))
 start=$(date +%s)
 shown=0
 echo "stress: $total schedules ($NMIX mixes x $SCHEDULES seeds from $BASE x 2 formats)"
-while :; do
-	sleep 5
+# progress: the failures found since the last call, then one line.
+progress() {
 	p=0 f=0
 	for fmt in x86_64 arm64; do
 		read -r fp ff <"$dir/$fmt.count"
 		p=$((p + fp)) f=$((f + ff))
 	done
 	t=$(($(date +%s) - start))
-	lines=$(wc -l <"$dir/failures" 2>/dev/null || echo 0)
+	lines=$(wc -l <"$dir/failures")
 	[ "$lines" -gt "$shown" ] && tail -n +$((shown + 1)) "$dir/failures" && shown=$lines
 	echo "stress: $((p + f))/$total schedules, $f failed, $(((p + f) / (t > 0 ? t : 1)))/s, ${t}s"
-	[ -f "$dir/x86_64.done" ] && [ -f "$dir/arm64.done" ] && break
+}
+
+until [ -f "$dir/x86_64.done" ] && [ -f "$dir/arm64.done" ]; do
+	sleep 5
+	progress
 done
 wait
+progress
 echo "$p passed, $f failed"
 [ "$f" -eq 0 ]
