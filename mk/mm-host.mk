@@ -41,3 +41,9 @@ $(foreach f,$(MM_HOST_FORMATS),$(eval $(call mm_host_rules,$(f))))
 mm-host-tests: $(foreach f,$(MM_HOST_FORMATS),$(B)/mm-tests-$(f))
 
 EXTRA_ALL += $(foreach f,$(MM_HOST_FORMATS),$(B)/mm-tests-$(f))
+
+# make stress: the schedule explorer's mixes for a long budget, both
+# formats side by side (tests/mm/stress.sh; SCHEDULES=N seeds per mix).
+.PHONY: stress
+stress: $(foreach f,$(MM_HOST_FORMATS),$(B)/mm-tests-$(f))
+	SCHEDULES=$(SCHEDULES) sh tests/mm/stress.sh

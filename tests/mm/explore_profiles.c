@@ -1,0 +1,55 @@
+/*
+ * explore_profiles.c - the mixes: each a weighted table of op kinds
+ * (explore_ops.c, explore_pin.c) and how often each area is chosen.
+ * "mix" has everything the issue lists; the others lean on one race.
+ */
+#include "explore_mix.h"
+
+/* ---- the profiles ---------------------------------------------------------- */
+
+#define ROWS(r) r, sizeof(r) / sizeof(r[0])
+
+/* Everything the issue lists, on every area. */
+static const struct mix_row rows_mix[] = {
+	{ &mix_k_write, 20 },	{ &mix_k_read, 8 },	  { &mix_k_unshare, 4 },
+	{ &mix_k_fork, 5 },	{ &mix_k_exit, 3 },	  { &mix_k_munmap, 2 },
+	{ &mix_k_remap, 2 },	{ &mix_k_mprotect, 3 },	  { &mix_k_mbind, 3 },
+	{ &mix_k_migrate, 4 },	{ &mix_k_move_pages, 4 }, { &mix_k_pin, 6 },
+	{ &mix_k_pin_fast, 6 }, { &mix_k_get, 3 },	  { &mix_k_get_fast, 3 },
+	{ &mix_k_unpin, 8 },
+};
+
+/* gup-fast pins against migrations (the pin and the early ref check). */
+static const struct mix_row rows_pin_migrate[] = {
+	{ &mix_k_write, 10 },	{ &mix_k_pin_fast, 20 },   { &mix_k_unpin, 10 },
+	{ &mix_k_migrate, 10 }, { &mix_k_move_pages, 10 }, { &mix_k_mbind, 4 },
+	{ &mix_k_fork, 2 },	{ &mix_k_exit, 1 },
+};
+
+/* COW write faults against migrations. */
+static const struct mix_row rows_cow_migrate[] = {
+	{ &mix_k_write, 30 },	  { &mix_k_fork, 8 },	 { &mix_k_exit, 4 }, { &mix_k_migrate, 10 },
+	{ &mix_k_move_pages, 8 }, { &mix_k_unshare, 4 }, { &mix_k_read, 4 },
+};
+
+/* Slow-path pins of PMD-mapped THPs against migrations. */
+static const struct mix_row rows_pmd_pin_migrate[] = {
+	{ &mix_k_pin, 20 },  { &mix_k_get, 5 },	       { &mix_k_unpin, 10 }, { &mix_k_migrate, 12 },
+	{ &mix_k_mbind, 6 }, { &mix_k_move_pages, 6 }, { &mix_k_write, 10 }, { &mix_k_fork, 2 },
+};
+
+/* Pins of several pages against fork. */
+static const struct mix_row rows_pin_fork[] = {
+	{ &mix_k_pin, 10 },  { &mix_k_pin_fast, 10 }, { &mix_k_unpin, 8 },
+	{ &mix_k_fork, 12 }, { &mix_k_exit, 6 },      { &mix_k_write, 20 },
+};
+
+const struct mix_profile mix_profiles[] = {
+	{ "mix", ROWS(rows_mix), { 2, 3, 3 }, 6 },
+	{ "pin_migrate", ROWS(rows_pin_migrate), { 1, 4, 2 }, 6 },
+	{ "cow_migrate", ROWS(rows_cow_migrate), { 2, 3, 3 }, 6 },
+	{ "pmd_pin_migrate", ROWS(rows_pmd_pin_migrate), { 0, 0, 1 }, 6 },
+	{ "pin_fork", ROWS(rows_pin_fork), { 1, 3, 2 }, 6 },
+};
+
+const unsigned mix_nr_profiles = sizeof(mix_profiles) / sizeof(mix_profiles[0]);

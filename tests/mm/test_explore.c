@@ -1,0 +1,163 @@
+/*
+ * test_explore.c - the schedule explorer's cases (suite "explore/"): each
+ * runs B schedules of one mix (explore_mix.h, explore_profiles.c), seeds
+ * base, base + 1, ..., and on a failure prints the command that replays
+ * that one schedule. Host runner only (the explorer is arch/host's).
+ *
+ * The cases run only when asked, by MM_EXPLORE_SCHEDULES or
+ * MM_EXPLORE_SEED (tests/mm/explore.sh, make stress, a replay); the mm
+ * stage (tests/mm/run.sh) skips them. Environment:
+ *   MM_EXPLORE_SEED=N       run only schedule N (a replay)
+ *   MM_EXPLORE_SCHEDULES=B  schedules per case
+ *   MM_EXPLORE_BASE=N       the first seed (default 1)
+ *   MM_EXPLORE_MODE=pct|random  the explorer's strategy (default pct)
+ *   MM_EXPLORE_CPUS=N       CPUs a schedule uses at most (2..4, and at
+ *                           most MM_TEST_CPUS); each takes 2..N by seed
+ * A panic or a sanitizer report ends the runner: the replay command is
+ * printed first (from a SIGABRT handler and the sanitizers' death
+ * callback).
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "explore.h"
+#include "explore_mix.h"
+
+void __sanitizer_set_death_callback(void (*callback)(void));
+
+static char replay_line[256];
+
+static uint64_t env_u64(const char *name, uint64_t dflt)
+{
+	const char *e = getenv(name);
+
+	return e && *e ? strtoull(e, NULL, 0) : dflt;
+}
+
+static int env_mode(void)
+{
+	const char *e = getenv("MM_EXPLORE_MODE");
+
+	return e && !strcmp(e, "random") ? EXPLORE_RANDOM : EXPLORE_PCT;
+}
+
+static unsigned max_cpus(void)
+{
+	unsigned n = (unsigned)env_u64("MM_EXPLORE_CPUS", MIX_CPUS);
+
+	if (n > MIX_CPUS)
+		n = MIX_CPUS;
+	return n < smp_nr_cpus() ? n : smp_nr_cpus();
+}
+
+static void set_replay(const struct mix_profile *p, uint64_t seed)
+{
+	snprintf(replay_line, sizeof(replay_line),
+		 "replay: MM_TEST_CPUS=%u MM_EXPLORE_CPUS=%u MM_EXPLORE_SEED=%llu "
+		 "MM_EXPLORE_MODE=%s build/mm-tests-%s explore/%s\n",
+		 smp_nr_cpus(), max_cpus(), (unsigned long long)seed,
+		 env_mode() == EXPLORE_RANDOM ? "random" : "pct", HOST_PTE_FORMAT, p->name);
+}
+
+/* A dying runner says which schedule killed it (async-signal-safe). */
+static void say_replay(void)
+{
+	if (write(STDERR_FILENO, replay_line, strlen(replay_line)) < 0)
+		return;
+}
+
+static void on_abort(int sig)
+{
+	say_replay();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* UBSan's reports end the runner by abort(), so on_abort() names the
+ * schedule too (its default exit skips the death callback). The
+ * environment's UBSAN_OPTIONS still wins. */
+const char *__ubsan_default_options(void);
+const char *__ubsan_default_options(void)
+{
+	return "abort_on_error=1";
+}
+
+__attribute__((constructor)) static void explore_death_hooks(void)
+{
+	signal(SIGABRT, on_abort);
+	__sanitizer_set_death_callback(say_replay);
+}
+
+/* One schedule; its replay command when it fails. */
+static int one_schedule(const struct mix_profile *p, uint64_t seed)
+{
+	int bad;
+
+	set_replay(p, seed);
+	bad = mix_run_schedule(p, seed, max_cpus(), env_mode());
+	if (bad)
+		printf("    %d problem(s) in schedule %llu: %s", bad, (unsigned long long)seed,
+		       replay_line);
+	replay_line[0] = '\0';
+	return bad;
+}
+
+/* The case of mix @name: B schedules, or the one MM_EXPLORE_SEED names. */
+static void explore_case(const char *name)
+{
+	const struct mix_profile *p = NULL;
+	uint64_t base = env_u64("MM_EXPLORE_BASE", 1), n = env_u64("MM_EXPLORE_SCHEDULES", 0);
+	uint64_t failed = 0;
+
+	for (unsigned i = 0; i < mix_nr_profiles; i++)
+		if (!strcmp(mix_profiles[i].name, name))
+			p = &mix_profiles[i];
+	if (!getenv("MM_EXPLORE_SCHEDULES") && !getenv("MM_EXPLORE_SEED"))
+		SKIP_CASE("the explorer's stage runs it (tests/mm/explore.sh)");
+	if (max_cpus() < 2)
+		SKIP_CASE("needs two CPUs (MM_TEST_CPUS=4)");
+	if (nr_pglists < 2)
+		SKIP_CASE("needs two nodes");
+	if (getenv("MM_EXPLORE_SEED")) {
+		base = env_u64("MM_EXPLORE_SEED", 1);
+		n = 1;
+	}
+	for (uint64_t s = base; s < base + n; s++)
+		failed += one_schedule(p, s) != 0;
+	printf("    %s: %llu schedule(s) from seed %llu, %llu failed\n", name,
+	       (unsigned long long)n, (unsigned long long)base, (unsigned long long)failed);
+	CHECK_EQ(failed, 0);
+}
+
+/* Everything the issue lists. */
+TEST(mix)
+{
+	explore_case("mix");
+}
+
+/* gup-fast pins against migrations. */
+TEST(pin_migrate)
+{
+	explore_case("pin_migrate");
+}
+
+/* COW write faults against migrations. */
+TEST(cow_migrate)
+{
+	explore_case("cow_migrate");
+}
+
+/* Slow-path pins of PMD-mapped THPs against migrations. */
+TEST(pmd_pin_migrate)
+{
+	explore_case("pmd_pin_migrate");
+}
+
+/* Pins of several pages against fork. */
+TEST(pin_fork)
+{
+	explore_case("pin_fork");
+}
+
+TEST_SUITE(explore, mix, pin_migrate, cow_migrate, pmd_pin_migrate, pin_fork)
