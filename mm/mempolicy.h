@@ -77,7 +77,9 @@ int get_mempolicy(struct mm *mm, int *mode, unsigned long *nodes, unsigned long 
  * once ({0,1} -> {1,2} moves node 0's pages to 1 and node 1's to 2).
  * mm_migrate_pages - the same with MPOL_MF_MOVE_ALL possible in @flags.
  * Return: the number of pages that could not be moved (busy, shared, no
- * memory on the target), or -EINVAL for an empty or unknown mask.
+ * memory on the target), counted by whole folios: a folio that @mm maps
+ * only in part counts every page it has. Or -EINVAL for an empty or
+ * unknown mask.
  */
 long migrate_pages(struct mm *mm, unsigned long from, unsigned long to);
 long mm_migrate_pages(struct mm *mm, unsigned long from, unsigned long to, unsigned flags);

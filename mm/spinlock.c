@@ -119,58 +119,12 @@ void spin_lock_init(struct spinlock *l, enum lock_class cls, const char *name)
 	*l = SPINLOCK_INIT(cls, name);
 }
 
-bool lock_pv_kick;
-
-/* The ticket each CPU sleeps for in ticket_sleep(), for the unlocker's
- * kick: written by that CPU, read by unlockers. */
-static struct {
-	const struct spinlock *lock;
-	uint16_t ticket;
-} lock_sleepers[NR_CPUS];
-
-/*
- * ticket_sleep - the kick protocol: publish (@l, @t), count this CPU in
- * @l->waiters, and sleep unless @t is served by then. The unlocker stores
- * owner and then reads waiters, both sequentially consistent, and this
- * CPU raises waiters and then reads owner: one of the two sees the other,
- * so either the wait is skipped or the unlocker kicks (a kick before the
- * sleep ends it at once: arch_lock_wait's contract).
- */
-static void ticket_sleep(struct spinlock *l, uint16_t t, uint16_t cur)
-{
-	unsigned cpu = smp_processor_id();
-
-	__atomic_store_n(&lock_sleepers[cpu].ticket, t, __ATOMIC_RELAXED);
-	__atomic_store_n(&lock_sleepers[cpu].lock, l, __ATOMIC_RELEASE);
-	__atomic_fetch_add(&l->waiters, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&l->owner, __ATOMIC_SEQ_CST) != t)
-		arch_lock_wait(&l->owner, cur);
-	__atomic_fetch_sub(&l->waiters, 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&lock_sleepers[cpu].lock, NULL, __ATOMIC_RELAXED);
-}
-
-/* Kick the CPU that sleeps for ticket @t of @l, if one does. */
-static void ticket_kick(const struct spinlock *l, uint16_t t)
-{
-	for (unsigned cpu = 0; cpu < NR_CPUS; cpu++)
-		if (__atomic_load_n(&lock_sleepers[cpu].lock, __ATOMIC_ACQUIRE) == l &&
-		    __atomic_load_n(&lock_sleepers[cpu].ticket, __ATOMIC_RELAXED) == t)
-			arch_lock_kick(cpu);
-}
-
-/* Serve the next ticket of @l: a release store, or with the kick
- * protocol a sequentially consistent one and the look for a sleeper. */
+/* Serve the next ticket of @l. */
 static void ticket_release(struct spinlock *l)
 {
 	uint16_t next = (uint16_t)(__atomic_load_n(&l->owner, __ATOMIC_RELAXED) + 1);
 
-	if (!lock_pv_kick) {
-		__atomic_store_n(&l->owner, next, __ATOMIC_RELEASE);
-		return;
-	}
-	__atomic_store_n(&l->owner, next, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&l->waiters, __ATOMIC_SEQ_CST))
-		ticket_kick(l, next);
+	__atomic_store_n(&l->owner, next, __ATOMIC_RELEASE);
 }
 
 /* Wait for ticket @t of @l to be served: LOCK_SPIN_LIMIT spins, then
@@ -189,10 +143,7 @@ static void ticket_wait(struct spinlock *l, uint16_t t)
 			continue;
 		}
 		count_event(lock_waits, 1);
-		if (lock_pv_kick)
-			ticket_sleep(l, t, cur);
-		else
-			arch_lock_wait(&l->owner, cur);
+		arch_lock_wait(&l->owner, cur);
 	}
 }
 

@@ -63,11 +63,11 @@ enum lock_class {
 
 /* 16 bytes: it shares struct page's lru slot on page-table pages. */
 struct spinlock {
-	uint16_t next;	  /* the ticket the next locker takes */
-	uint16_t owner;	  /* the ticket being served */
-	uint8_t holder;	  /* holding CPU + 1, 0 when free */
-	uint8_t class;	  /* enum lock_class */
-	uint16_t waiters; /* CPUs in the slow path that wait for a kick */
+	uint16_t next;	/* the ticket the next locker takes */
+	uint16_t owner; /* the ticket being served */
+	uint8_t holder; /* holding CPU + 1, 0 when free */
+	uint8_t class;	/* enum lock_class */
+	uint16_t pad;
 	const char *name;
 };
 
@@ -133,22 +133,14 @@ void arch_cpu_relax(void);
 
 /*
  * The slow path of a ticket wait (docs/smp.md, "When vCPUs outnumber
- * CPUs"): after LOCK_SPIN_LIMIT spins a waiter stops spinning, so that a
- * vCPU that waits gives its host CPU to the holder.
+ * CPUs"): after LOCK_SPIN_LIMIT spins a waiter calls arch_lock_wait().
  *
- * arch_lock_wait - required hook: wait until *@word may have left @val,
- * or until arch_lock_kick() (x86 on KVM with PV unhalt: HLT; arm64: WFE
- * after an exclusive load of @word, ended by the unlocker's store; the
- * host runner and x86 without PV: one spin). May return at any time.
- * arch_lock_kick - required hook: end CPU @cpu's arch_lock_wait(); called
- * only while lock_pv_kick is set.
- * lock_pv_kick - set by the arch at boot, before a second CPU runs, when
- * arch_lock_wait() sleeps until kicked: an unlock then looks for a waiter
- * of the next ticket to kick (a full barrier and a load more per unlock).
+ * arch_lock_wait - required hook: wait until *@word may have left @val
+ * (arm64: WFE after an exclusive load of @word, ended by the unlocker's
+ * store, and trapped by KVM to run another vCPU; x86 and the host runner:
+ * one more spin). May return at any time.
  */
 #define LOCK_SPIN_LIMIT 1024
 void arch_lock_wait(const uint16_t *word, uint16_t val);
-void arch_lock_kick(unsigned cpu);
-extern bool lock_pv_kick;
 
 #endif

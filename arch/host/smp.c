@@ -46,17 +46,12 @@ void arch_cpu_relax(void)
 		sched_yield();
 }
 
-/* The lock slow path: a yield (lock_pv_kick stays off). */
+/* The lock slow path: a yield. */
 void arch_lock_wait(const uint16_t *word, uint16_t val)
 {
 	(void)word;
 	(void)val;
 	arch_cpu_relax();
-}
-
-void arch_lock_kick(unsigned cpu)
-{
-	(void)cpu;
 }
 
 /* The host CPUs take no interrupts: a sleep is a yielding spin. */

@@ -30,8 +30,4 @@ void apic_send_sipi(uint32_t dest, uint8_t page);
 /* End of interrupt: the in-service vector may be delivered again. */
 void apic_eoi(void);
 
-/* Turn lock_pv_kick on when the hypervisor is KVM with PV unhalt (the
- * kick is KVM_HC_KICK_CPU to an APIC ID). Context: boot, one CPU. */
-void x86_lock_pv_init(void);
-
 #endif
