@@ -102,4 +102,18 @@ static inline pte_t pte_at(struct mm *mm, unsigned long addr)
 	return pte;
 }
 
+/* Two CPUs of a race case meet through flags: flag_set() publishes
+ * what the setter did before it, flag_wait() spins (a switch point for
+ * the explorer) until the flag is set and sees it. */
+static inline void flag_wait(unsigned *w)
+{
+	while (!__atomic_load_n(w, __ATOMIC_ACQUIRE))
+		arch_cpu_relax();
+}
+
+static inline void flag_set(unsigned *w)
+{
+	__atomic_store_n(w, 1, __ATOMIC_RELEASE);
+}
+
 #endif

@@ -31,22 +31,11 @@ struct mig_race {
 
 static struct mig_race *mig_now;
 
-static void wait_for(unsigned *w)
-{
-	while (!__atomic_load_n(w, __ATOMIC_ACQUIRE))
-		arch_cpu_relax();
-}
-
-static void set_flag(unsigned *w)
-{
-	__atomic_store_n(w, 1, __ATOMIC_RELEASE);
-}
-
 /* Start CPU 1's migration; wait until it got past the window (@until)
  * or waits for r->lock. */
 static void migrate_in_window(struct mig_race *r, unsigned *until)
 {
-	set_flag(&r->go);
+	flag_set(&r->go);
 	while (!__atomic_load_n(until, __ATOMIC_ACQUIRE) && !spin_is_contended(r->lock))
 		arch_cpu_relax();
 	r->saw_waiter = !__atomic_load_n(until, __ATOMIC_ACQUIRE);
@@ -56,21 +45,21 @@ static void migrate_in_window(struct mig_race *r, unsigned *until)
  * them standing until CPU 0's step is over. */
 static void migration_unmapped(void)
 {
-	set_flag(&mig_now->unmapped);
-	wait_for(&mig_now->stepped);
+	flag_set(&mig_now->unmapped);
+	flag_wait(&mig_now->stepped);
 }
 
 /* CPU 1 migrates node 0 to 1 when told; CPU 0 runs @step. */
 static void migrate_on_cpu1(unsigned cpu, struct mig_race *r, void (*step)(struct mig_race *))
 {
 	if (cpu == 1) {
-		wait_for(&r->go);
+		flag_wait(&r->go);
 		r->migrate_ret = mm_migrate_pages(r->mm, N0, N1, MPOL_MF_MOVE_ALL);
-		set_flag(&r->migrated);
+		flag_set(&r->migrated);
 		return;
 	}
 	step(r);
-	set_flag(&r->stepped);
+	flag_set(&r->stepped);
 }
 
 /* ---- race 2: a write fault on a COW page ------------------------------------ */

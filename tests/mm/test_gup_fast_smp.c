@@ -44,18 +44,6 @@ struct race {
 
 static struct race *race_now;
 
-/* Spin until *@w is nonzero. */
-static void wait_for(unsigned *w)
-{
-	while (!__atomic_load_n(w, __ATOMIC_ACQUIRE))
-		arch_cpu_relax();
-}
-
-static void set_flag(unsigned *w)
-{
-	__atomic_store_n(w, 1, __ATOMIC_RELEASE);
-}
-
 /* The entry at @a, read atomically (another CPU may be changing it). */
 static pte_t pte_now(struct mm *mm, unsigned long a)
 {
@@ -125,7 +113,7 @@ static void fork_on_cpu1(unsigned cpu, struct race *r)
 {
 	if (cpu == 1) {
 		r->child = mm_fork(r->mm, NULL);
-		set_flag(&r->done);
+		flag_set(&r->done);
 	}
 }
 
@@ -174,7 +162,7 @@ static void fork_in_window(struct mm *mm, unsigned long addr, pte_t *ptep)
 	(void)mm, (void)addr, (void)ptep;
 	if (r->hook_fired++)
 		return;
-	set_flag(&r->go);
+	flag_set(&r->go);
 	wait_for_half_fork(r);
 }
 
@@ -183,7 +171,7 @@ static void fork_starts_inside_walk(unsigned cpu, void *arg)
 	struct race *r = arg;
 
 	if (cpu == 1) {
-		wait_for(&r->go);
+		flag_wait(&r->go);
 		fork_on_cpu1(cpu, r);
 		return;
 	}
@@ -242,7 +230,7 @@ static void pin_between_fork_passes(struct mm *mm, unsigned long addr, pte_t *pt
 
 	(void)mm, (void)ptep;
 	if (r->hook_fired++ == 0) {
-		set_flag(&r->go);
+		flag_set(&r->go);
 		while (!lock_has_waiter(r->ptl1))
 			arch_cpu_relax();
 		return;
@@ -250,7 +238,7 @@ static void pin_between_fork_passes(struct mm *mm, unsigned long addr, pte_t *pt
 	if (addr != r->a1 + PAGE_SIZE)
 		return;
 	spin_unlock(r->ptl1);
-	wait_for(&r->done);
+	flag_wait(&r->done);
 }
 
 static void fork_between_pins(unsigned cpu, void *arg)
@@ -258,7 +246,7 @@ static void fork_between_pins(unsigned cpu, void *arg)
 	struct race *r = arg;
 
 	if (cpu == 1) {
-		wait_for(&r->go);
+		flag_wait(&r->go);
 		fork_on_cpu1(cpu, r);
 		return;
 	}
@@ -352,7 +340,7 @@ static void munmap_in_window(struct mm *mm, unsigned long addr, pte_t *ptep)
 	(void)mm, (void)addr;
 	if (r->hook_fired++)
 		return;
-	set_flag(&r->go);
+	flag_set(&r->go);
 	while (!__atomic_load_n(&r->done, __ATOMIC_ACQUIRE) && cpu_lockless_waits(1) == r->waits0)
 		arch_cpu_relax();
 	r->table_pfn = page_to_pfn(pt);
@@ -364,9 +352,9 @@ static void munmap_during_walk(unsigned cpu, void *arg)
 	struct race *r = arg;
 
 	if (cpu == 1) {
-		wait_for(&r->go);
+		flag_wait(&r->go);
 		r->err = mm_munmap(r->mm, r->a1, PMD_SIZE);
-		set_flag(&r->done);
+		flag_set(&r->done);
 		return;
 	}
 	r->pinned = get_user_pages_fast(r->mm, r->a1, 1, FOLL_FAST_ONLY, &r->page);
@@ -420,8 +408,8 @@ static void migration_window(void)
 {
 	struct race *r = race_now;
 
-	set_flag(&r->unmapped);
-	wait_for(&r->done);
+	flag_set(&r->unmapped);
+	flag_wait(&r->done);
 }
 
 /* In the walk, before the grab: start the migration, wait for its
@@ -433,8 +421,8 @@ static void migrate_in_window(struct mm *mm, unsigned long addr, pte_t *ptep)
 	(void)mm, (void)addr, (void)ptep;
 	if (r->hook_fired++)
 		return;
-	set_flag(&r->go);
-	wait_for(&r->unmapped);
+	flag_set(&r->go);
+	flag_wait(&r->unmapped);
 }
 
 static void migrate_during_walk(unsigned cpu, void *arg)
@@ -443,7 +431,7 @@ static void migrate_during_walk(unsigned cpu, void *arg)
 	struct page *p;
 
 	if (cpu == 1) {
-		wait_for(&r->go);
+		flag_wait(&r->go);
 		r->migrate_ret = mm_migrate_pages(r->mm, N0, N1, MPOL_MF_MOVE_ALL);
 		return;
 	}
@@ -453,7 +441,7 @@ static void migrate_during_walk(unsigned cpu, void *arg)
 		pin_user_pages_fast(r->mm, r->a1, 1, FOLL_WRITE | FOLL_FAST_ONLY, &p);
 	if (r->fast_during_migration > 0)
 		gup_fast_unpin_pages(&p, 1);
-	set_flag(&r->done);
+	flag_set(&r->done);
 }
 
 /* CPU 1 migrates the page (node 0 to 1) after CPU 0's gup-fast read its

@@ -36,17 +36,6 @@ struct mrace {
 
 static struct mrace *mrace_now;
 
-static void wait_flag(unsigned *w)
-{
-	while (!__atomic_load_n(w, __ATOMIC_ACQUIRE))
-		arch_cpu_relax();
-}
-
-static void set_flag(unsigned *w)
-{
-	__atomic_store_n(w, 1, __ATOMIC_RELEASE);
-}
-
 static long pin_one(struct mrace *r)
 {
 	if (r->slow)
@@ -62,8 +51,8 @@ static void pin_in_window(enum migrate_window where, struct folio *folio)
 	(void)folio;
 	if (where != MIGRATE_CHECKED || r->fired++)
 		return;
-	set_flag(&r->go);
-	wait_flag(&r->pinned_flag);
+	flag_set(&r->go);
+	flag_wait(&r->pinned_flag);
 }
 
 static void migrate_vs_pin(unsigned cpu, void *arg)
@@ -76,9 +65,9 @@ static void migrate_vs_pin(unsigned cpu, void *arg)
 	}
 	if (cpu != 0)
 		return;
-	wait_flag(&r->go);
+	flag_wait(&r->go);
 	r->pinned = pin_one(r);
-	set_flag(&r->pinned_flag);
+	flag_set(&r->pinned_flag);
 }
 
 /* What the pinned page holds where the test writes through the mm (not
@@ -185,8 +174,8 @@ static void gup_waits_for_freeze(struct mm *mm, unsigned long addr, pte_t *ptep)
 	(void)mm, (void)addr, (void)ptep;
 	if (r->fired++)
 		return;
-	set_flag(&r->go);
-	wait_flag(&r->frozen);
+	flag_set(&r->go);
+	flag_wait(&r->frozen);
 }
 
 /* CPU 1, the folio frozen: let CPU 0 grab, wait for its gup-fast to end. */
@@ -197,8 +186,8 @@ static void frozen_window(enum migrate_window where, struct folio *folio)
 	if (where != MIGRATE_FROZEN)
 		return;
 	r->ref_frozen = folio_ref_count(folio);
-	set_flag(&r->frozen);
-	wait_flag(&r->pinned_flag);
+	flag_set(&r->frozen);
+	flag_wait(&r->pinned_flag);
 	r->ref_after = folio_ref_count(folio);
 }
 
@@ -207,14 +196,14 @@ static void grab_vs_freeze(unsigned cpu, void *arg)
 	struct mrace *r = arg;
 
 	if (cpu == 1) {
-		wait_flag(&r->go);
+		flag_wait(&r->go);
 		r->migrate_ret = mm_migrate_pages(r->mm, N0, N1, MPOL_MF_MOVE_ALL);
 		return;
 	}
 	if (cpu != 0)
 		return;
 	r->pinned = pin_one(r);
-	set_flag(&r->pinned_flag);
+	flag_set(&r->pinned_flag);
 }
 
 /* gup-fast read the entry before the unmap and grabs while the folio is
