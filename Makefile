@@ -149,11 +149,11 @@ GFLAGS_x86_64 := -mno-red-zone -mcmodel=kernel
 # that probe the CPU with getauxval(), which a freestanding kernel lacks.
 GFLAGS_arm64 := -mcmodel=small -mno-outline-atomics
 # The guest: its core, all of mm/, the mm test cases (run=selftest runs
-# them on the real MMU) and the arch's own files. The explorer's mixes
-# (tests/mm/explore_*.c, test_explore.c) drive arch/host's schedule
-# explorer: host runners only.
+# them on the real MMU), the explorer's mixes (run=stress:mm runs them on
+# the real CPUs) and the arch's own files. test_explore.c drives arch/host's
+# schedule explorer: host runners only.
 GUEST_COMMON = $(wildcard guest/*.c guest/cmdline/*.c) $(wildcard tests/guest/*.c) tests/runner.c \
-	$(wildcard mm/*.c) $(filter-out tests/mm/explore_% tests/mm/test_explore.c,$(wildcard tests/mm/*.c))
+	$(wildcard mm/*.c) $(filter-out tests/mm/test_explore.c,$(wildcard tests/mm/*.c))
 
 # $(1) = arch
 define guest_rules

@@ -24,6 +24,7 @@ enum key_kind {
 	K_GUP_NR,
 	K_ACTIVE,
 	K_CPUS,
+	K_SECONDS,
 	K_CONTPTE,
 	K_TEXT
 };
@@ -55,7 +56,8 @@ static const struct key_rule rules[] = {
 	  "(needs --cpus K+1; default 0)" },
 	{ "cpus", K_CPUS,
 	  "bench fault, gup, gup_put: CPUs doing the timed work at once, 1..8 (at most "
-	  "--cpus; default 1)" },
+	  "--cpus; default 1); run=stress:mm: CPUs the mixes run on (default all)" },
+	{ "seconds", K_SECONDS, "run=stress:mm: seconds of mixes, 1..86400 (default 10)" },
 	{ "gup_nr", K_GUP_NR, "bench gup: pages per call, 0..16777216 (0 = all; default 65536)" },
 	{ "gup_op", K_CHOICE, CMDLINE_GUP_OPS },
 	{ "gup_write", K_ONOFF, "bench gup: FOLL_WRITE, on or off (default on)" },
@@ -160,6 +162,10 @@ static int check_value(const struct key_rule *r, const char *v, const char *arch
 			return 0;
 		return snprintf(err, errlen, "cpus=%s: want a number 1..%d", v, CMDLINE_CPUS_MAX),
 		       -1;
+	case K_SECONDS:
+		if (n >= 1 && n <= 86400)
+			return 0;
+		return snprintf(err, errlen, "seconds=%s: want a number 1..86400", v), -1;
 	case K_FOLIOS:
 		return folios_check(v, err, errlen);
 	case K_CAPS:

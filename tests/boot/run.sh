@@ -76,6 +76,16 @@ selftest_check() {
 	out_has "$name" "^[1-9][0-9]* passed, 0 failed(, [0-9]+ skipped)?\$" && pass "$name"
 }
 
+# stress_case BACKEND: run=stress:mm, the explorer's random mixes on 4
+# real vCPUs and 2 nodes for 5 s: schedules ran, none failed.
+stress_case() {
+	name="$1: stress:mm --cpus 4 seconds=5"
+	# shellcheck disable=SC2046
+	expect_status "$name" 0 "$PTELAB" $(backend_args "$1") --cpus 4 --nodes 2 --mem 1G \
+		--timeout 120 run=stress:mm seconds=5 || return
+	out_has "$name" "^[1-9][0-9]* passed, 0 failed\$" && pass "$name"
+}
+
 # smp_hello_case BACKEND: --cpus 4 brings every cpu up, each on its node.
 smp_hello_case() {
 	be=$1
@@ -156,7 +166,7 @@ aarch64 | arm64) kvm_be=kvm-arm64 ;;
 esac
 for be in $kvm_be qemu-x86_64 qemu-arm64; do
 	if ! backend_ok "$be"; then
-		for c in hello-1G-2 hello-768M-3 hello-big $STATUS_CASES hello-cpus-4 selftest-cpus-1 \
+		for c in hello-1G-2 hello-768M-3 hello-big $STATUS_CASES hello-cpus-4 stress selftest-cpus-1 \
 			selftest-cpus-4 usage; do
 			skip "$be: $c" "$why"
 		done
@@ -171,6 +181,7 @@ for be in $kvm_be qemu-x86_64 qemu-arm64; do
 	done
 	status_case "$be" 5 run=hello,exit:5
 	smp_hello_case "$be"
+	stress_case "$be"
 	selftest_start "$be" 1
 	selftest_check "$be" 1
 	selftest_check "$be" 4

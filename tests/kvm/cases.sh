@@ -74,6 +74,9 @@ t0=$(uptime_ms)
 status_case 0 --cpus 4 --timeout 600 run=selftest && out_has "$name" "^[1-9][0-9]* passed, 0 failed(, [0-9]+ skipped)?\$" &&
 	out_has "$name" "^ok   smp/stale_tlb_migrate" && out_has "$name" "^ok   concurrency/" &&
 	pass "$name" && echo "kvm-stage: selftest --cpus 4: $(grep -E '^[0-9]+ passed' "$TMPD/out") in $(($(uptime_ms) - t0)) ms"
+# The explorer's random mixes on the 4 real vCPUs for 5 s (run=stress:mm).
+status_case 0 --cpus 4 --nodes 2 --mem 1G --timeout 120 run=stress:mm seconds=5 &&
+	out_has "$name" "^[1-9][0-9]* passed, 0 failed\$" && pass "$name"
 # The backend cases of tests/vmm/run.sh (tiny guests, crashes named with
 # registers, the real guest's fault and hang) and, on x86_64, its
 # no-backend cases (an arm64 host refuses their x86_64 guests). Its lines

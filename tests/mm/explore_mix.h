@@ -184,4 +184,10 @@ void mix_pins_forget(struct mix *m, int slot, unsigned first, unsigned n);
  * printed); a panic ends the runner. */
 int mix_run_schedule(const struct mix_profile *prof, uint64_t seed, unsigned max_cpus, int mode);
 
+/* Called before each round's smp_run() with that round's scheduler seed
+ * and the mode mix_run_schedule() was given: the host runner's driver
+ * (test_explore.c) points it at its schedule explorer; NULL (the guest's
+ * run=stress:mm) lets the CPUs run free. */
+extern void (*mix_schedule_hook)(uint64_t seed, int mode);
+
 #endif

@@ -4,7 +4,6 @@
  * the explorer, each followed by the checks, then the teardown and the
  * check that every page is free again.
  */
-#include "explore.h"
 #include "explore_mix.h"
 
 static struct mix mix_now; /* one schedule at a time; big for a stack */
@@ -146,12 +145,13 @@ static void run_ops(unsigned cpu, void *arg)
 	switch_mm(NULL);
 }
 
+void (*mix_schedule_hook)(uint64_t seed, int mode);
+
 /* The round holds a reference on every live mm, so an exit's mm_put
  * while other CPUs use the mm frees nothing until the round is over. */
 static void run_round(struct mix *m, int mode)
 {
 	struct mm *ref[MIX_SLOTS];
-	struct explore_cfg cfg = { (enum explore_mode)mode, m->seed * 1000003u + m->round, 3, 0 };
 
 	for (int s = 0; s < MIX_SLOTS; s++) {
 		ref[s] = m->slot[s].live ? m->slot[s].mm : NULL;
@@ -162,7 +162,8 @@ static void run_round(struct mix *m, int mode)
 		for (unsigned i = 0; i < m->nr_ops[cpu]; i++)
 			m->ops[cpu][i].mm = ref[m->ops[cpu][i].slot];
 	m->arrived = 0;
-	explore_set(&cfg);
+	if (mix_schedule_hook)
+		mix_schedule_hook(m->seed * 1000003u + m->round, mode);
 	smp_run(m->ncpus, run_ops, m);
 	for (int s = 0; s < MIX_SLOTS; s++)
 		if (ref[s])

@@ -103,12 +103,22 @@ static int one_schedule(const struct mix_profile *p, uint64_t seed)
 	return bad;
 }
 
+/* Each round of a mix runs under the explorer (mode EXPLORE_PCT or
+ * EXPLORE_RANDOM), seeded by the round. */
+static void explore_round(uint64_t seed, int mode)
+{
+	struct explore_cfg cfg = { (enum explore_mode)mode, seed, 3, 0 };
+
+	explore_set(&cfg);
+}
+
 /* The case of mix @name: B schedules, or the one MM_EXPLORE_SEED names. */
 static void explore_case(const char *name)
 {
 	const struct mix_profile *p = NULL;
 	uint64_t base = env_u64("MM_EXPLORE_BASE", 1), n = env_u64("MM_EXPLORE_SCHEDULES", 0);
 	uint64_t failed = 0;
+	struct explore_cfg saved;
 
 	for (unsigned i = 0; i < mix_nr_profiles; i++)
 		if (!strcmp(mix_profiles[i].name, name))
@@ -123,8 +133,12 @@ static void explore_case(const char *name)
 		base = env_u64("MM_EXPLORE_SEED", 1);
 		n = 1;
 	}
+	explore_get(&saved);
+	mix_schedule_hook = explore_round;
 	for (uint64_t s = base; s < base + n; s++)
 		failed += one_schedule(p, s) != 0;
+	mix_schedule_hook = NULL;
+	explore_set(&saved);
 	printf("    %s: %llu schedule(s) from seed %llu, %llu failed\n", name,
 	       (unsigned long long)n, (unsigned long long)base, (unsigned long long)failed);
 	CHECK_EQ(failed, 0);
