@@ -623,6 +623,21 @@ static void qemu_remove_tmp(struct qemu_tmp *tmp, bool keep)
 
 /* Print @a shell-quoted, so it can be pasted to run QEMU by hand, and
  * where the files it reads live. */
+/* Append " N>DIR/status" to the printed command @line (@size bytes), so
+ * that it runs as pasted and leaves the status byte where ptelab's own
+ * runs used to. Return: 0, or -1 when it does not fit. */
+static int status_redirect(char *line, size_t size, const struct qemu_tmp *tmp)
+{
+	char path[PATH_MAX + 8];
+	size_t n = strlen(line);
+
+	snprintf(path, sizeof(path), "%s/status", tmp->dir);
+	if (n + 4 >= size)
+		return -1;
+	snprintf(line + n, size - n, " %d>", VMM_QEMU_STATUS_FD);
+	return vmm_shell_quote(line, size, path);
+}
+
 static void qemu_print_argv(const struct vmm_qemu_argv *a, const struct qemu_tmp *tmp, bool keep)
 {
 	static char line[VMM_QEMU_ARGS_BYTES * 2];
@@ -639,10 +654,12 @@ static void qemu_print_argv(const struct vmm_qemu_argv *a, const struct qemu_tmp
 		if (vmm_shell_quote(line, sizeof(line), a->argv[i]))
 			break;
 	}
+	if (strstr(line, "/dev/fd/") && tmp->dir[0] && status_redirect(line, sizeof(line), tmp))
+		line[0] = 0;
 	fprintf(stderr, "ptelab: %s\n", line);
 	if (strstr(line, "/dev/fd/"))
-		vmm_msg("the guest's status byte goes to fd %d: add %d>FILE to run it by hand",
-			VMM_QEMU_STATUS_FD, VMM_QEMU_STATUS_FD);
+		vmm_msg("the guest's status byte goes to fd %d, here the file %s/status",
+			VMM_QEMU_STATUS_FD, tmp->dir);
 	if (tmp->dir[0] && !keep)
 		vmm_msg("that command reads %s, which ptelab removes when it exits; add --keep "
 			"to keep it",
