@@ -14,7 +14,7 @@
 # printed inside (ok/FAIL/SKIP) counts here. No QEMU, no package (no
 # network) or no /dev/kvm in the nested VM: one SKIP line per arch.
 # The nested VMs run side by side under nice; each has NESTED_TIMEOUT
-# seconds (300).
+# seconds (800).
 # --bench runs tests/kvm/bench.sh there instead (the boot benchmark of
 # tests/bench/boot.sh, on the nested KVM) and passes its RESULT and timing
 # lines on; --shootdown runs tests/kvm/shootdown.sh (bench:zap, mprotect,
@@ -30,7 +30,7 @@ STAGE=cases
 [ "${1:-}" = --shootdown ] && STAGE=shootdown && shift
 [ "${1:-}" = --scaling ] && STAGE=scaling && shift
 ARCHES=${*:-x86_64 arm64}
-NESTED_TIMEOUT=${NESTED_TIMEOUT:-500}
+NESTED_TIMEOUT=${NESTED_TIMEOUT:-800}
 HOST_ARCH=$(uname -m)
 [ "$HOST_ARCH" = aarch64 ] && HOST_ARCH=arm64
 
