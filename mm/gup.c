@@ -576,18 +576,21 @@ static unsigned gup_fast_run(struct gup_ctx *g, pmd_t *pmdp, pmd_t pmd, unsigned
 	return keep;
 }
 
-/* The PMD leaf at @pmdp, locklessly: grab, re-check the leaf, then the
- * unshare check, as gup_fast_run. */
-static unsigned gup_fast_pmd(struct gup_ctx *g, pmd_t *pmdp, unsigned long addr, unsigned long end,
-			     struct page **pages)
+/* The PMD leaf @pmd that the walk read at @pmdp, locklessly: grab, re-check
+ * the leaf, then the unshare check, as gup_fast_run. The value is the one
+ * the walk classified as a leaf: a second read could find a migration
+ * entry or none, whose pfn is no page. */
+static unsigned gup_fast_pmd(struct gup_ctx *g, pmd_t *pmdp, pmd_t pmd, unsigned long addr,
+			     unsigned long end, struct page **pages)
 {
-	pmd_t pmd = pmdp_get(pmdp);
-	struct page *page = pfn_to_page(pmd_pfn(pmd)) + ((addr & ~PMD_MASK) >> PAGE_SHIFT);
-	struct folio *folio = page_folio(page);
+	struct page *page;
+	struct folio *folio;
 	unsigned nr;
 
 	if (!pmd_user(pmd) || ((g->flags & FOLL_WRITE) && !pmd_write(pmd)))
 		return 0;
+	page = pfn_to_page(pmd_pfn(pmd)) + ((addr & ~PMD_MASK) >> PAGE_SHIFT);
+	folio = page_folio(page);
 	nr = gup_try_grab(folio, (unsigned)((end - addr) >> PAGE_SHIFT), g->flags, true);
 	if (!nr)
 		return 0;
@@ -619,7 +622,7 @@ static unsigned long gup_fast_pmd_range(struct gup_ctx *g, unsigned long addr, u
 	case PMD_MIGRATION: /* the slow path's fault waits for it */
 		return 0;
 	case PMD_LEAF:
-		return gup_fast_pmd(g, pmdp, addr, end, pages);
+		return gup_fast_pmd(g, pmdp, pmd, addr, end, pages);
 	case PMD_TABLE:
 		break;
 	}

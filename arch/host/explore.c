@@ -10,9 +10,12 @@
  *
  * PCT (Burckhardt et al., ASPLOS 2010): every CPU gets a distinct random
  * priority >= d; d-1 change points are drawn from [1, steps_hint]; when
- * the running CPU takes the step of the i-th change point its priority
- * drops to i (below every initial one). The highest-priority runnable CPU
- * runs. RANDOM runs a uniformly random runnable CPU at every step.
+ * the running CPU takes the step of a change point its priority drops
+ * below every priority given so far (PCT's i-th change point gives i, below
+ * every initial one; here spins lower priorities too, see below, and a
+ * change point must go below those, or a round's first barrier, where
+ * every CPU but one spins, would leave no change point able to let
+ * another CPU run). The highest-priority runnable CPU runs. RANDOM runs a uniformly random runnable CPU at every step.
  *
  * Spins: a CPU that spins (arch_cpu_relax(), smp_wait(), lock waits) is
  * not runnable until another CPU takes a step that is not a spin: what it
@@ -286,8 +289,10 @@ void explore_point(unsigned kind)
 	} else {
 		progress();
 	}
-	while (next_change < nr_changes && steps == change_at[next_change])
-		cpus[me].prio = ++next_change;
+	while (next_change < nr_changes && steps == change_at[next_change]) {
+		next_change++;
+		cpus[me].prio = --lowest; /* below every spinner's yield too */
+	}
 	hand_over(me, pick_next(), kind);
 }
 

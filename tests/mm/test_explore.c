@@ -87,6 +87,7 @@ __attribute__((constructor)) static void explore_death_hooks(void)
 {
 	signal(SIGABRT, on_abort);
 	__sanitizer_set_death_callback(say_replay);
+	explore_on_panic(say_replay); /* explore_set() makes explore_report() the callback */
 }
 
 /* One schedule; its replay command when it fails. */
