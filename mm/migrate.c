@@ -64,11 +64,19 @@ bool migrate_batch_add(struct migrate_batch *b, struct folio *folio, struct mm *
 		panic("migrate_batch_add: batch full (%d folios)", b->nr);
 	if (folio_order(folio) > PMD_ORDER)
 		folio_bug("migrate_batch_add", folio, "folio larger than a PMD");
+	/* Isolation: the batch's own reference, since a fault or a zap on
+	 * another CPU may unmap the folio while it waits; none is taken from
+	 * a folio that went meanwhile (the lookup held no lock). */
+	if (!folio_try_grab(folio, 1, false))
+		return false;
 	page_set_flags(&folio->page, PG_locked);
 	it = &b->item[b->nr++];
-	*it = (struct migrate_item){
-		.folio = folio, .addr = addr, .mm = mm, .target = *target, .home = home
-	};
+	*it = (struct migrate_item){ .folio = folio,
+				     .addr = addr,
+				     .mm = mm,
+				     .target = *target,
+				     .home = home,
+				     .isolated = true };
 	list_init(&it->pieces);
 	count_event(migrate_queued, 1);
 	return true;
@@ -215,7 +223,7 @@ static int migrate_prepare(struct migrate_item *it)
 {
 	struct folio *f = it->folio;
 
-	if (folio_maybe_dma_pinned(f) || folio_ref_count(f) != folio_mapcount(f))
+	if (folio_maybe_dma_pinned(f) || folio_ref_count(f) != folio_mapcount(f) + 1)
 		return -EBUSY;
 	it->dst = mpol_alloc(&it->target, it->home, it->addr, folio_order(f), 0);
 	if (it->dst)
@@ -483,6 +491,22 @@ static void migrate_remap(struct migrate_item *it, struct folio **pieces)
 	}
 }
 
+/* The folio lost every mapping while it was queued (a COW fault or a
+ * zap on another CPU) and the freeze found only the batch's reference:
+ * free it and the destination, as Linux does with a folio freed under a
+ * migration (counted as moved). */
+static void migrate_drop(struct migrate_item *it)
+{
+	it->status = it->dst ? it->dst->page.node : it->folio->page.node;
+	if (it->dst)
+		folio_put(it->dst);
+	else
+		free_pieces(it);
+	page_clear_flags(&it->folio->page, PG_locked);
+	it->isolated = false;
+	folio_free_frozen(it->folio);
+}
+
 /* Copy, remap everywhere, free the old folio (frozen: no reference is
  * left) and the allocation references of the destination. */
 static void migrate_move(struct migrate_item *it)
@@ -490,6 +514,10 @@ static void migrate_move(struct migrate_item *it)
 	static struct folio *pieces[PTRS_PER_TABLE];
 	struct folio *f = it->folio;
 
+	if (!it->nr_entries) {
+		migrate_drop(it);
+		return;
+	}
 	if (!it->dst)
 		pieces_array(it, pieces);
 	migrate_copy(it, pieces);
@@ -500,12 +528,14 @@ static void migrate_move(struct migrate_item *it)
 	if (!it->dst)
 		free_pieces(it); /* their allocation references: unmapped pieces go */
 	page_clear_flags(&f->page, PG_locked);
+	it->isolated = false; /* the frozen count held the reference */
 	folio_free_frozen(f);
 }
 
 /*
  * migrate_freeze - after the unmap and its flush: is every reference to
- * @it's folio one of its migration entries'? Then its refcount becomes 0
+ * @it's folio one of its migration entries' or the batch's own (taken at
+ * queueing, as Linux's isolation does)? Then its refcount becomes 0
  * in the same exchange. A large folio's pincount is looked at too (its
  * pins are in its refcount as well, so a count that matched with a pin
  * left would be a bug elsewhere; it stays busy then). The ordering: the
@@ -519,11 +549,13 @@ static bool migrate_freeze(struct migrate_item *it)
 {
 	struct folio *f = it->folio;
 
-	if (!folio_ref_freeze(f, (int)it->nr_entries))
+	int count = (int)it->nr_entries + 1; /* the entries' and the batch's */
+
+	if (!folio_ref_freeze(f, count))
 		return false;
 	if (!folio_test_large(f) || !folio_pincount(f))
 		return true;
-	folio_ref_unfreeze(f, (int)it->nr_entries);
+	folio_ref_unfreeze(f, count);
 	return false;
 }
 
@@ -544,7 +576,6 @@ static void migrate_restore(struct migrate_item *it)
 	else
 		free_pieces(it);
 	it->status = -EBUSY;
-	page_clear_flags(&it->folio->page, PG_locked);
 }
 
 /* After the group's flush: freeze and move @it's folio, or restore it. */
@@ -583,10 +614,8 @@ static long migrate_group(struct migrate_item *it, int n)
 
 	for (int k = 0; k < n; k++) {
 		it[k].status = migrate_prepare(&it[k]);
-		if (it[k].status) {
-			page_clear_flags(&it[k].folio->page, PG_locked);
+		if (it[k].status)
 			continue;
-		}
 		if (migrate_window_hook)
 			migrate_window_hook(MIGRATE_CHECKED, it[k].folio);
 		migrate_unmap(&it[k], defer);
@@ -601,6 +630,10 @@ static long migrate_group(struct migrate_item *it, int n)
 		if (!it[k].status)
 			migrate_finish(&it[k]);
 		failed += migrate_account(&it[k], pages, thp);
+		if (it[k].isolated) { /* not moved: unlock it, drop the batch's reference */
+			page_clear_flags(&it[k].folio->page, PG_locked);
+			folio_put(it[k].folio);
+		}
 	}
 	return failed;
 }

@@ -27,6 +27,7 @@ struct migrate_item {
 	struct folio *dst;	  /* same-order destination, or NULL */
 	struct list_head pieces;  /* order-0 destinations when the folio is split */
 	unsigned long nr_entries; /* migration entries made by the unmap */
+	bool isolated;		  /* the batch holds a reference on folio */
 };
 
 struct migrate_batch {
@@ -34,13 +35,16 @@ struct migrate_batch {
 	struct migrate_item item[MIGRATE_CHUNK];
 };
 
-/* The one batch (the guest is uniprocessor; migrate calls do not nest). */
+/* The one batch (migrate_lock: one migration at a time). */
 extern struct migrate_batch migrate_batch_buf;
 
 /*
  * migrate_batch_add - queue @folio (found mapped in @mm with page 0 at
- * @addr) to move by @target (from @home). Return: false when it is
- * already queued. Context: a PTE lock may be held.
+ * @addr) to move by @target (from @home), taking the batch's reference
+ * on it (isolation: a fault or zap may unmap it while it waits; the batch
+ * drops the reference when the folio moves or stays). Return: false when
+ * it is already queued, or was freed since it was found. Context: a PTE
+ * lock may be held.
  */
 bool migrate_batch_add(struct migrate_batch *b, struct folio *folio, struct mm *mm,
 		       unsigned long addr, const struct mempolicy *target, int home);

@@ -63,7 +63,8 @@ static int move_one(struct mm *mm, unsigned long addr, int node, unsigned flags)
 	addr = (addr & ~(PAGE_SIZE - 1)) - idx * PAGE_SIZE;
 	if (!(flags & MPOL_MF_MOVE_ALL) && folio_shared_with_other_mm(f, mm, addr))
 		return -EACCES;
-	migrate_batch_add(b, f, mm, addr, &target, node);
+	if (!migrate_batch_add(b, f, mm, addr, &target, node))
+		return -ENOENT; /* it went since the lookup */
 	return MOVE_PENDING + b->nr - 1;
 }
 
