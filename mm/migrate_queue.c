@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 
+#include "folio_walk.h"
 #include "kernel.h"
 #include "migrate.h"
 #include "pte_batch.h"
@@ -173,16 +174,24 @@ static int queue_pte_range(struct mm *mm, pmd_t *pmdp, pte_t *ptep, unsigned lon
 	return ret ?: queue_check_full(q, end);
 }
 
-/* The walker's pmd_leaf: the whole folio in one step (queue_folios_pmd). */
+/* The walker's pmd_leaf: the whole folio in one step (queue_folios_pmd).
+ * The walker's read of the pmd took no lock: a COW fault may have split
+ * the leaf since (the fault holds the mmap_lock for read, as this walk
+ * does), so the pmd is read again under the page_table_lock and the
+ * folio queued there; a pmd that is no leaf any more is passed over. */
 static int queue_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsigned long end, void *priv)
 {
 	struct queue_ctx *q = priv;
-	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(pmdp_get(pmdp))));
+	pmd_t pmd;
+	int ret = 0;
 
-	(void)mm;
-	return queue_one(q, folio, (addr & ~PMD_MASK) >> PAGE_SHIFT, addr,
-			 (end - addr) >> PAGE_SHIFT)
-		       ?: queue_check_full(q, end);
+	spin_lock(&mm->page_table_lock);
+	pmd = pmdp_get(pmdp);
+	if (pmd_state(pmd) == PMD_LEAF)
+		ret = queue_one(q, page_folio(pfn_to_page(pmd_pfn(pmd))),
+				(addr & ~PMD_MASK) >> PAGE_SHIFT, addr, (end - addr) >> PAGE_SHIFT);
+	spin_unlock(&mm->page_table_lock);
+	return ret ?: queue_check_full(q, end);
 }
 
 static const struct pt_walk_ops queue_ops = { .pmd_leaf = queue_pmd, .pte_range = queue_pte_range };
