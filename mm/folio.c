@@ -237,18 +237,29 @@ void folio_unpin(struct folio *f, int nr)
 }
 
 /*
- * Fully ordered, as Linux's folio_ref_try_add() and its pincount add
- * followed by smp_mb__after_atomic(): the increments are visible to every
- * CPU before any later load of this one (gup-fast's re-read of the pmd
- * and the entries). GCC's __sync builtins are full barriers: LOCK
- * CMPXCHG / LOCK XADD on x86, LDXR/STLXR then DMB ISH on arm64, where an
- * acquire CAS (LDAXR/STXR) would let the re-read pass the store. The
- * pairing is in docs/gup.md ("the grab's barrier").
+ * folio_try_grab - take @nr references (pins when @pin) on @f without a
+ * lock that keeps it alive: nothing is taken from a folio whose count is
+ * zero (being freed). Two steps, as Linux's try_grab_folio_fast(): first
+ * @nr plain references by compare-and-swap; only then, with the folio
+ * held, is its size read to finish a pin (pincount for a large folio,
+ * the rest of the bias for a small one). Size read before the CAS could
+ * belong to a folio freed and reallocated at another order between the
+ * read and the CAS: a pin counted the large way on what is now an order-0
+ * folio, which its unpin then finds not pinned (make stress, mix pct seed
+ * 1001944). The struct may by then be another folio than the caller's
+ * lookup found; the caller re-reads the entry and gives the references
+ * back through the same folio, which the references keep stable.
+ * Both steps are fully ordered, as Linux's folio_ref_try_add() and the
+ * smp_mb__after_atomic() after its pin count: the increments are visible
+ * to every CPU before any later load of this one (gup-fast's re-read of
+ * the pmd and the entries, its AnonExclusive look). GCC's __sync builtins
+ * are full barriers: LOCK CMPXCHG / LOCK XADD on x86, LDXR/STLXR then
+ * DMB ISH on arm64, where an acquire CAS (LDAXR/STXR) would let the
+ * re-read pass the store. The pairing is in docs/gup.md ("the grab's
+ * barrier"). One ref_update: one logical grab.
  */
 bool folio_try_grab(struct folio *f, int nr, bool pin)
 {
-	bool large = folio_test_large(f);
-	int add = pin && !large ? nr * GUP_PIN_COUNTING_BIAS : nr;
 	int old = folio_ref_count(f), seen;
 
 	if (nr <= 0 || nr > INT32_MAX / GUP_PIN_COUNTING_BIAS)
@@ -257,13 +268,16 @@ bool folio_try_grab(struct folio *f, int nr, bool pin)
 		if (old <= 0)
 			return false;
 		arch_sched_point(SCHED_ATOMIC);
-		seen = __sync_val_compare_and_swap(&f->page.refcount, old, old + add);
+		seen = __sync_val_compare_and_swap(&f->page.refcount, old, old + nr);
 		if (seen == old)
 			break;
 	}
-	if (pin && large) {
+	if (pin) {
 		arch_sched_point(SCHED_ATOMIC);
-		__sync_fetch_and_add(&f->page.pincount, nr);
+		if (folio_test_large(f))
+			__sync_fetch_and_add(&f->page.pincount, nr);
+		else
+			__sync_fetch_and_add(&f->page.refcount, nr * (GUP_PIN_COUNTING_BIAS - 1));
 	}
 	count_event(ref_updates, 1);
 	return true;
