@@ -115,9 +115,10 @@ int vmm_config_settle(struct vmm_config *cfg, int backend, char *err, size_t err
 			cfg->timeout = 3600;
 	}
 	n = snprintf(cfg->bootargs + len, sizeof(cfg->bootargs) - len,
-		     " ptelab.clock=%s ptelab.backend=%s ptelab.version=%s%s",
+		     " ptelab.clock=%s ptelab.backend=%s ptelab.version=%s%s%s",
 		     vmm_clock_name(cfg, backend), backend_name(backend), vmm_version,
-		     cfg->quiet ? " ptelab.quiet=on" : "");
+		     cfg->quiet ? " ptelab.quiet=on" : "",
+		     cfg->verbose ? " ptelab.verbose=on" : "");
 	if (n < 0 || (size_t)n >= sizeof(cfg->bootargs) - len) {
 		cfg->bootargs[len] = 0;
 		snprintf(err, errlen, "guest arguments: too long (limit %d bytes with ptelab's)",

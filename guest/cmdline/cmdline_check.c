@@ -68,6 +68,7 @@ static const struct key_rule rules[] = {
 	{ "ptelab.backend", K_TEXT, "set by ptelab: the backend" },
 	{ "ptelab.version", K_TEXT, "set by ptelab: its version" },
 	{ "ptelab.quiet", K_ONOFF, "set by ptelab --quiet: no progress lines" },
+	{ "ptelab.verbose", K_ONOFF, "set by ptelab --verbose: the boot map (mm: lines)" },
 };
 #define NR_RULES (int)(sizeof(rules) / sizeof(rules[0]))
 
