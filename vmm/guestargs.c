@@ -84,8 +84,13 @@ int vmm_guest_mem_needed(const struct vmm_config *cfg, uint64_t *need, char *err
 
 int vmm_guest_args_check(const struct vmm_config *cfg, char *err, size_t errlen)
 {
+	char why[200];
+
 	if (check_words(cfg, err, errlen))
 		return -1;
+	if (cmdline_check_machine(&words, (unsigned)cfg->nodes, (unsigned)cfg->cpus, why,
+				  sizeof(why)))
+		return snprintf(err, errlen, "guest command line: %s", why), -1;
 	return vmm_guest_runs_bench(cfg) ? check_bench_size(cfg, err, errlen) : 0;
 }
 

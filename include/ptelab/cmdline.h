@@ -137,6 +137,17 @@ bool cmdline_bench_every_node(const char *name);
  * (run=bench runs them all)? */
 bool cmdline_run_every_node(const struct cmdline *cl);
 
+/*
+ * cmdline_check_machine - what @cl asks of the machine against the one it
+ * gets: @nodes NUMA nodes and @cpus CPUs. cpus=K needs K CPUs, active=N
+ * N + 1, run=numa_maps two nodes. ptelab checks it before it boots (from
+ * --nodes and --cpus) and the guest again from its device tree, with the
+ * same words. Return: 0, or -1 with a one-line reason naming the ptelab
+ * option in @err.
+ */
+int cmdline_check_machine(const struct cmdline *cl, unsigned nodes, unsigned cpus, char *err,
+			  size_t errlen);
+
 /* cpus= of the benchmarks that run on several CPUs: at most this (the
  * guest's NR_CPUS; ptelab --cpus has the same limit). */
 #define CMDLINE_CPUS_MAX 8
