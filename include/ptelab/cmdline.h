@@ -113,7 +113,7 @@ int folios_check(const char *list, char *err, size_t errlen);
 	X(mprotect, "cap of the batched mprotect: N or max")                                       \
 	X(fork, "cap of fork's batched PTE copy: N or max")                                        \
 	X(gup_grab, "cap of GUP's batched folio grab: N or max")                                   \
-	X(migrate, "cap of migration's queueing (seed 003's run skip): N or max")                  \
+	X(migrate, "cap of migration's queueing (a folio's PTEs skipped as one run): N or max")    \
 	X(migrate_unmap, "PTEs migration unmaps and remaps as one run: N or max")                  \
 	X(migrate_flush, "folios sharing one migration TLB flush (1: none deferred): N or max")
 
