@@ -181,9 +181,11 @@ $(B)/$(1)/guest.elf: $$($(1)_OBJS) linker/$(1).ld
 	$(Q)$(CC_$(1)) -nostdlib -static -no-pie -T linker/$(1).ld -Wl,--build-id=none -Wl,-z,noexecstack \
 		-Wl,-Map=$(B)/$(1)/guest.map -o $$@ $$($(1)_OBJS) $$($(1)_LIBS)
 endef
-# Fragments: one per part of the build with its own runner (mm host
-# runner, VMM test tools); each adds its outputs to EXTRA_ALL, which
-# `all` builds through extra-all (expanded here, after the fragments).
+# Fragments: one per part of the build with its own runner or target (mm
+# host runner, tsan, host backend, VMM test tools, compare, kvm, sweep).
+# Those whose outputs `all` must build add them to EXTRA_ALL, which
+# extra-all expands here, after the fragments; the others (compare, kvm,
+# sweep) build what their own targets need.
 -include $(sort $(wildcard mk/*.mk))
 .PHONY: extra-all
 extra-all: $(EXTRA_ALL)

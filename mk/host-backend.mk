@@ -1,6 +1,6 @@
 # mk/host-backend.mk - build/ptelab-host-<arch>, what `ptelab --backend
-# host` runs: the guest's commands (every guest/*.c but the boot, console
-# and libc glue), all of mm/ and the hosted simulation (arch/host), built
+# host` runs: the guest's commands (every guest/*.c but the boot, the
+# machine and the libc glue: HOSTRUN_GUEST_SKIP), all of mm/ and the hosted simulation (arch/host), built
 # for the host CPU and optimised like the guest (no sanitizers: it is
 # timed). One binary per PTE format, as for the mm host runner
 # (mk/mm-host.mk, whose include order it shares).

@@ -1,8 +1,9 @@
 /*
  * knobs.h - the batching configuration every batched path reads.
  *
- * One cap per operation: 1 is the unbatched behaviour from before the seed
- * patches, N batches at most N PTEs, CAP_MAX batches up to the natural
+ * One cap per batching decision (migration has three: queueing, unmap
+ * runs, flush grouping): 1 is the unbatched behaviour from before the
+ * batching series, N batches at most N PTEs, CAP_MAX batches up to the natural
  * bound (folio, page table, VMA, range). The guest sets them from its
  * command line (guest/knobs.c: zap=, mprotect=, fork=, gup_grab=,
  * migrate=, migrate_unmap=, migrate_flush=, batch= for all of them;

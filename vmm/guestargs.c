@@ -1,6 +1,6 @@
 /*
  * guestargs.c - ptelab's view of the guest command line: checked before
- * anything boots (with the guest's own parser and rules, guest/cmdline*.c),
+ * anything boots (with the guest's own parser and rules, guest/cmdline/),
  * and completed with what only ptelab knows (the clock, its version).
  */
 #include <stdio.h>

@@ -568,21 +568,17 @@ TEST(gup_fast_race_pins_while_fork_writes)
 	struct loop l = { 0 };
 	uint64_t free0;
 
+	if (smp_nr_cpus() < 2)
+		SKIP_CASE("needs 2 CPUs: a pin beside the fork");
 	l.mm = mm_case_begin(&free0);
 	l.a = test_mmap(l.mm, RACE_PAGES * PAGE_SIZE, RW | VM_NOHUGEPMD, ORDERS(4));
 	CHECK_EQ(mm_touch(l.mm, l.a, RACE_PAGES * PAGE_SIZE, true), 0);
-	if (smp_nr_cpus() < 2) {
-		printf("    1 CPU online: nothing runs beside the fork\n");
-		CHECK(true);
-	} else {
-		smp_run(2, loop_cpu, &l);
-		printf("    %u forks, %u rounds: %u pinned pages not the parent's, %u without its "
-		       "write\n",
-		       l.forks, RACE_ROUNDS, l.bad_page, l.bad_value);
-		CHECK_EQ(l.forks, RACE_ROUNDS);
-		CHECK_EQ(l.bad_page, 0);
-		CHECK_EQ(l.bad_value, 0);
-	}
+	smp_run(2, loop_cpu, &l);
+	printf("    %u forks, %u rounds: %u pinned pages not the parent's, %u without its write\n",
+	       l.forks, RACE_ROUNDS, l.bad_page, l.bad_value);
+	CHECK_EQ(l.forks, RACE_ROUNDS);
+	CHECK_EQ(l.bad_page, 0);
+	CHECK_EQ(l.bad_value, 0);
 	mm_case_end(l.mm, free0);
 }
 
