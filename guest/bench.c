@@ -193,7 +193,7 @@ static void print_result(const struct bench *b, const struct folio_size *fs,
 			 const struct bench_variant *v, const struct bench_params *p,
 			 struct variant_result *r)
 {
-	char counters[2048], capjson[256], cap[12] = "null";
+	char counters[2048], capjson[256], cap[12] = "null", params[160] = "";
 
 	qsort(r->t, (size_t)p->reps, sizeof(r->t[0]), cmp_u64);
 	r->median =
@@ -204,16 +204,18 @@ static void print_result(const struct bench *b, const struct folio_size *fs,
 	caps_json(&r->caps, capjson, sizeof(capjson));
 	if (b->cap_key)
 		snprintf(cap, sizeof(cap), "%u", cap_json(caps_value(&r->caps, b->cap_key)));
+	if (b->params)
+		b->params(params, sizeof(params));
 	printf("RESULT "
 	       "{\"bench\":\"%s\",\"arch\":\"%s\",\"backend\":\"%s\",\"clock\":\"%s\","
 	       "\"version\":\"%s\",\"folio\":\"%s\",\"variant\":\"%s\",\"cap\":%s,\"active\":%u,"
 	       "\"reps\":%d,\"size_mb\":%lu,\"median_us\":%.1f,\"min_us\":%.1f,\"max_us\":%.1f,"
-	       "\"spread_pct\":%.1f,\"cpus\":%u,\"workers\":%u,\"caps\":{%s},"
-	       "\"counters\":{%s}}\n",
+	       "\"spread_pct\":%.1f,\"cpus\":%u,\"workers\":%u,\"params\":\"%s\","
+	       "\"caps\":{%s},\"counters\":{%s}}\n",
 	       b->name, arch_name, p->backend, p->clock, p->version, fs->label, v->name, cap,
 	       p->active, p->reps, p->size >> 20, r->median / 1000.0, r->t[0] / 1000.0,
-	       r->t[p->reps - 1] / 1000.0, r->spread, smp_nr_cpus(), b->smp ? p->cpus : 1, capjson,
-	       counters);
+	       r->t[p->reps - 1] / 1000.0, r->spread, smp_nr_cpus(), b->smp ? p->cpus : 1, params,
+	       capjson, counters);
 }
 
 /* Is @label in the comma-separated @list? */

@@ -306,6 +306,18 @@ static int rep_gup_put(const struct folio_size *fs, const struct bench_rep *r,
 	return rep_gup_common(fs, p, true);
 }
 
+/* The gup_* keys as they apply, for the RESULT line (bench.h). */
+static void gup_params_text(char *buf, size_t len)
+{
+	struct gup_params gp;
+
+	if (gup_params(&gp)) /* checked before the run: not reached */
+		return;
+	snprintf(buf, len, "gup_op=%s gup_keep=%s gup_write=%s gup_touch=%s gup_nr=%lu",
+		 op_names[gp.op], keep_names[gp.ranges ? KEEP_RANGES : KEEP_PAGES],
+		 gp.flags & FOLL_WRITE ? "on" : "off", gp.flags & FOLL_TOUCH ? "on" : "off", gp.nr);
+}
+
 /* Both time a part of GUP whose gets the variant sets: gup_grab= is the
  * cap; unbatched also turns gup_walk off (walk and walk+grab keep it on). */
 static const char *const gup_companions[] = { "gup_walk", NULL };
@@ -318,7 +330,8 @@ const struct bench bench_gup = {
 	.what = "get/pin calls over populated memory (gup_test's get time)",
 	.cap_key = "gup_grab",
 	.companion_keys = gup_companions,
-	.smp = true
+	.smp = true,
+	.params = gup_params_text
 };
 const struct bench bench_gup_put = { .name = "gup_put",
 				     .default_folios = "4K,64K,2M-pmd",
@@ -327,4 +340,5 @@ const struct bench bench_gup_put = { .name = "gup_put",
 				     .what = "release of the pinned pages (gup_test's put time)",
 				     .cap_key = "gup_grab",
 				     .companion_keys = gup_companions,
-				     .smp = true };
+				     .smp = true,
+				     .params = gup_params_text };

@@ -79,6 +79,10 @@ struct bench {
 	 * (called after cap_key is set, before the caps are recorded). */
 	void (*apply)(const char *variant);
 	bool takes_active; /* its rep times through bench_timed(), so active= applies */
+	/* Optional: the bench's own keys as they apply ("gup_op=pin ..."), for
+	 * the RESULT line's "params" (empty without it), so that a CSV mixing
+	 * runs of different keys can tell them apart. */
+	void (*params)(char *buf, size_t len);
 };
 
 /*

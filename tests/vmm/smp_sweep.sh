@@ -37,7 +37,7 @@ cpus_cases() {
 	refused "guest command line: cpus=2: the machine has 1 CPU \\(ptelab --cpus 2\\)" run=bench:fault cpus=2
 	refused "guest: bench zap: cpus= does not apply" --cpus 2 run=bench:zap cpus=2
 	for b in fault gup; do
-		name="bench:$b cpus=2: the work of two CPUs, cpus and workers in RESULT"
+		name="bench:$b cpus=2: the work of two CPUs, cpus, workers and params in RESULT"
 		for k in 1 2; do
 			expect_status "$name" 0 "$PTELAB" --accel icount --cpus 2 --mem 256M \
 				--results "$TMPD/$b$k.json" run=bench:$b cpus=$k size=8 reps=1 folios=64K ||
@@ -53,6 +53,10 @@ cpus_cases() {
 		elif ! grep -q '"cpus":2,"workers":2,' "$TMPD/${b}2.json" ||
 			! grep -q '"cpus":2,"workers":1,' "$TMPD/${b}1.json"; then
 			fail "$name" "cpus/workers: $(grep -o '"cpus":[0-9]*,"workers":[0-9]*' "$TMPD/${b}2.json" | head -n 1)"
+		elif [ $b = gup ] && ! grep -q '"params":"gup_op=longterm gup_keep=pages gup_write=on gup_touch=off gup_nr=65536"' "$TMPD/${b}2.json"; then
+			fail "$name" "params: $(grep -o '"params":"[^"]*"' "$TMPD/${b}2.json" | head -n 1)"
+		elif [ $b = fault ] && ! grep -q '"params":"",' "$TMPD/${b}2.json"; then
+			fail "$name" "params of bench:fault: $(grep -o '"params":"[^"]*"' "$TMPD/${b}2.json" | head -n 1)"
 		else
 			pass "$name"
 		fi

@@ -640,7 +640,13 @@ static void print_result(const char *name, const struct fsize *fs, struct rep *r
 	if (r[0].leg[0])
 		printf(",\"leg1_us\":%.1f,\"leg2_us\":%.1f,\"folio_after\":\"%s\"",
 		       r[0].leg[0] / 1000.0, r[0].leg[1] / 1000.0, r[0].after);
-	printf(",\"caps\":{},\"counters\":{%s}}\n", counters);
+	/* ptelab's "params" for the same work: io_uring's registration pins
+	 * as gup_op=longterm and keeps them as one bvec per folio run. */
+	printf(",\"params\":\"%s\",\"caps\":{},\"counters\":{%s}}\n",
+	       !strcmp(name, "gup") || !strcmp(name, "gup_put")
+		       ? "gup_op=longterm gup_keep=ranges gup_write=on gup_touch=off"
+		       : "",
+	       counters);
 	fflush(stdout);
 }
 
