@@ -170,6 +170,21 @@ static void run_round(struct mix *m, int mode)
 			mm_put(ref[s]);
 }
 
+/* A failed round's ops, per CPU in program order: what to read beside
+ * the replay command. */
+static void print_round(const struct mix *m)
+{
+	printf("    round %u ops (caps: %s):\n", m->round, m->caps_name);
+	for (unsigned cpu = 0; cpu < m->ncpus; cpu++)
+		for (unsigned i = 0; i < m->nr_ops[cpu]; i++) {
+			const struct mix_op *op = &m->ops[cpu][i];
+
+			printf("      cpu%u %-10s mm %d pages %u+%u flags %#x child %d ret %ld\n",
+			       cpu, op->kind->name, op->slot, op->first, op->n, op->flags,
+			       op->child, op->ret);
+		}
+}
+
 /* Every result, then the model moves on: forks, VMA ops and exits,
  * then the rest (explore_mix.h, struct mix_kind's pass). */
 static int finish_round(struct mix *m)
@@ -188,6 +203,8 @@ static int finish_round(struct mix *m)
 		bad += mix_bad(m, "mm_check", "the invariant checker failed (above)");
 	bad += mix_check_contents(m);
 	bad += mix_check_pins(m);
+	if (bad)
+		print_round(m);
 	return bad;
 }
 
