@@ -34,7 +34,7 @@ run_seeds() {
 	while [ "$s" -lt "$to" ]; do
 		out=$dir/$fmt.out
 		MM_EXPLORE_BASE=$s MM_EXPLORE_SCHEDULES=$((to - s)) timeout 600 \
-			"build/mm-tests-$fmt" "explore/$mix" >"$out" 2>&1
+			"$dir/mm-tests-$fmt" "explore/$mix" >"$out" 2>&1
 		rc=$?
 		[ $rc -eq 124 ] && echo "timeout: $fmt explore/$mix seeds $s.. hung" >>"$out"
 		grep -E '^    explore |^    [0-9]+ problem|^panic: |^replay: |ERROR: |runtime error:|^timeout' \
@@ -75,6 +75,8 @@ for fmt in x86_64 arm64; do
 		echo "0 passed, 1 failed"
 		exit 1
 	fi
+	# A copy: a make during the run must not change or lock the binary.
+	cp "build/mm-tests-$fmt" "$dir/mm-tests-$fmt" || exit 1
 	echo "0 0" >"$dir/$fmt.count"
 	run_format "$fmt" &
 done
