@@ -20,6 +20,12 @@
 
 #include <asm/user.h>
 
+#include "percpu.h"
+
+/* arch/arm64: gic.c, user.c */
+void arm64_gic_send_wake(uint64_t mpidr);
+extern unsigned long arm64_user_irqs;
+
 #define CODE_VA 0x400000ul
 #define STACK_VA 0x800000ul
 #define PAGE 4096ul
@@ -44,6 +50,22 @@ static const uint32_t prog_segv[] = {
 	0xd28a0000, /* movz x0, #0x5000 */
 	0xf9400001, /* ldr x1, [x0]: nothing maps 0x5000 */
 	0xd4000001, /* svc #0: not reached */
+};
+static const uint32_t prog_exec_stack[] = {
+	0xd2a01000, /* movz x0, #0x80, lsl #16: STACK_VA, not executable */
+	0xd61f0000, /* br x0 */
+};
+static const uint32_t prog_write_text[] = {
+	0xd2a00800, /* movz x0, #0x40, lsl #16: CODE_VA, read-only */
+	0xf9000000, /* str x0, [x0] */
+};
+static const uint32_t prog_loop[] = {
+	0xd280fa00, /* movz x0, #2000 */
+	0xd2800ef3, /* movz x19, #0x77 */
+	0xf1000400, /* loop: subs x0, x0, #1 */
+	0x54ffffe1, /* b.ne loop */
+	0xd2800ba8, /* movz x8, #93 */
+	0xd4000001, /* svc #0 */
 };
 static const uint32_t prog_sigill[] = {
 	0x00000000, /* udf #0 */
@@ -141,6 +163,21 @@ TEST(unmapped_load_is_sigsegv)
 	CHECK_EQ(fatal_pc, CODE_VA + 4);
 }
 
+/* An instruction fetch from a mapping without VM_EXEC (instruction abort,
+ * FAULT_EXEC) and a store to one without VM_WRITE (data abort, WnR) are
+ * refused by mm/ and end the program with SIGSEGV. */
+TEST(exec_and_write_protection_are_sigsegv)
+{
+	CHECK_EQ(run_user(prog_exec_stack, sizeof(prog_exec_stack) / 4, 0), 2);
+	CHECK_EQ(fatal_sig, 11);
+	CHECK_EQ(fatal_addr, STACK_VA);
+	CHECK_EQ(fatal_pc, STACK_VA);
+	CHECK_EQ(run_user(prog_write_text, sizeof(prog_write_text) / 4, 0), 2);
+	CHECK_EQ(fatal_sig, 11);
+	CHECK_EQ(fatal_addr, CODE_VA);
+	CHECK_EQ(fatal_pc, CODE_VA + 4);
+}
+
 TEST(undefined_instruction_is_sigill)
 {
 	CHECK_EQ(run_user(prog_sigill, 1, 0), 2);
@@ -148,5 +185,22 @@ TEST(undefined_instruction_is_sigill)
 	CHECK_EQ(fatal_pc, CODE_VA);
 }
 
+/* An IRQ pending when the program starts (a wake-up SGI this CPU sends
+ * itself) is taken from EL0, acknowledged, and the program goes on with
+ * its registers: the loop counts down to 0 and x19 keeps its value. */
+TEST(irq_from_el0_resumes_the_program)
+{
+	unsigned long before = arm64_user_irqs;
+
+	if (!this_cpu()->arch.gicr_rd)
+		SKIP_CASE("no GIC set up: one CPU (run with --cpus 2)");
+	arm64_gic_send_wake(this_cpu()->hwid);
+	CHECK_EQ(run_user(prog_loop, sizeof(prog_loop) / 4, 0), 1);
+	CHECK(arm64_user_irqs > before);
+	CHECK_EQ(at_exit.regs.x[0], 0);
+	CHECK_EQ(at_exit.regs.x[19], 0x77);
+}
+
 TEST_SUITE(arm64_user, svc_round_trip_keeps_program_state, unmapped_load_is_sigsegv,
-	   undefined_instruction_is_sigill)
+	   exec_and_write_protection_are_sigsegv, undefined_instruction_is_sigill,
+	   irq_from_el0_resumes_the_program)
