@@ -15,7 +15,8 @@
  * Beyond the brief's list this header adds arch_user_set_kstack() (the
  * stack user-mode entries run on, so that process.c can leave user mode
  * by longjmp back to the frame that entered it), arch_elf_info() (auxv
- * and uname values) and user_fault_fatal() (an unresolvable user fault
+ * and uname values), arch_stat_encode() (struct stat differs per arch)
+ * and user_fault_fatal() (an unresolvable user fault
  * ends the process, not the kernel). Syscall numbers are a struct of
  * SYSNR() values named by SYSCALL_LIST below: a field an arch leaves out
  * is 0, "no such call on this arch", and dispatches to -ENOSYS.
@@ -66,6 +67,16 @@ struct arch_elf_info {
 	const char *uts_machine;   /* uname's machine field */
 };
 void arch_elf_info(struct arch_elf_info *info);
+
+/* A file's attributes; arch_stat_encode() writes them as this arch's
+ * struct stat (x86_64's 144-byte layout, arm64's asm-generic 128 bytes)
+ * into @out (ARCH_STAT_MAX bytes) and returns the size written. */
+struct kstat {
+	unsigned long dev, ino, nlink, rdev, size, blksize, blocks;
+	unsigned mode, uid, gid;
+};
+#define ARCH_STAT_MAX 160
+unsigned long arch_stat_encode(const struct kstat *ks, void *out);
 
 /* --- the system-call numbering ------------------------------------------ */
 

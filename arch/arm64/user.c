@@ -345,3 +345,26 @@ void arch_elf_info(struct arch_elf_info *info)
 					.platform = "aarch64",
 					.uts_machine = "aarch64" };
 }
+
+/* asm-generic's struct stat, which arm64 uses. */
+struct arm64_stat {
+	uint64_t dev, ino;
+	uint32_t mode, nlink, uid, gid;
+	uint64_t rdev, pad1;
+	int64_t size;
+	int32_t blksize, pad2;
+	int64_t blocks;
+	int64_t atime, atime_ns, mtime, mtime_ns, ctime, ctime_ns;
+	uint32_t unused[2];
+};
+
+unsigned long arch_stat_encode(const struct kstat *ks, void *out)
+{
+	struct arm64_stat *st = out;
+
+	*st = (struct arm64_stat){ .dev = ks->dev, .ino = ks->ino, .mode = ks->mode,
+				   .nlink = (uint32_t)ks->nlink, .uid = ks->uid, .gid = ks->gid,
+				   .rdev = ks->rdev, .size = (int64_t)ks->size,
+				   .blksize = (int32_t)ks->blksize, .blocks = (int64_t)ks->blocks };
+	return sizeof(*st);
+}
