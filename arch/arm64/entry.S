@@ -230,6 +230,7 @@ el0_entry:
 	mrs	x2, tpidr_el0
 	str	x2, [x0, #UR_TPIDR]
 	SAVE_FPSIMD x0, x2, x3, x4
+	msr	fpcr, xzr		/* the kernel's rounding and traps, not the program's */
 
 	msr	sp_el0, x0
 	msr	spsel, #0		/* the kernel's normal state, on the kstack */

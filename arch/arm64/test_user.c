@@ -39,7 +39,10 @@ static const uint32_t prog_roundtrip[] = {
 	0x4f02e747, /* movi v7.16b, #0x5a */
 	0xd53bd053, /* mrs x19, tpidr_el0 */
 	0xf81f0ff3, /* str x19, [sp, #-16]!: the stack page's first touch */
+	0xd2a00809, /* movz x9, #0x40, lsl #16: FPCR.RMode = round up */
+	0xd51b4409, /* msr fpcr, x9 */
 	0xd4000001, /* svc #0 */
+	0xd53b4417, /* mrs x23, fpcr */
 	0x91000414, /* add x20, x0, #1 */
 	0xf84107f5, /* ldr x21, [sp], #16 */
 	0x4e083cf6, /* umov x22, v7.d[0] */
@@ -73,6 +76,7 @@ static const uint32_t prog_sigill[] = {
 
 static jmp_buf back;
 static struct user_regs at_write, at_exit;
+static uint64_t kernel_fpcr; /* FPCR while the kernel ran the call */
 static int fatal_sig;
 static unsigned long fatal_addr, fatal_pc;
 static uint8_t kstack[0x8000] __attribute__((aligned(16)));
@@ -86,6 +90,7 @@ __attribute__((weak)) void syscall_entry(struct user_regs *r)
 		longjmp(back, 1);
 	}
 	at_write = *r;
+	__asm__ volatile("mrs %0, fpcr" : "=r"(kernel_fpcr));
 	memset(scratch, 0xee, sizeof(scratch)); /* newlib's memset uses SIMD registers */
 	__asm__ volatile("movi v7.16b, #0x11" : : : "v7");
 	CHECK(scratch[100] == 0xee);
@@ -135,7 +140,8 @@ out:
 
 /* The call sees x8 and x0-x2 as set; the program sees the return value,
  * its own v7 (the kernel's memset and movi changed the register), its
- * TPIDR_EL0, and its stack store (a demand fault from EL0). */
+ * FPCR (the kernel ran with 0), its TPIDR_EL0, and its stack store (a
+ * demand fault from EL0). */
 TEST(svc_round_trip_keeps_program_state)
 {
 	CHECK_EQ(run_user(prog_roundtrip, sizeof(prog_roundtrip) / 4, 0x7e57f00d), 1);
@@ -143,7 +149,10 @@ TEST(svc_round_trip_keeps_program_state)
 	CHECK_EQ(arch_syscall_arg(&at_write, 0), 1);
 	CHECK_EQ(arch_syscall_arg(&at_write, 1), 0x1234);
 	CHECK_EQ(arch_syscall_arg(&at_write, 2), 5);
-	CHECK_EQ(at_write.regs.elr, CODE_VA + 8 * 4); /* after the svc */
+	CHECK_EQ(at_write.regs.elr, CODE_VA + 10 * 4); /* after the svc */
+	CHECK_EQ(at_write.regs.fpcr, 0x400000);
+	CHECK_EQ(kernel_fpcr, 0); /* the kernel computes with its own FPCR */
+	CHECK_EQ(at_exit.regs.x[23], 0x400000);
 	CHECK_EQ(at_write.regs.sp, STACK_VA + PAGE - 16);
 	CHECK_EQ(at_write.tpidr, 0x7e57f00d);
 	CHECK_EQ(at_exit.regs.x[20], 101);
