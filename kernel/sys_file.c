@@ -15,8 +15,12 @@
 #define IO_CHUNK 512
 #define IOV_MAX 1024
 
-static struct fd *fd_get(long fd)
+/* File descriptors are C ints: the upper half of the register is not
+ * part of the argument (glibc leaves -100, AT_FDCWD, zero-extended). */
+static struct fd *fd_get(long lfd)
 {
+	int fd = (int)lfd;
+
 	struct process *p = current_process;
 
 	if (fd < 0 || fd >= PROC_NR_FDS || p->fds[fd].kind == FD_NONE)
@@ -155,7 +159,7 @@ static long do_open(long dirfd, unsigned long upath, long flags)
 	long err = 0;
 	const struct ifile *f;
 
-	if (dirfd != AT_FDCWD && !fd_get(dirfd))
+	if ((int)dirfd != AT_FDCWD && !fd_get(dirfd))
 		return -EBADF;
 	f = lookup_user(upath, &err);
 	if (!f)
@@ -273,14 +277,14 @@ long sys_newfstatat(struct user_regs *r, const long *a)
 	long err = 0;
 
 	(void)r;
-	if ((a[3] & AT_EMPTY_PATH) && !copy_from_user(&c, (unsigned long)a[1], 1) && !c) {
+	if (((int)a[3] & AT_EMPTY_PATH) && !copy_from_user(&c, (unsigned long)a[1], 1) && !c) {
 		struct fd *f = fd_get(a[0]);
 
 		if (!f)
 			return -EBADF;
 		return stat_to_user(f->kind == FD_FILE ? f->file : NULL, (unsigned long)a[2]);
 	}
-	if (a[0] != AT_FDCWD && !fd_get(a[0]))
+	if ((int)a[0] != AT_FDCWD && !fd_get(a[0]))
 		return -EBADF;
 	file = lookup_user((unsigned long)a[1], &err);
 	return file ? stat_to_user(file, (unsigned long)a[2]) : err;

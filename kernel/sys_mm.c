@@ -25,9 +25,9 @@ static unsigned long mmap_orders(unsigned long len)
 	return len >= (PAGE_SIZE << PMD_ORDER) ? 1ul | 1ul << PMD_ORDER : 1ul;
 }
 
-static int prot_to_vm(long prot, unsigned *vm)
+static int prot_to_vm(int prot, unsigned *vm)
 {
-	if (prot & ~(long)(PROT_READ | PROT_WRITE | PROT_EXEC))
+	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC))
 		return -EINVAL;
 	/* mm/ has no PROT_NONE VMA yet; every arch here can read what it
 	 * can write or execute. */
@@ -73,7 +73,8 @@ static void populate(struct mm *mm, unsigned long addr, unsigned long len, unsig
 /* A private read-only copy of @fd's bytes from @off into [addr, addr+len). */
 static int copy_file(struct mm *mm, long fd, long off, unsigned long addr, unsigned long len)
 {
-	const struct fd *f = fd >= 0 && fd < PROC_NR_FDS ? &current_process->fds[fd] : NULL;
+	const struct fd *f =
+		(int)fd >= 0 && (int)fd < PROC_NR_FDS ? &current_process->fds[(int)fd] : NULL;
 	uint64_t size;
 
 	if (!f || f->kind != FD_FILE)
@@ -105,14 +106,15 @@ long sys_mmap(struct user_regs *r, const long *a)
 {
 	struct mm *mm = current_process->mm;
 	unsigned long addr = (unsigned long)a[0], len = page_up((unsigned long)a[1]);
-	long flags = a[3], ret;
+	int flags = (int)a[3];
+	long ret;
 	unsigned vm, map_flags = 0;
 	int anon = flags & MAP_ANONYMOUS;
 
 	(void)r;
 	if (!a[1] || !len || (flags & MAP_SHARED) || !(flags & MAP_PRIVATE))
 		return -EINVAL; /* no shared mappings yet */
-	ret = prot_to_vm(a[2], &vm);
+	ret = prot_to_vm((int)a[2], &vm);
 	if (ret)
 		return ret;
 	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
@@ -142,7 +144,7 @@ long sys_munmap(struct user_regs *r, const long *a)
 long sys_mprotect(struct user_regs *r, const long *a)
 {
 	unsigned vm;
-	int err = prot_to_vm(a[2], &vm);
+	int err = prot_to_vm((int)a[2], &vm);
 
 	(void)r;
 	if (err)
@@ -161,7 +163,7 @@ long sys_madvise(struct user_regs *r, const long *a)
 		return -EINVAL;
 	if (!len)
 		return 0;
-	switch (a[2]) {
+	switch ((int)a[2]) {
 	case MADV_NORMAL:
 	case MADV_RANDOM:
 	case MADV_SEQUENTIAL:

@@ -47,6 +47,30 @@ static void table_init(void)
 	}
 }
 
+/*
+ * The kernel's errno values are newlib's, which are Linux's only up to
+ * ERANGE (34): the rest are renumbered on the way out. Every errno the
+ * handlers and mm/ can return above 34 is in this switch; any other
+ * would reach user code with newlib's number, so it is a bug.
+ */
+static long linux_errno(long ret)
+{
+	if (ret >= 0 || ret < -4095 || -ret <= ERANGE)
+		return ret;
+	switch (-ret) {
+	case EDEADLK:
+		return -35;
+	case ENAMETOOLONG:
+		return -36;
+	case ENOSYS:
+		return -38;
+	case ENOTSUP:
+		return -95;
+	default:
+		panic("syscall: errno %ld has no Linux number here", -ret);
+	}
+}
+
 void syscall_entry(struct user_regs *r)
 {
 	static int ready;
@@ -60,11 +84,11 @@ void syscall_entry(struct user_regs *r)
 	for (int i = 0; i < 6; i++)
 		a[i] = arch_syscall_arg(r, i);
 	if (nr >= 0 && nr < SYSCALL_MAX_NR && table[nr]) {
-		arch_syscall_set_return(r, table[nr](r, a));
+		arch_syscall_set_return(r, linux_errno(table[nr](r, a)));
 		return;
 	}
 	p->enosys[nr >= 0 && nr < SYSCALL_MAX_NR ? nr : SYSCALL_MAX_NR]++;
-	arch_syscall_set_return(r, -ENOSYS);
+	arch_syscall_set_return(r, linux_errno(-ENOSYS));
 }
 
 void syscall_print_unknown(const struct process *p)
@@ -119,7 +143,7 @@ long sys_set_tid_address(struct user_regs *r, const long *a)
 /* x86_64's TLS call; the thread pointer itself is the arch's. */
 long sys_arch_prctl(struct user_regs *r, const long *a)
 {
-	if (a[0] == ARCH_SET_FS) {
+	if ((int)a[0] == ARCH_SET_FS) {
 		if ((unsigned long)a[1] >= MM_USER_END)
 			return -EPERM;
 		arch_set_tls(r, (unsigned long)a[1]);
@@ -151,11 +175,11 @@ long sys_prlimit64(struct user_regs *r, const long *a)
 	unsigned long old[2] = { RLIM_INFINITY, RLIM_INFINITY };
 
 	(void)r;
-	if (a[0] && a[0] != current_process->pid)
+	if ((int)a[0] && (int)a[0] != current_process->pid)
 		return -ESRCH;
-	if (a[1] < 0 || a[1] >= 16)
+	if ((int)a[1] < 0 || (int)a[1] >= 16)
 		return -EINVAL;
-	if (a[1] == RLIMIT_STACK)
+	if ((int)a[1] == RLIMIT_STACK)
 		old[0] = 8ul << 20;
 	if (a[3] && copy_to_user((unsigned long)a[3], old, sizeof(old)))
 		return -EFAULT;
@@ -185,7 +209,7 @@ long sys_clock_gettime(struct user_regs *r, const long *a)
 	long ts[2] = { (long)(ns / 1000000000u), (long)(ns % 1000000000u) };
 
 	(void)r;
-	if (a[0] < 0 || a[0] > 11)
+	if ((int)a[0] < 0 || (int)a[0] > 11)
 		return -EINVAL;
 	return copy_to_user((unsigned long)a[1], ts, sizeof(ts));
 }
@@ -216,7 +240,7 @@ long sys_nanosleep(struct user_regs *r, const long *a)
 long sys_clock_nanosleep(struct user_regs *r, const long *a)
 {
 	(void)r;
-	if (a[1]) /* TIMER_ABSTIME */
+	if ((int)a[1]) /* TIMER_ABSTIME */
 		return -EINVAL;
 	return sleep_user((unsigned long)a[2]);
 }
@@ -255,11 +279,11 @@ long sys_rt_sigprocmask(struct user_regs *r, const long *a)
 	if (a[1]) {
 		if (copy_from_user(&set, (unsigned long)a[1], sizeof(set)))
 			return -EFAULT;
-		if (a[0] == SIG_BLOCK)
+		if ((int)a[0] == SIG_BLOCK)
 			p->sigmask |= set;
-		else if (a[0] == SIG_UNBLOCK)
+		else if ((int)a[0] == SIG_UNBLOCK)
 			p->sigmask &= ~set;
-		else if (a[0] == SIG_SETMASK)
+		else if ((int)a[0] == SIG_SETMASK)
 			p->sigmask = set;
 		else
 			return -EINVAL;
