@@ -186,7 +186,11 @@ int vmm_initramfs_check(const uint8_t *buf, size_t len, char *err, size_t errlen
 		uint32_t v[13];
 		size_t name_end;
 
-		if (len - off < NEWC_HDR || memcmp(buf + off, "070701", 6))
+		if (len - off < NEWC_HDR)
+			return snprintf(err, errlen, "cpio archive cut short at byte %zu (truncated?)",
+					off),
+			       -1;
+		if (memcmp(buf + off, "070701", 6))
 			return snprintf(err, errlen,
 					"not a cpio newc archive (bad header at byte %zu)", off),
 			       -1;
