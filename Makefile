@@ -152,7 +152,8 @@ GFLAGS_arm64 := -mcmodel=small -mno-outline-atomics
 # them on the real MMU), the explorer's mixes (run=stress:mm runs them on
 # the real CPUs) and the arch's own files. test_explore.c drives arch/host's
 # schedule explorer: host runners only.
-GUEST_COMMON = $(wildcard guest/*.c guest/cmdline/*.c) $(wildcard tests/guest/*.c) tests/runner.c \
+GUEST_COMMON = $(wildcard guest/*.c guest/cmdline/*.c kernel/*.c) $(wildcard tests/guest/*.c) \
+	tests/runner.c \
 	$(wildcard mm/*.c) $(filter-out tests/mm/test_explore.c,$(wildcard tests/mm/*.c))
 
 # $(1) = arch

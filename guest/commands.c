@@ -173,6 +173,8 @@ int cmd_bench(const char *arg);
 int bench_cmd_check(const char *arg, char *err, size_t errlen);
 int cmd_ptdump(const char *arg);
 int cmd_numa_maps(const char *arg);
+int cmd_exec(const char *arg);
+int check_exec(const char *arg, char *err, size_t errlen);
 
 static const struct command commands[] = {
 	{ "hello", "print the machine summary", 0, cmd_hello, NULL, 1 },
@@ -188,6 +190,8 @@ static const struct command commands[] = {
 	{ "ptdump", "watch PTE runs form and break (batching caps apply)", 0, cmd_ptdump, NULL, 0 },
 	{ "numa_maps", "mbind, migrate_pages, move_pages of a small mm, numa_maps after each", 0,
 	  cmd_numa_maps, NULL, 0 },
+	{ "exec", "exec:PATH - run the static program PATH from the initramfs as a user process", 2,
+	  cmd_exec, check_exec, 1 },
 	{ "list", "list the commands", 0, cmd_list, NULL, 0 },
 	{ "help", "the commands, and every key=value the command line takes", 0, cmd_help, NULL,
 	  0 },

@@ -142,7 +142,7 @@ struct syscall_numbers {
 extern const struct syscall_numbers arch_syscall_numbers;
 
 /* Numbers at or above this are refused (-ENOSYS, counted as "other"). */
-#define SYSCALL_MAX_NR 512
+#define SYSCALL_MAX_NR 1024
 
 /* --- implemented by kernel/, called by the arch's entry code ----------- */
 

@@ -574,6 +574,27 @@ static int qemu_copy_dump(const struct qemu_tmp *tmp, const char *to)
 	return 0;
 }
 
+/* Append @m's initramfs to the FDT file @path, after zeroes up to the
+ * next PTELAB_INITRAMFS_ALIGN boundary (ptelab/abi.h: QEMU's PVH loader
+ * takes one module). Return: 0, or -1 with errno set. */
+static int qemu_append_initramfs(const char *path, const struct vmm_machine *m, size_t fdt_size)
+{
+	static const char zero[PTELAB_INITRAMFS_ALIGN];
+	size_t pad = (PTELAB_INITRAMFS_ALIGN - fdt_size % PTELAB_INITRAMFS_ALIGN) %
+		     PTELAB_INITRAMFS_ALIGN;
+	FILE *f;
+	int ok;
+
+	if (!m->initramfs)
+		return 0;
+	f = fopen(path, "ab");
+	if (!f)
+		return -1;
+	ok = fwrite(zero, 1, pad, f) == pad &&
+	     fwrite(m->initramfs, 1, m->initramfs_size, f) == m->initramfs_size;
+	return fclose(f) || !ok ? -1 : 0;
+}
+
 /*
  * qemu_write_fdt - build @m's device tree (its timebase measured first)
  * into a new temporary directory.
@@ -593,7 +614,8 @@ static int qemu_write_fdt(struct vmm_machine *m, enum vmm_accel accel, struct qe
 	}
 	if (qemu_make_tmpdir(tmp))
 		return -1;
-	if (vmm_fdt_write_file(tmp->fdt, blob, (size_t)size)) {
+	if (vmm_fdt_write_file(tmp->fdt, blob, (size_t)size) ||
+	    qemu_append_initramfs(tmp->fdt, m, (size_t)size)) {
 		vmm_msg("cannot write %s: %s", tmp->fdt, strerror(errno));
 		goto err_rmdir;
 	}

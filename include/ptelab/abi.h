@@ -37,7 +37,7 @@
  * the VMM's; ELF segments must lie at or above it, inside guest RAM.
  */
 #define PTELAB_BOOT_START_INFO 0x6000 /* struct hvm_start_info */
-#define PTELAB_BOOT_MODLIST 0x6800    /* hvm_modlist_entry[1]: the FDT */
+#define PTELAB_BOOT_MODLIST 0x6800    /* hvm_modlist_entry[2]: FDT, initramfs */
 #define PTELAB_BOOT_MEMMAP 0x7000     /* hvm_memmap_table_entry[] */
 #define PTELAB_BOOT_MEMMAP_MAX 64
 #define PTELAB_X86_TRAMPOLINE 0x8000 /* the guest's SMP trampoline page: keep free */
@@ -125,7 +125,24 @@ struct hvm_memmap_table_entry {
  * Device-tree properties ptelab adds beyond the standard ones:
  *   /cpus/timebase-frequency  the TSC (x86_64) frequency in Hz, 64 bits
  *   /chosen/ptelab,abi        PTELAB_ABI_VERSION
+ *   /chosen/ptelab,argv       run=exec's argv[1..]: NUL-terminated strings,
+ *                             at most PTELAB_ARGV_MAX bytes in all
+ *   /chosen/linux,initrd-start, linux,initrd-end  the initramfs (cpio newc)
+ *                             as Linux has them (32 or 64 bits), where the
+ *                             VMM knows its address (arm64)
  */
 #define PTELAB_FDT_ABI_PROP "ptelab,abi"
+#define PTELAB_FDT_ARGV_PROP "ptelab,argv"
+#define PTELAB_ARGV_MAX 2048
+
+/*
+ * The initramfs on x86_64 (PVH): ptelab's KVM backend passes it as PVH
+ * module 1 (module 0 is the FDT). QEMU's PVH loader takes one module
+ * (-initrd), so there the FDT is padded to a multiple of
+ * PTELAB_INITRAMFS_ALIGN and the archive follows it in module 0: a module
+ * 0 longer than the padded FDT carries the initramfs in its tail.
+ */
+#define PTELAB_INITRAMFS_ALIGN 4096
+#define PTELAB_INITRAMFS_MAX (512u << 20) /* the VMM refuses a larger one */
 
 #endif
