@@ -135,6 +135,7 @@ void arch_user_set_kstack(void *top)
 	if (t & 15)
 		panic("arch_user_set_kstack: top %p is not 16-byte aligned", top);
 	this_cpu()->arch.user_kstack = t;
+	arch_user_init_cpu(); /* kernel/ sets a kstack on the CPU before every exec */
 }
 
 /*
@@ -362,9 +363,15 @@ unsigned long arch_stat_encode(const struct kstat *ks, void *out)
 {
 	struct arm64_stat *st = out;
 
-	*st = (struct arm64_stat){ .dev = ks->dev, .ino = ks->ino, .mode = ks->mode,
-				   .nlink = (uint32_t)ks->nlink, .uid = ks->uid, .gid = ks->gid,
-				   .rdev = ks->rdev, .size = (int64_t)ks->size,
-				   .blksize = (int32_t)ks->blksize, .blocks = (int64_t)ks->blocks };
+	*st = (struct arm64_stat){ .dev = ks->dev,
+				   .ino = ks->ino,
+				   .mode = ks->mode,
+				   .nlink = (uint32_t)ks->nlink,
+				   .uid = ks->uid,
+				   .gid = ks->gid,
+				   .rdev = ks->rdev,
+				   .size = (int64_t)ks->size,
+				   .blksize = (int32_t)ks->blksize,
+				   .blocks = (int64_t)ks->blocks };
 	return sizeof(*st);
 }
