@@ -44,15 +44,17 @@ static int load_initramfs(void)
 	return 0;
 }
 
-/* argv[0] is @path, then each string of /chosen/ptelab,argv. */
+/* argv[0] is @path, then each string the boot protocol carried, else
+ * each of /chosen/ptelab,argv. */
 static int build_argv(const char *path, char *argv[EXEC_MAX_ARGS + 1])
 {
+	char *args = boot_info->exec_argv_len ? (char *)boot_info->exec_argv : machine.exec_argv;
+	uint32_t len = boot_info->exec_argv_len ? boot_info->exec_argv_len : machine.exec_argv_len;
 	int argc = 0;
 
 	argv[argc++] = (char *)path;
-	for (uint32_t o = 0; o < machine.exec_argv_len && argc < EXEC_MAX_ARGS;
-	     o += (uint32_t)strlen(machine.exec_argv + o) + 1)
-		argv[argc++] = machine.exec_argv + o;
+	for (uint32_t o = 0; o < len && argc < EXEC_MAX_ARGS; o += (uint32_t)strlen(args + o) + 1)
+		argv[argc++] = args + o;
 	argv[argc] = NULL;
 	return argc;
 }

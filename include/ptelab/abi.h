@@ -145,4 +145,28 @@ struct hvm_memmap_table_entry {
 #define PTELAB_INITRAMFS_ALIGN 4096
 #define PTELAB_INITRAMFS_MAX (512u << 20) /* the VMM refuses a larger one */
 
+/*
+ * arm64 under QEMU: the guest reads QEMU's own tree, which has no room for
+ * ptelab's /chosen properties, and QEMU loads no -initrd beside an ELF
+ * kernel. So ptelab writes a boot record with QEMU's generic loader
+ * (-device loader) into the page right below the kernel's load address
+ * (free RAM, zero on any other boot) and the archive where the record
+ * says: the top of the highest RAM run with room, as the KVM backends
+ * place it. The guest checks the magic before anything is allocated.
+ */
+#define PTELAB_ARM64_BOOTREC_PA 0x401ff000ull
+#define PTELAB_ARM64_BOOTREC_MAGIC 0x63657262616c6570ull /* "pelabrec" */
+#define PTELAB_ARM64_BOOTREC_VERSION 1
+
+#ifndef __ASSEMBLER__
+struct ptelab_arm64_bootrec {
+	uint64_t magic;		    /* PTELAB_ARM64_BOOTREC_MAGIC */
+	uint32_t version;	    /* PTELAB_ARM64_BOOTREC_VERSION */
+	uint32_t argv_len;	    /* bytes of argv in use */
+	uint64_t initramfs_pa;	    /* 0 without an initramfs */
+	uint64_t initramfs_size;    /* bytes */
+	char argv[PTELAB_ARGV_MAX]; /* as /chosen/ptelab,argv */
+};
+#endif
+
 #endif
