@@ -2,8 +2,8 @@
 # tests/user/run.sh - user programs (tests/user/*.c, static glibc) run by
 # run=exec:PATH from an initramfs: output, exit status, the -ENOSYS
 # counts, a fault that ends the process and not the kernel, a truncated
-# ELF refused, and --initramfs's checks before boot. x86_64 on QEMU TCG
-# (and KVM where usable); arm64 prints SKIP until its EL0 lands.
+# ELF refused, and --initramfs's checks before boot. x86_64 and arm64 on
+# QEMU TCG (x86_64 also on KVM where usable).
 . "$(dirname "$0")/../lib.sh"
 
 USER=$TOP/build/user
@@ -42,8 +42,9 @@ cpio_member() {
 	head -c $(((4 - $4 % 4) % 4)) /dev/zero >>"$1"
 }
 
-x86_cases() {
-	a=x86_64 ifs=$USER/x86_64
+# arch_cases ARCH: the programs of build/user/ARCH on QEMU TCG.
+arch_cases() {
+	a=$1 ifs=$USER/$1
 	user_case $a "hello with arguments, status from main" 7 "$ifs" -- run=exec:/bin/hello -- a 7 &&
 		out_has "$a: hello" "^hello from user space: argc=3" &&
 		out_has "$a: hello" "^argv\[1\]=a\$" && out_has "$a: hello" "^HOME=/\$" &&
@@ -58,17 +59,17 @@ x86_cases() {
 		out_has "$a: enosys" "^exec: unknown system call 1000: 2 time\(s\), -ENOSYS\$" &&
 		out_has "$a: enosys" "^exec: unknown system call >=1024: 1 time\(s\), -ENOSYS\$" &&
 		pass "$a: enosys: unknown numbers return -ENOSYS and are counted per number"
-	mkdir -p "$TMPD/bad/bin"
-	head -c 3000 "$ifs/bin/hello" >"$TMPD/bad/bin/truncated"
-	user_case $a "truncated ELF" 126 "$TMPD/bad" run=exec:/bin/truncated &&
+	mkdir -p "$TMPD/bad-$a/bin"
+	head -c 3000 "$ifs/bin/hello" >"$TMPD/bad-$a/bin/truncated"
+	user_case $a "truncated ELF" 126 "$TMPD/bad-$a" run=exec:/bin/truncated &&
 		out_has "$a: truncated ELF" "^exec: /bin/truncated: .*truncated\?" &&
 		pass "$a: a truncated ELF is refused with a reason and status 126, no panic"
-	user_case $a "missing program" 127 "$TMPD/bad" run=exec:/bin/none &&
+	user_case $a "missing program" 127 "$TMPD/bad-$a" run=exec:/bin/none &&
 		out_has "$a: missing program" "no such file in the initramfs" &&
 		pass "$a: a missing program: status 127"
-	mkdir -p "$TMPD/cpio/bin" && cp "$ifs/bin/hello" "$TMPD/cpio/bin/"
-	mkcpio "$TMPD/cpio" "$TMPD/ready.cpio"
-	user_case $a "ready cpio" 0 "$TMPD/ready.cpio" run=exec:/bin/hello &&
+	mkdir -p "$TMPD/cpio-$a/bin" && cp "$ifs/bin/hello" "$TMPD/cpio-$a/bin/"
+	mkcpio "$TMPD/cpio-$a" "$TMPD/ready-$a.cpio"
+	user_case $a "ready cpio" 0 "$TMPD/ready-$a.cpio" run=exec:/bin/hello &&
 		out_has "$a: ready cpio" "^hello from user space: argc=1" &&
 		pass "$a: --initramfs FILE: a newc archive written by the shell"
 }
@@ -81,7 +82,7 @@ vmm_cases() {
 	expect_status "$name" 2 "$PTELAB" --backend qemu --initramfs "$USER/x86_64/bin/hello" \
 		run=exec:/bin/hello && out_has "$name" "not a cpio newc archive" && pass "$name"
 	name="--initramfs: an archive cut short is refused before boot"
-	head -c 200 "$TMPD/ready.cpio" >"$TMPD/short.cpio"
+	head -c 200 "$TMPD/ready-x86_64.cpio" >"$TMPD/short.cpio"
 	expect_status "$name" 2 "$PTELAB" --backend qemu --initramfs "$TMPD/short.cpio" \
 		run=exec:/bin/hello && out_has "$name" "cut short at byte" && pass "$name"
 	name="run=exec without --initramfs: the guest says so, status 2"
@@ -97,7 +98,7 @@ if ! have_cmd qemu-system-x86_64; then
 elif [ ! -x "$USER/x86_64/bin/hello" ] || [ ! -x "$PTELAB" ]; then
 	fail "x86_64" "build/user/x86_64 or ptelab not built (make)"
 else
-	x86_cases
+	arch_cases x86_64
 	vmm_cases
 	if have_kvm x86_64; then
 		BACKEND=kvm user_case x86_64 "kvm hello" 5 "$USER/x86_64" -- run=exec:/bin/hello -- kvm 5 &&
@@ -106,7 +107,19 @@ else
 		skip "x86_64: hello on KVM" "$kvm_why"
 	fi
 fi
-for p in hello mm segv enosys; do
-	skip "arm64: $p" "arm64 EL0 is not in this branch (uproc-arm64 adds it)"
-done
+if ! have_cmd qemu-system-aarch64; then
+	skip "arm64" "qemu-system-aarch64 not installed"
+elif [ ! -x "$USER/arm64/bin/hello" ] || [ ! -x "$PTELAB" ]; then
+	fail "arm64" "build/user/arm64 or ptelab not built (make)"
+else
+	arch_cases arm64
+	# The process runs on the boot CPU; the others idle with the GIC set
+	# up, so an interrupt taken at EL0 is possible.
+	user_case arm64 "hello on 2 CPUs" 3 "$USER/arm64" --cpus 2 -- run=exec:/bin/hello -- b 3 &&
+		out_has "arm64: hello on 2 CPUs" "^argv\[2\]=3\$" && pass "arm64: hello with --cpus 2"
+	# The arch's own EL0 checks: hand-written programs (arch/arm64/test_user.c).
+	name="arm64: run=selftest:arm64_user on 2 CPUs"
+	expect_status "$name" 0 "$PTELAB" --backend qemu --arch arm64 --cpus 2 --timeout 60 \
+		run=selftest:arm64_user && out_has "$name" "^5 passed, 0 failed\$" && pass "$name"
+fi
 summary
