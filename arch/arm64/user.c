@@ -70,9 +70,15 @@ unsigned long arch_stat_encode(const struct kstat *ks, void *out)
 {
 	struct arm64_stat *st = out;
 
-	*st = (struct arm64_stat){ .dev = ks->dev, .ino = ks->ino, .mode = ks->mode,
-				   .nlink = (uint32_t)ks->nlink, .uid = ks->uid, .gid = ks->gid,
-				   .rdev = ks->rdev, .size = (int64_t)ks->size,
-				   .blksize = (int32_t)ks->blksize, .blocks = (int64_t)ks->blocks };
+	*st = (struct arm64_stat){ .dev = ks->dev,
+				   .ino = ks->ino,
+				   .mode = ks->mode,
+				   .nlink = (uint32_t)ks->nlink,
+				   .uid = ks->uid,
+				   .gid = ks->gid,
+				   .rdev = ks->rdev,
+				   .size = (int64_t)ks->size,
+				   .blksize = (int32_t)ks->blksize,
+				   .blocks = (int64_t)ks->blocks };
 	return sizeof(*st);
 }
