@@ -74,11 +74,3 @@ int cmd_exec(const char *arg)
 	printf("exec: %s: exit status %d\n", arg, status);
 	return status;
 }
-
-int check_exec(const char *arg, char *err, size_t errlen);
-int check_exec(const char *arg, char *err, size_t errlen)
-{
-	if (arg && arg[0] == '/')
-		return 0;
-	return snprintf(err, errlen, "exec:PATH: PATH must be absolute (e.g. exec:/bin/hello)"), -1;
-}

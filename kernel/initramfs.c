@@ -98,18 +98,24 @@ static long parse_member(const uint8_t *p, size_t left, char *err, size_t errlen
 	size_t name_end, body_end;
 	const char *name = (const char *)p + NEWC_HDR;
 
-	if (left < NEWC_HDR || memcmp(p, "070701", 6))
+	if (left < NEWC_HDR)
+		return snprintf(err, errlen, "cpio header cut short (%zu bytes left)", left), -1;
+	if (memcmp(p, "070701", 6))
 		return snprintf(err, errlen, "not a cpio newc header (magic '%.6s')", p), -1;
 	for (int i = 0; i < NEWC_FIELDS; i++)
 		if (hex8((const char *)p + 6 + 8 * i, &v[i]))
 			return snprintf(err, errlen, "cpio header field %d is not hex", i), -1;
 	name_end = pad4(NEWC_HDR + v[F_NAMESIZE]);
 	body_end = name_end + pad4(v[F_SIZE]);
-	if (!v[F_NAMESIZE] || name_end > left || name[v[F_NAMESIZE] - 1] ||
-	    NEWC_HDR + v[F_NAMESIZE] + (size_t)v[F_SIZE] > left)
-		return snprintf(err, errlen, "cpio member past the end of the archive"), -1;
+	if (!v[F_NAMESIZE] || NEWC_HDR + (size_t)v[F_NAMESIZE] > left || name[v[F_NAMESIZE] - 1])
+		return snprintf(err, errlen, "cpio name past the end of the archive"), -1;
 	if (!strcmp(name, "TRAILER!!!"))
 		return 0;
+	/* The body starts after the name's padding. */
+	if (name_end > left || v[F_SIZE] > left - name_end)
+		return snprintf(err, errlen, "cpio member '%.40s' past the end of the archive",
+				name),
+		       -1;
 	if (add_file(name, v[F_MODE], p + name_end, v[F_SIZE], v[F_INO]))
 		return snprintf(err, errlen, "cpio member '%.40s': no memory or name too long",
 				name),

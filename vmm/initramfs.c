@@ -187,8 +187,8 @@ int vmm_initramfs_check(const uint8_t *buf, size_t len, char *err, size_t errlen
 		size_t name_end;
 
 		if (len - off < NEWC_HDR)
-			return snprintf(err, errlen, "cpio archive cut short at byte %zu (truncated?)",
-					off),
+			return snprintf(err, errlen,
+					"cpio archive cut short at byte %zu (truncated?)", off),
 			       -1;
 		if (memcmp(buf + off, "070701", 6))
 			return snprintf(err, errlen,
