@@ -120,6 +120,6 @@ else
 	# The arch's own EL0 checks: hand-written programs (arch/arm64/test_user.c).
 	name="arm64: run=selftest:arm64_user on 2 CPUs"
 	expect_status "$name" 0 "$PTELAB" --backend qemu --arch arm64 --cpus 2 --timeout 60 \
-		run=selftest:arm64_user && out_has "$name" "^5 passed, 0 failed\$" && pass "$name"
+		run=selftest:arm64_user && out_has "$name" "^6 passed, 0 failed\$" && pass "$name"
 fi
 summary
