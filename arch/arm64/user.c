@@ -30,13 +30,11 @@
 #define SIGSEGV 11
 
 /* ESR_EL1 exception classes from EL0 handled here (others: see el0_signal()). */
-#define ESR_EC_UNKNOWN 0x00
 #define ESR_EC_WFX 0x01
 #define ESR_EC_SVC64 0x15
 #define ESR_EC_PC_ALIGN 0x22
 #define ESR_EC_SP_ALIGN 0x26
 #define ESR_EC_FP_EXC64 0x2c
-#define ESR_EC_SERROR 0x2f
 #define ESR_DABT_CM (1ul << 8) /* a cache maintenance instruction faulted */
 
 /* SPSR bits a program keeps across an exception: NZCV. The rest is EL0t
