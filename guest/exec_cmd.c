@@ -15,16 +15,15 @@
 
 #define EXEC_MAX_ARGS 64
 
-/* The archive: where the boot protocol put it, else where the FDT says. */
+/* The archive: where the boot protocol put it, else where the FDT says.
+ * Read again for every run=exec (it is read in place, without copies):
+ * run=selftest's initramfs cases replace the table with their own. */
 static int load_initramfs(void)
 {
-	static int loaded;
 	uint64_t phys = boot_info->initramfs_phys, size = boot_info->initramfs_size;
 	char err[120];
 	int n;
 
-	if (loaded)
-		return 0;
 	if (!size && machine.initrd_end > machine.initrd_start) {
 		phys = machine.initrd_start;
 		size = machine.initrd_end - machine.initrd_start;
@@ -40,7 +39,6 @@ static int load_initramfs(void)
 		return -1;
 	}
 	printf("exec: initramfs: %d entries, %llu bytes\n", n, (unsigned long long)size);
-	loaded = 1;
 	return 0;
 }
 

@@ -202,7 +202,9 @@ static int place_initramfs(struct vmm_kvm *k, struct hvm_modlist_entry *mod)
 	for (int i = m->nr_ram - 1; i >= 0; i--) {
 		uint64_t base = m->ram[i].base, end = base + m->ram[i].size;
 
-		if (base < PTELAB_BOOT_END || end - base < 4 * size)
+		if (base < PTELAB_BOOT_END)
+			base = PTELAB_BOOT_END;
+		if (base >= end || end - base < 4 * size)
 			continue;
 		at = (end - size) & ~(uint64_t)(PTELAB_INITRAMFS_ALIGN - 1);
 		dst = vmm_gpa(&k->mem, at, size);

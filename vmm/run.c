@@ -262,6 +262,15 @@ static int load_initramfs(const struct vmm_config *cfg, struct vmm_machine *m, i
 		vmm_msg("%s", err);
 		return -1;
 	}
+	/* The KVM backend places it in one RAM run, leaving that run 3/4 free. */
+	if (len > cfg->mem / cfg->nodes / 4) {
+		vmm_msg("--initramfs: %zu bytes: more than a quarter of a node's memory (--mem "
+			"%llu, "
+			"--nodes %d)",
+			len, X(cfg->mem), cfg->nodes);
+		free(buf);
+		return -1;
+	}
 	m->initramfs = buf;
 	m->initramfs_size = len;
 	return 0;
