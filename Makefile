@@ -152,7 +152,8 @@ GFLAGS_arm64 := -mcmodel=small -mno-outline-atomics
 # them on the real MMU), the explorer's mixes (run=stress:mm runs them on
 # the real CPUs) and the arch's own files. test_explore.c drives arch/host's
 # schedule explorer: host runners only.
-GUEST_COMMON = $(wildcard guest/*.c guest/cmdline/*.c) $(wildcard tests/guest/*.c) tests/runner.c \
+GUEST_COMMON = $(wildcard guest/*.c guest/cmdline/*.c kernel/*.c) $(wildcard tests/guest/*.c) \
+	tests/runner.c \
 	$(wildcard mm/*.c) $(filter-out tests/mm/test_explore.c,$(wildcard tests/mm/*.c))
 
 # $(1) = arch
@@ -161,7 +162,7 @@ $(1)_NL := $(B)/newlib/install/$(TRIPLE_$(1))
 $(1)_CFLAGS := -O2 -g -std=gnu11 $(WARN) -ffreestanding -fno-pie -fno-stack-protector \
 	-fno-builtin -fno-omit-frame-pointer $(GFLAGS_$(1)) -nostdinc \
 	-isystem $$($(1)_NL)/include -isystem $$(GCC_INC_$(1)) \
-	-Iguest/include -Iarch/$(1)/include -Imm -Iinclude -Itests -MMD -MP
+	-Iguest/include -Iarch/$(1)/include -Ikernel -Imm -Iinclude -Itests -MMD -MP
 $(1)_SRCS := $(GUEST_COMMON) $(wildcard arch/$(1)/*.c) $(wildcard arch/$(1)/*.S)
 $(1)_OBJS := $$(patsubst %,$(B)/$(1)/obj/%.o,$$($(1)_SRCS))
 $(1)_LIBS := $$($(1)_NL)/lib/libc.a $$($(1)_NL)/lib/libm.a $$(LIBGCC_$(1))

@@ -167,6 +167,21 @@ static int check_stress(const char *arg, char *err, size_t errlen)
 	return snprintf(err, errlen, "stress:%s: the one stress is stress:mm", arg ? arg : ""), -1;
 }
 
+/* run=exec:PATH (guest/exec_cmd.c). The host backend, which has no
+ * user mode, links this one instead (the command needs a machine). */
+__attribute__((weak)) int cmd_exec(const char *arg)
+{
+	(void)arg;
+	return PTELAB_EXIT_USAGE;
+}
+
+static int check_exec(const char *arg, char *err, size_t errlen)
+{
+	if (arg && arg[0] == '/')
+		return 0;
+	return snprintf(err, errlen, "exec:PATH: PATH must be absolute (e.g. exec:/bin/hello)"), -1;
+}
+
 static int cmd_list(const char *arg);
 static int cmd_help(const char *arg);
 int cmd_bench(const char *arg);
@@ -188,6 +203,8 @@ static const struct command commands[] = {
 	{ "ptdump", "watch PTE runs form and break (batching caps apply)", 0, cmd_ptdump, NULL, 0 },
 	{ "numa_maps", "mbind, migrate_pages, move_pages of a small mm, numa_maps after each", 0,
 	  cmd_numa_maps, NULL, 0 },
+	{ "exec", "exec:PATH - run the static program PATH from the initramfs as a user process", 2,
+	  cmd_exec, check_exec, 1 },
 	{ "list", "list the commands", 0, cmd_list, NULL, 0 },
 	{ "help", "the commands, and every key=value the command line takes", 0, cmd_help, NULL,
 	  0 },

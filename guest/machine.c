@@ -96,6 +96,29 @@ static void copy_string(char *dst, size_t size, const void *data, uint32_t len)
 	dst[n] = 0;
 }
 
+/* A 32- or 64-bit big-endian cell pair value; 0 for any other length. */
+static uint64_t be_number(const void *data, uint32_t len)
+{
+	const uint8_t *b = data;
+
+	return len == 4 ? dt_be32(b) : len == 8 ? (uint64_t)dt_be32(b) << 32 | dt_be32(b + 4) : 0;
+}
+
+/* run=exec's arguments and the initramfs's place, from /chosen. An argv
+ * that does not end in a NUL or does not fit is ignored. */
+static void chosen_exec_prop(struct machine *m, const char *name, const void *data, uint32_t len)
+{
+	if (strcmp(name, PTELAB_FDT_ARGV_PROP) == 0 && len && len <= sizeof(m->exec_argv) &&
+	    ((const char *)data)[len - 1] == 0) {
+		memcpy(m->exec_argv, data, len);
+		m->exec_argv_len = len;
+	} else if (strcmp(name, "linux,initrd-start") == 0) {
+		m->initrd_start = be_number(data, len);
+	} else if (strcmp(name, "linux,initrd-end") == 0) {
+		m->initrd_end = be_number(data, len);
+	}
+}
+
 /* Does the string list @data (@len bytes) contain @s? */
 static int has_string(const void *data, uint32_t len, const char *s)
 {
@@ -169,6 +192,8 @@ static int on_prop(void *ctx, int depth, const char *name, const void *data, uin
 			copy_string(m->bootargs, sizeof(m->bootargs), data, len);
 		else if (strcmp(name, "ptelab,abi") == 0 && len == 4)
 			m->ptelab_abi = dt_be32(data);
+		else
+			chosen_exec_prop(m, name, data, len);
 		break;
 	case NK_DISTANCE:
 		if (strcmp(name, "distance-matrix") == 0) {

@@ -14,15 +14,18 @@
 
 MM_HOST_FORMATS := x86_64 arm64
 # mm/kmap.c builds the kernel half of real page tables at boot: guest only.
+# kernel/'s pure parts (the initial stack, the initramfs reader) are
+# tested here too; the rest of kernel/ needs a user mode.
 MM_HOST_SRCS := $(filter-out mm/kmap.c,$(wildcard mm/*.c)) $(wildcard arch/host/*.c) \
-	$(wildcard tests/mm/*.c) tests/host/main.c tests/runner.c
+	$(wildcard tests/mm/*.c) tests/host/main.c tests/runner.c kernel/exec_stack.c \
+	kernel/initramfs.c
 MM_HOST_SRCS_arm64 := arch/arm64/contpte.c
 
 # $(1) = PTE format
 define mm_host_rules
 MM_HOST_CFLAGS_$(1) := -O2 -g -std=gnu11 $(WARN) $(SAN) -MMD -MP \
 	-include arch/host/include/arch.h -Iarch/host/include -Iarch/$(1)/include \
-	-Imm -Iguest/include -Iinclude -Itests -DHOST_PTE_FORMAT='"$(1)"'
+	-Ikernel -Imm -Iguest/include -Iinclude -Itests -DHOST_PTE_FORMAT='"$(1)"'
 MM_HOST_OBJS_$(1) := $$(patsubst %.c,$(B)/mm-host-$(1)/%.o,$(MM_HOST_SRCS) $(MM_HOST_SRCS_$(1)))
 
 $(B)/mm-host-$(1)/%.o: %.c

@@ -43,6 +43,10 @@ const char vmm_usage_text[] =
 	"                           and the guest's boot map (mm: lines)\n"
 	"  --keep                   keep the files the printed QEMU command reads (x86_64)\n"
 	"  --timing                 print where the time went at exit\n"
+	"  --initramfs DIR|FILE     the files run=exec:PATH sees: a directory (packed\n"
+	"                           into a cpio newc archive by ptelab) or a ready cpio\n"
+	"                           newc file; up to 512M. Words after a second '--'\n"
+	"                           are the program's arguments (docs/user.md)\n"
 	"  --mem-needed             print the least --mem the benchmark's size= needs\n"
 	"                           on --nodes (e.g. 1216M) and exit\n"
 	"  --version                print ptelab's version (git describe) and exit\n"
@@ -51,6 +55,7 @@ const char vmm_usage_text[] =
 	"GUEST ARGS become the guest command line (default: run=hello):\n"
 	"  run=NAME[:ARG][,NAME...] commands: hello, exit:N, fault, hang, ptdump,\n"
 	"                           numa_maps, selftest[:FILTER], selftest:list,\n"
+	"                           exec:PATH (a static program from --initramfs),\n"
 	"                           bench[:NAME], list, help\n"
 	"                           (run=list and run=help print them from the guest)\n"
 	"  benchmarks (run=bench:NAME, NAME one of fault zap mprotect fork fork_exit gup\n"
@@ -58,6 +63,7 @@ const char vmm_usage_text[] =
 
 const char vmm_usage_tail[] =
 	"  e.g. ptelab --mem 2G run=bench:zap size=64 folios=64K caps=1,4,16,max\n"
+	"       ptelab --initramfs DIR -- run=exec:/bin/hello -- a b\n"
 	"\n"
 	"Environment: PTELAB_ALLOW_PVM=1 lets the KVM backend run on a kvm-pvm host\n"
 	"(refused by default: the real guest does not run there).\n"
@@ -217,6 +223,7 @@ enum opt_id {
 	O_RAW,
 	O_VERSION,
 	O_MEM_NEEDED,
+	O_INITRAMFS,
 };
 
 static const struct opt {
@@ -224,16 +231,27 @@ static const struct opt {
 	int has_value;
 	enum opt_id id;
 } opts[] = {
-	{ "--backend", 1, O_BACKEND }, { "--arch", 1, O_ARCH },
-	{ "--accel", 1, O_ACCEL },     { "--mem", 1, O_MEM },
-	{ "--nodes", 1, O_NODES },     { "--cpus", 1, O_CPUS },
-	{ "--timeout", 1, O_TIMEOUT }, { "--kernel", 1, O_KERNEL },
-	{ "--results", 1, O_RESULTS }, { "--dtb-out", 1, O_DTB_OUT },
-	{ "--verbose", 0, O_VERBOSE }, { "--timing", 0, O_TIMING },
-	{ "--keep", 0, O_KEEP },       { "--help", 0, O_HELP },
-	{ "-h", 0, O_HELP },	       { "--csv", 1, O_CSV },
-	{ "--quiet", 0, O_QUIET },     { "--raw", 0, O_RAW },
-	{ "--version", 0, O_VERSION }, { "--mem-needed", 0, O_MEM_NEEDED },
+	{ "--backend", 1, O_BACKEND },
+	{ "--arch", 1, O_ARCH },
+	{ "--accel", 1, O_ACCEL },
+	{ "--mem", 1, O_MEM },
+	{ "--nodes", 1, O_NODES },
+	{ "--cpus", 1, O_CPUS },
+	{ "--timeout", 1, O_TIMEOUT },
+	{ "--kernel", 1, O_KERNEL },
+	{ "--results", 1, O_RESULTS },
+	{ "--dtb-out", 1, O_DTB_OUT },
+	{ "--verbose", 0, O_VERBOSE },
+	{ "--timing", 0, O_TIMING },
+	{ "--keep", 0, O_KEEP },
+	{ "--help", 0, O_HELP },
+	{ "-h", 0, O_HELP },
+	{ "--csv", 1, O_CSV },
+	{ "--quiet", 0, O_QUIET },
+	{ "--raw", 0, O_RAW },
+	{ "--version", 0, O_VERSION },
+	{ "--mem-needed", 0, O_MEM_NEEDED },
+	{ "--initramfs", 1, O_INITRAMFS },
 };
 
 static const char *const backend_names[] = { "auto", "kvm", "qemu", "host", NULL };
@@ -309,6 +327,13 @@ static int apply_opt(const struct opt *o, const char *v, struct vmm_config *cfg,
 		break;
 	case O_MEM_NEEDED:
 		cfg->mem_needed = true;
+		break;
+	case O_INITRAMFS:
+		if (!*v) {
+			snprintf(err, errlen, "--initramfs: the path is empty");
+			return -1;
+		}
+		cfg->initramfs = v;
 		break;
 	}
 	return r < 0 ? -1 : 0;
@@ -386,6 +411,27 @@ static int parse_opt(int argc, char *const argv[], int *i, struct vmm_config *cf
 	return apply_opt(o, v, cfg, err, errlen);
 }
 
+/* The words after a second "--": run=exec's argv[1..], NUL-separated. */
+static int join_exec_argv(char *const words[], int n, struct vmm_config *cfg, char *err,
+			  size_t errlen)
+{
+	size_t len = 0;
+
+	for (int i = 0; i < n; i++) {
+		size_t w = strlen(words[i]) + 1;
+
+		if (len + w > sizeof(cfg->exec_argv)) {
+			snprintf(err, errlen, "program arguments: too long (limit %d bytes)",
+				 PTELAB_ARGV_MAX);
+			return -1;
+		}
+		memcpy(cfg->exec_argv + len, words[i], w);
+		len += w;
+	}
+	cfg->exec_argv_len = len;
+	return 0;
+}
+
 int vmm_args_parse(int argc, char *const argv[], struct vmm_config *cfg, char *err, size_t errlen)
 {
 	char *words[argc > 0 ? argc : 1];
@@ -393,6 +439,11 @@ int vmm_args_parse(int argc, char *const argv[], struct vmm_config *cfg, char *e
 
 	config_defaults(cfg);
 	for (int i = 1; i < argc; i++) {
+		if (opts_done && strcmp(argv[i], "--") == 0) {
+			if (join_exec_argv(argv + i + 1, argc - i - 1, cfg, err, errlen))
+				return -1;
+			break;
+		}
 		if (opts_done || argv[i][0] != '-')
 			words[nr_words++] = argv[i];
 		else if (strcmp(argv[i], "--") == 0)

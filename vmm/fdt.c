@@ -164,6 +164,9 @@ static int add_chosen(void *fdt, const struct vmm_machine *m)
 		FDT_TRY(fdt_property_string(fdt, "stdout-path", path));
 	}
 	FDT_TRY(fdt_property_u32(fdt, PTELAB_FDT_ABI_PROP, PTELAB_ABI_VERSION));
+	if (m->exec_argv_len)
+		FDT_TRY(fdt_property(fdt, PTELAB_FDT_ARGV_PROP, m->exec_argv,
+				     (int)m->exec_argv_len));
 	return fdt_end_node(fdt);
 }
 

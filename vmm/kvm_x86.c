@@ -185,15 +185,49 @@ static int boot_memmap(const struct vmm_machine *m, struct hvm_memmap_table_entr
 	return n;
 }
 
+/*
+ * place_initramfs - copy @m's initramfs to the top of the highest RAM
+ * run that holds it with room to spare, as PVH module @mod (ptelab/abi.h).
+ * Return: 1 when placed, 0 when there is none, -1 (reported) when it
+ * does not fit in a quarter of RAM.
+ */
+static int place_initramfs(struct vmm_kvm *k, struct hvm_modlist_entry *mod)
+{
+	const struct vmm_machine *m = k->m;
+	uint64_t size = m->initramfs_size, at;
+	void *dst;
+
+	if (!m->initramfs)
+		return 0;
+	for (int i = m->nr_ram - 1; i >= 0; i--) {
+		uint64_t base = m->ram[i].base, end = base + m->ram[i].size;
+
+		if (base < PTELAB_BOOT_END)
+			base = PTELAB_BOOT_END;
+		if (base >= end || end - base < 4 * size)
+			continue;
+		at = (end - size) & ~(uint64_t)(PTELAB_INITRAMFS_ALIGN - 1);
+		dst = vmm_gpa(&k->mem, at, size);
+		if (!dst)
+			continue;
+		memcpy(dst, m->initramfs, size);
+		*mod = (struct hvm_modlist_entry){ .paddr = at, .size = size };
+		return 1;
+	}
+	vmm_msg("--initramfs: %llu bytes do not fit in a quarter of one RAM run",
+		(unsigned long long)size);
+	return -1;
+}
+
 /* The FDT, its module entry, the memory map and hvm_start_info. */
 static int write_boot_info(struct vmm_kvm *k)
 {
 	struct hvm_start_info *si = vmm_gpa(&k->mem, PTELAB_BOOT_START_INFO, sizeof(*si));
-	struct hvm_modlist_entry *mod = vmm_gpa(&k->mem, PTELAB_BOOT_MODLIST, sizeof(*mod));
+	struct hvm_modlist_entry *mod = vmm_gpa(&k->mem, PTELAB_BOOT_MODLIST, 2 * sizeof(*mod));
 	struct hvm_memmap_table_entry *mm =
 		vmm_gpa(&k->mem, PTELAB_BOOT_MEMMAP, PTELAB_BOOT_MEMMAP_MAX * sizeof(*mm));
 	void *fdt = vmm_gpa(&k->mem, PTELAB_BOOT_FDT, PTELAB_BOOT_FDT_MAX);
-	int fdt_size, nr_mm;
+	int fdt_size, nr_mm, nr_initramfs;
 
 	if (!si || !mod || !mm || !fdt) {
 		vmm_msg("the boot structures below 0x%x are not in guest RAM", PTELAB_BOOT_END);
@@ -206,10 +240,13 @@ static int write_boot_info(struct vmm_kvm *k)
 		return -1;
 	}
 	*mod = (struct hvm_modlist_entry){ .paddr = PTELAB_BOOT_FDT, .size = (uint64_t)fdt_size };
+	nr_initramfs = place_initramfs(k, &mod[1]);
+	if (nr_initramfs < 0)
+		return -1;
 	*si = (struct hvm_start_info){
 		.magic = PVH_START_MAGIC,
 		.version = 1,
-		.nr_modules = 1,
+		.nr_modules = 1 + (uint32_t)nr_initramfs,
 		.modlist_paddr = PTELAB_BOOT_MODLIST,
 		.memmap_paddr = PTELAB_BOOT_MEMMAP,
 		.memmap_entries = (uint32_t)nr_mm,

@@ -125,6 +125,47 @@ static int x86_boot_args(struct vmm_qemu_argv *a, const char *dir)
 	return 0;
 }
 
+uint64_t vmm_qemu_arm64_initramfs_pa(const struct vmm_machine *m)
+{
+	uint64_t size = m->initramfs_size;
+
+	for (int i = m->nr_ram - 1; i >= 0; i--) {
+		uint64_t base = m->ram[i].base, end = base + m->ram[i].size;
+		uint64_t at = (end - size) & ~(uint64_t)(PTELAB_INITRAMFS_ALIGN - 1);
+
+		if (end - base >= 4 * size && at >= VMM_ARM64_LOAD_MIN)
+			return at;
+	}
+	return 0;
+}
+
+/* One QEMU generic loader: @dir/@file's bytes at guest physical @pa. */
+static int arm64_loader_arg(struct vmm_qemu_argv *a, const char *dir, const char *file, uint64_t pa)
+{
+	char path[PATH_MAX], esc[PATH_MAX * 2];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	ARG("-device");
+	ARG("loader,file=%s,addr=%#llx,force-raw=on", qemu_escape(path, esc, sizeof(esc)),
+	    (unsigned long long)pa);
+	return 0;
+}
+
+/* arm64's boot data: the command line, and the boot record and the
+ * initramfs QEMU's own tree and -initrd cannot carry (ptelab/abi.h). */
+static int arm64_boot_args(struct vmm_qemu_argv *a, const struct vmm_machine *m, const char *dir)
+{
+	ARG("-append");
+	ARG("%s", m->bootargs);
+	if (!m->initramfs && !m->exec_argv_len)
+		return 0;
+	if (!dir || arm64_loader_arg(a, dir, VMM_QEMU_BOOTREC_FILE, PTELAB_ARM64_BOOTREC_PA))
+		return -1;
+	if (!m->initramfs)
+		return 0;
+	return arm64_loader_arg(a, dir, VMM_QEMU_INITRAMFS_FILE, vmm_qemu_arm64_initramfs_pa(m));
+}
+
 /* The options after the machine's: devices, console, kernel, boot data. */
 static int boot_args(struct vmm_qemu_argv *a, const struct vmm_config *cfg,
 		     const struct vmm_machine *m, const char *dir)
@@ -143,9 +184,7 @@ static int boot_args(struct vmm_qemu_argv *a, const struct vmm_config *cfg,
 	ARG("%s", cfg->kernel);
 	if (cfg->arch == VMM_ARCH_X86_64)
 		return x86_boot_args(a, dir);
-	ARG("-append");
-	ARG("%s", m->bootargs);
-	return 0;
+	return arm64_boot_args(a, m, dir);
 }
 
 int vmm_qemu_build_argv(const struct vmm_config *cfg, const struct vmm_machine *m, const char *dir,
@@ -530,6 +569,8 @@ struct qemu_tmp {
 	char dir[PATH_MAX - 16];
 	char fdt[PATH_MAX];
 	char dump[PATH_MAX];
+	char bootrec[PATH_MAX]; /* arm64 with an initramfs or program arguments */
+	char initramfs[PATH_MAX];
 };
 
 /* Make @tmp's directory. Return: 0, or -1 (reported). */
@@ -546,6 +587,8 @@ static int qemu_make_tmpdir(struct qemu_tmp *tmp)
 	}
 	snprintf(tmp->fdt, sizeof(tmp->fdt), "%s/" VMM_QEMU_FDT_FILE, tmp->dir);
 	snprintf(tmp->dump, sizeof(tmp->dump), "%s/dumped.dtb", tmp->dir);
+	snprintf(tmp->bootrec, sizeof(tmp->bootrec), "%s/" VMM_QEMU_BOOTREC_FILE, tmp->dir);
+	snprintf(tmp->initramfs, sizeof(tmp->initramfs), "%s/" VMM_QEMU_INITRAMFS_FILE, tmp->dir);
 	return 0;
 }
 
@@ -574,6 +617,27 @@ static int qemu_copy_dump(const struct qemu_tmp *tmp, const char *to)
 	return 0;
 }
 
+/* Append @m's initramfs to the FDT file @path, after zeroes up to the
+ * next PTELAB_INITRAMFS_ALIGN boundary (ptelab/abi.h: QEMU's PVH loader
+ * takes one module). Return: 0, or -1 with errno set. */
+static int qemu_append_initramfs(const char *path, const struct vmm_machine *m, size_t fdt_size)
+{
+	static const char zero[PTELAB_INITRAMFS_ALIGN];
+	size_t pad = (PTELAB_INITRAMFS_ALIGN - fdt_size % PTELAB_INITRAMFS_ALIGN) %
+		     PTELAB_INITRAMFS_ALIGN;
+	FILE *f;
+	int ok;
+
+	if (!m->initramfs)
+		return 0;
+	f = fopen(path, "ab");
+	if (!f)
+		return -1;
+	ok = fwrite(zero, 1, pad, f) == pad &&
+	     fwrite(m->initramfs, 1, m->initramfs_size, f) == m->initramfs_size;
+	return fclose(f) || !ok ? -1 : 0;
+}
+
 /*
  * qemu_write_fdt - build @m's device tree (its timebase measured first)
  * into a new temporary directory.
@@ -593,7 +657,8 @@ static int qemu_write_fdt(struct vmm_machine *m, enum vmm_accel accel, struct qe
 	}
 	if (qemu_make_tmpdir(tmp))
 		return -1;
-	if (vmm_fdt_write_file(tmp->fdt, blob, (size_t)size)) {
+	if (vmm_fdt_write_file(tmp->fdt, blob, (size_t)size) ||
+	    qemu_append_initramfs(tmp->fdt, m, (size_t)size)) {
 		vmm_msg("cannot write %s: %s", tmp->fdt, strerror(errno));
 		goto err_rmdir;
 	}
@@ -617,8 +682,59 @@ static void qemu_remove_tmp(struct qemu_tmp *tmp, bool keep)
 	}
 	unlink(tmp->fdt);
 	unlink(tmp->dump);
+	unlink(tmp->bootrec);
+	unlink(tmp->initramfs);
 	rmdir(tmp->dir);
 	tmp->dir[0] = 0;
+}
+
+/* Write @buf (@len bytes) to the new file @path. Return: 0, or -1 with errno. */
+static int write_new_file(const char *path, const void *buf, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fwrite(buf, 1, len, f) == len;
+	return fclose(f) || !ok ? -1 : 0;
+}
+
+/*
+ * qemu_write_arm64_boot - an arm64 run's boot record and initramfs files
+ * (ptelab/abi.h) in a new temporary directory @tmp, when @m has either an
+ * initramfs or program arguments (else nothing). The record is laid out
+ * as the little-endian guest reads it, which is this host's order too
+ * (ptelab's hosts are x86_64 and arm64).
+ * Return: 0, or -1 (reported) with nothing left behind.
+ */
+static int qemu_write_arm64_boot(const struct vmm_machine *m, struct qemu_tmp *tmp)
+{
+	static struct ptelab_arm64_bootrec rec;
+	uint64_t pa = m->initramfs ? vmm_qemu_arm64_initramfs_pa(m) : 0;
+
+	if (!m->initramfs && !m->exec_argv_len)
+		return 0;
+	if (m->initramfs && !pa) {
+		vmm_msg("--initramfs: %zu bytes do not fit in a quarter of one RAM run",
+			m->initramfs_size);
+		return -1;
+	}
+	rec = (struct ptelab_arm64_bootrec){ .magic = PTELAB_ARM64_BOOTREC_MAGIC,
+					     .version = PTELAB_ARM64_BOOTREC_VERSION,
+					     .argv_len = (uint32_t)m->exec_argv_len,
+					     .initramfs_pa = pa,
+					     .initramfs_size = m->initramfs_size };
+	memcpy(rec.argv, m->exec_argv, m->exec_argv_len);
+	if (!tmp->dir[0] && qemu_make_tmpdir(tmp))
+		return -1;
+	if (write_new_file(tmp->bootrec, &rec, sizeof(rec)) ||
+	    (m->initramfs && write_new_file(tmp->initramfs, m->initramfs, m->initramfs_size))) {
+		vmm_msg("cannot write %s: %s", tmp->dir, strerror(errno));
+		qemu_remove_tmp(tmp, false);
+		return -1;
+	}
+	return 0;
 }
 
 /* Print @a shell-quoted, so it can be pasted to run QEMU by hand, and
@@ -687,7 +803,7 @@ int vmm_qemu_boot(const struct vmm_config *cfg, struct vmm_machine *m, struct vm
 		  struct vmm_timing *t)
 {
 	static struct vmm_qemu_argv a;
-	struct qemu_tmp tmp = { "", "", "" };
+	struct qemu_tmp tmp = { "", "", "", "", "" };
 	bool dump = cfg->arch == VMM_ARCH_ARM64 && cfg->dtb_out;
 	uint64_t t0 = vmm_now_us();
 	int status = qemu_available(cfg);
@@ -697,6 +813,8 @@ int vmm_qemu_boot(const struct vmm_config *cfg, struct vmm_machine *m, struct vm
 	if (cfg->arch == VMM_ARCH_X86_64 && qemu_write_fdt(m, cfg->accel, &tmp))
 		return PTELAB_EXIT_NOBACKEND;
 	if (dump && qemu_make_tmpdir(&tmp))
+		return PTELAB_EXIT_NOBACKEND;
+	if (cfg->arch == VMM_ARCH_ARM64 && qemu_write_arm64_boot(m, &tmp))
 		return PTELAB_EXIT_NOBACKEND;
 	if (vmm_qemu_build_argv(cfg, m, tmp.dir, dump ? tmp.dump : NULL, &a)) {
 		vmm_msg("the QEMU command line is too long");

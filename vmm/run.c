@@ -15,6 +15,7 @@
 #include "vmm_elf.h"
 #include "vmm_fdt.h"
 #include "vmm_hostrun.h"
+#include "vmm_initramfs.h"
 #include "vmm_kvm.h"
 #include "vmm_layout.h"
 #include "vmm_qemu.h"
@@ -241,6 +242,40 @@ static int settle(struct vmm_config *cfg, int backend)
 	return -1;
 }
 
+/* --initramfs and the program's arguments into @m, checked before boot.
+ * Return: 0, or -1 (reported). The archive lives until ptelab exits. */
+static int load_initramfs(const struct vmm_config *cfg, struct vmm_machine *m, int backend)
+{
+	char err[512];
+	uint8_t *buf;
+	size_t len;
+
+	m->exec_argv = cfg->exec_argv;
+	m->exec_argv_len = cfg->exec_argv_len;
+	if (!cfg->initramfs)
+		return 0;
+	if (backend == VMM_BACKEND_HOST) {
+		vmm_msg("--initramfs: --backend host runs no user programs");
+		return -1;
+	}
+	if (vmm_initramfs_load(cfg->initramfs, &buf, &len, err, sizeof(err))) {
+		vmm_msg("%s", err);
+		return -1;
+	}
+	/* The KVM backend places it in one RAM run, leaving that run 3/4 free. */
+	if (len > cfg->mem / cfg->nodes / 4) {
+		vmm_msg("--initramfs: %zu bytes: more than a quarter of a node's memory (--mem "
+			"%llu, "
+			"--nodes %d)",
+			len, X(cfg->mem), cfg->nodes);
+		free(buf);
+		return -1;
+	}
+	m->initramfs = buf;
+	m->initramfs_size = len;
+	return 0;
+}
+
 int vmm_main(int argc, char **argv)
 {
 	struct vmm_timing t = { .start_us = vmm_now_us() };
@@ -261,6 +296,8 @@ int vmm_main(int argc, char **argv)
 		vmm_msg("cannot lay out %llu bytes over %d nodes", X(cfg.mem), cfg.nodes);
 		return PTELAB_EXIT_USAGE;
 	}
+	if (load_initramfs(&cfg, &m, backend))
+		return PTELAB_EXIT_USAGE;
 	if (cfg.dtb_out && (cfg.arch == VMM_ARCH_X86_64 || backend == VMM_BACKEND_KVM))
 		status = write_dtb(&cfg, &m, backend);
 	else

@@ -47,6 +47,9 @@ struct vmm_config {
 	bool raw;	 /* --raw: guest control characters reach stdout unfiltered */
 	bool mem_needed; /* --mem-needed: print what size= needs and exit */
 	char bootargs[VMM_BOOTARGS_MAX];
+	const char *initramfs;		 /* --initramfs: NULL none */
+	char exec_argv[PTELAB_ARGV_MAX]; /* after a second "--": NUL-separated */
+	size_t exec_argv_len;
 };
 
 /* Name of @arch as the command line spells it ("x86_64", "arm64"). */

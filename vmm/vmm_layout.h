@@ -52,6 +52,12 @@ struct vmm_machine {
 	/* Maximal runs of contiguous RAM over all nodes, ascending. */
 	int nr_ram;
 	struct vmm_range ram[VMM_MAX_RAM];
+	/* --initramfs's archive (NULL: none) and run=exec's argv[1..]
+	 * (NUL-separated), which the backends hand to the guest. */
+	const uint8_t *initramfs;
+	size_t initramfs_size;
+	const char *exec_argv;
+	size_t exec_argv_len;
 };
 
 /*

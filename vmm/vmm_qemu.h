@@ -15,6 +15,10 @@
 #define VMM_QEMU_ARGS_BYTES 8192
 /* The file of an x86_64 run, in its private directory. */
 #define VMM_QEMU_FDT_FILE "guest.dtb"
+/* An arm64 run's files for QEMU's loader (ptelab/abi.h): the boot record
+ * and the initramfs, when there is one or run=exec has arguments. */
+#define VMM_QEMU_BOOTREC_FILE "bootrec.bin"
+#define VMM_QEMU_INITRAMFS_FILE "initramfs.cpio"
 /* x86_64's status byte: QEMU writes it to this inherited descriptor, a
  * pipe ptelab drains keeping only the last byte, so a guest writing the
  * port in a loop fills no disk. */
@@ -39,7 +43,10 @@ const char *vmm_qemu_package(enum vmm_arch arch);
  * FDT, which QEMU's PVH loader makes module 0), isa-debug-exit, and an
  * isa-debugcon writing the status byte to /dev/fd/VMM_QEMU_STATUS_FD (a
  * pipe, whose write end QEMU inherits); arm64 adds
- * -append bootargs, and dumpdtb=@dumpdtb when not NULL. Both run under
+ * -append bootargs, dumpdtb=@dumpdtb when not NULL, and with an
+ * initramfs or program arguments a -device loader for each of
+ * @dir/VMM_QEMU_BOOTREC_FILE and @dir/VMM_QEMU_INITRAMFS_FILE at the
+ * addresses vmm_qemu_arm64_initramfs_pa() and ptelab/abi.h give. Both run under
  * QEMU's seccomp sandbox, and no option opens a channel from the guest to
  * the host beyond the serial console and the status byte
  * (docs/isolation.md).
@@ -47,6 +54,11 @@ const char *vmm_qemu_package(enum vmm_arch arch);
  */
 int vmm_qemu_build_argv(const struct vmm_config *cfg, const struct vmm_machine *m, const char *dir,
 			const char *dumpdtb, struct vmm_qemu_argv *a);
+
+/* Where an arm64 run's initramfs goes: the top of the highest RAM run at
+ * least four times its size, PTELAB_INITRAMFS_ALIGN-aligned, as the KVM
+ * backends place it. Return: the address, 0 when none has room. */
+uint64_t vmm_qemu_arm64_initramfs_pa(const struct vmm_machine *m);
 
 /*
  * vmm_qemu_status - the guest's exit status from QEMU's exit code @code on

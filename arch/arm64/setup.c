@@ -15,6 +15,7 @@
 #include "kernel.h"
 #include "machine.h"
 #include "percpu.h"
+#include "ptelab/abi.h"
 
 #include <asm/mmu.h>
 #include <asm/psci.h>
@@ -77,6 +78,35 @@ static void find_exit_device(void)
 	arm64_psci_set_conduit(bi.current_el, early.psci_method);
 }
 
+/*
+ * find_boot_record - ptelab's record below the kernel (QEMU's loader put
+ * it there, ptelab/abi.h): the initramfs and run=exec's arguments, which
+ * QEMU's own tree cannot carry. Reserved before anything is allocated.
+ * An argv that does not end in a NUL is ignored, as in the tree.
+ */
+static void find_boot_record(void)
+{
+	const struct ptelab_arm64_bootrec *r = phys_to_virt(PTELAB_ARM64_BOOTREC_PA);
+
+	if (r->magic != PTELAB_ARM64_BOOTREC_MAGIC)
+		return;
+	boot_reserve(PTELAB_ARM64_BOOTREC_PA, sizeof(*r), "boot record (QEMU loader)");
+	if (r->version != PTELAB_ARM64_BOOTREC_VERSION) {
+		console_printf("guest: arm64: boot record version %u, expected %u: ignored\n",
+			       r->version, PTELAB_ARM64_BOOTREC_VERSION);
+		return;
+	}
+	if (r->initramfs_size) {
+		bi.initramfs_phys = r->initramfs_pa;
+		bi.initramfs_size = r->initramfs_size;
+		boot_reserve(r->initramfs_pa, r->initramfs_size, "initramfs (QEMU loader)");
+	}
+	if (r->argv_len && r->argv_len <= sizeof(r->argv) && !r->argv[r->argv_len - 1]) {
+		bi.exec_argv = r->argv;
+		bi.exec_argv_len = r->argv_len;
+	}
+}
+
 extern uint64_t arm64_boot_stack[], arm64_boot_stack_top[];
 
 void arm64_start(uint64_t x0, uint64_t entry_el, uint64_t entry_counter);
@@ -93,6 +123,7 @@ void arm64_start(uint64_t x0, uint64_t entry_el, uint64_t entry_counter)
 	bi.entry_counter = entry_counter;
 	boot_info = &bi;
 	find_fdt(x0);
+	find_boot_record();
 	find_exit_device();
 	bi.boot_path = arm64_exit_pa ? "ptelab-kvm" : "qemu-virt";
 	kmain(&bi);

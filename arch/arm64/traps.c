@@ -17,6 +17,7 @@
 #include "percpu.h"
 
 #include <asm/traps.h>
+#include <asm/user.h>
 
 #define USER_VA_END (1ul << 48) /* TTBR0 half with T0SZ = 16 */
 /* The lowest 4 KiB of the kernel stack hold a pattern: any frame that
@@ -103,8 +104,14 @@ static uint64_t stack_hi(void)
 	return stack_lo() + this_cpu()->stack_size;
 }
 
+/* Outside this CPU's kernel stack and outside the top UR_KSTACK_MIN bytes
+ * of the kstack that entries from EL0 run on (<asm/user.h>)? */
 static bool sp_outside_stack(uint64_t sp)
 {
+	uint64_t k = this_cpu()->arch.user_kstack;
+
+	if (k && sp <= k && sp >= k - UR_KSTACK_MIN)
+		return false;
 	return sp < stack_lo() || sp > stack_hi();
 }
 

@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 
+#include "dt.h"
 #include "kernel.h"
 #include "ptelab/abi.h"
 #include "percpu.h"
@@ -72,6 +73,26 @@ void arch_deliberate_fault(void)
 	panic("arch_deliberate_fault: the load from %p did not fault", (void *)p);
 }
 
+/* The initramfs: module 1 (ptelab's KVM backend), or module 0's tail
+ * after the padded FDT (QEMU): ptelab/abi.h. */
+static void find_initramfs(const struct hvm_modlist_entry *mod, uint32_t nr)
+{
+	uint64_t fdt_end;
+
+	if (nr >= 2 && mod[1].size) {
+		bi.initramfs_phys = mod[1].paddr;
+		bi.initramfs_size = mod[1].size;
+		boot_reserve(mod[1].paddr, mod[1].size, "initramfs (PVH module 1)");
+		return;
+	}
+	fdt_end = (dt_be32((const uint8_t *)bi.fdt + 4) + PTELAB_INITRAMFS_ALIGN - 1) &
+		  ~(uint64_t)(PTELAB_INITRAMFS_ALIGN - 1);
+	if (mod[0].size > fdt_end) {
+		bi.initramfs_phys = mod[0].paddr + fdt_end;
+		bi.initramfs_size = mod[0].size - fdt_end;
+	}
+}
+
 /* Module 0 is the FDT (ptelab puts it there; QEMU makes -initrd module 0). */
 static void read_start_info(uint32_t phys)
 {
@@ -90,6 +111,7 @@ static void read_start_info(uint32_t phys)
 	bi.fdt = phys_to_virt(mod->paddr);
 	bi.fdt_phys = mod->paddr;
 	boot_reserve(mod->paddr, mod->size, "device tree (PVH module 0)");
+	find_initramfs(mod, start_info->nr_modules);
 }
 
 void arch_describe_boot(void)

@@ -17,9 +17,13 @@
 
 #define NR_VECTORS 32 /* the CPU's exceptions */
 #define NR_IDT 256    /* and the interrupt vectors above them */
-#define GDT_ENTRIES 5 /* null, code, data, the TSS's two */
+/* null, kernel code and data, user data and code (in the order SYSRET
+ * needs: arch/x86_64/user.c), the TSS's two */
+#define GDT_ENTRIES 7
 #define KERNEL_CS 0x08
-#define TSS_SEL 0x18
+#define USER_DS_DESC 0x00cff2000000ffffull /* 0x18: DPL 3 data */
+#define USER_CS_DESC 0x00affa000000ffffull /* 0x20: DPL 3 64-bit code */
+#define TSS_SEL 0x28
 #define IST_STACK_SIZE 8192
 #define GATE_INTR 0x8e00 /* present, DPL 0, 64-bit interrupt gate */
 
@@ -100,6 +104,8 @@ static void gdt_tss_init(unsigned cpu)
 	gdt[0] = boot_gdt[0];
 	gdt[1] = boot_gdt[1];
 	gdt[2] = boot_gdt[2];
+	gdt[3] = USER_DS_DESC;
+	gdt[4] = USER_CS_DESC;
 	gdt[TSS_SEL / 8] = (limit & 0xffff) | (base & 0xffffff) << 16 | 0x89ull << 40 |
 			   ((limit >> 16) & 0xf) << 48 | ((base >> 24) & 0xff) << 56;
 	gdt[TSS_SEL / 8 + 1] = base >> 32;
@@ -111,6 +117,11 @@ static void set_gate(int v, uint64_t a, int ist)
 {
 	idt[v] = (struct idt_gate){ (uint16_t)a,	 KERNEL_CS,	      GATE_INTR | ist,
 				    (uint16_t)(a >> 16), (uint32_t)(a >> 32), 0 };
+}
+
+void x86_tss_set_rsp0(unsigned cpu, uint64_t rsp0)
+{
+	cpu_tss[cpu].rsp[0] = rsp0;
 }
 
 void traps_cpu_init(unsigned cpu)
@@ -161,6 +172,8 @@ void x86_trap(struct trap_frame *f)
 	}
 	if (f->vector == X86_SPURIOUS_VECTOR)
 		return; /* no EOI for a spurious interrupt */
+	if (!*in_trap && x86_user_exception(f, cr2))
+		return;
 	if (f->vector == 14 && !*in_trap && arch_handle_user_fault(f, cr2))
 		return;
 	if ((*in_trap)++) {

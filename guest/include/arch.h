@@ -45,6 +45,13 @@ struct boot_info {
 	const char *boot_path;	/* e.g. "pvh", "qemu-virt" */
 	int current_el;		/* arm64: EL the kernel was entered at; x86: 0 */
 	uint64_t entry_counter; /* arch_counter() at the first instruction */
+	/* The initramfs (cpio newc) when the boot protocol placed it (x86_64
+	 * PVH: ptelab/abi.h); else the FDT's /chosen/linux,initrd-* say. */
+	uint64_t initramfs_phys, initramfs_size;
+	/* run=exec's argv[1..] when the boot protocol carried it (arm64 QEMU's
+	 * boot record, ptelab/abi.h); else /chosen/ptelab,argv. */
+	const char *exec_argv;
+	uint32_t exec_argv_len;
 };
 
 /* Record a physical range as owned by boot (mm_init() reserves every one).

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ptelab/abi.h"
+
 #define MACHINE_MAX_NODES 8
 #define MACHINE_MAX_RANGES 4 /* memory ranges per node */
 #define MACHINE_MAX_CPUS 64
@@ -45,6 +47,10 @@ struct machine {
 	uint64_t timebase_hz; /* 0 when the tree does not say */
 	uint32_t ptelab_abi;  /* /chosen/ptelab,abi, 0 if not a ptelab tree */
 	uint64_t exit_mmio;   /* reg of /ptelab-exit@..., 0 without one */
+	/* /chosen/ptelab,argv: NUL-terminated strings, exec_argv_len bytes */
+	char exec_argv[PTELAB_ARGV_MAX];
+	uint32_t exec_argv_len;
+	uint64_t initrd_start, initrd_end; /* /chosen/linux,initrd-*, 0 without */
 };
 
 /*

@@ -37,7 +37,7 @@
  * the VMM's; ELF segments must lie at or above it, inside guest RAM.
  */
 #define PTELAB_BOOT_START_INFO 0x6000 /* struct hvm_start_info */
-#define PTELAB_BOOT_MODLIST 0x6800    /* hvm_modlist_entry[1]: the FDT */
+#define PTELAB_BOOT_MODLIST 0x6800    /* hvm_modlist_entry[2]: FDT, initramfs */
 #define PTELAB_BOOT_MEMMAP 0x7000     /* hvm_memmap_table_entry[] */
 #define PTELAB_BOOT_MEMMAP_MAX 64
 #define PTELAB_X86_TRAMPOLINE 0x8000 /* the guest's SMP trampoline page: keep free */
@@ -125,7 +125,48 @@ struct hvm_memmap_table_entry {
  * Device-tree properties ptelab adds beyond the standard ones:
  *   /cpus/timebase-frequency  the TSC (x86_64) frequency in Hz, 64 bits
  *   /chosen/ptelab,abi        PTELAB_ABI_VERSION
+ *   /chosen/ptelab,argv       run=exec's argv[1..]: NUL-terminated strings,
+ *                             at most PTELAB_ARGV_MAX bytes in all
+ *   /chosen/linux,initrd-start, linux,initrd-end  the initramfs (cpio newc)
+ *                             as Linux has them (32 or 64 bits), where the
+ *                             VMM knows its address (arm64)
  */
 #define PTELAB_FDT_ABI_PROP "ptelab,abi"
+#define PTELAB_FDT_ARGV_PROP "ptelab,argv"
+#define PTELAB_ARGV_MAX 2048
+
+/*
+ * The initramfs on x86_64 (PVH): ptelab's KVM backend passes it as PVH
+ * module 1 (module 0 is the FDT). QEMU's PVH loader takes one module
+ * (-initrd), so there the FDT is padded to a multiple of
+ * PTELAB_INITRAMFS_ALIGN and the archive follows it in module 0: a module
+ * 0 longer than the padded FDT carries the initramfs in its tail.
+ */
+#define PTELAB_INITRAMFS_ALIGN 4096
+#define PTELAB_INITRAMFS_MAX (512u << 20) /* the VMM refuses a larger one */
+
+/*
+ * arm64 under QEMU: the guest reads QEMU's own tree, which has no room for
+ * ptelab's /chosen properties, and QEMU loads no -initrd beside an ELF
+ * kernel. So ptelab writes a boot record with QEMU's generic loader
+ * (-device loader) into the page right below the kernel's load address
+ * (free RAM, zero on any other boot) and the archive where the record
+ * says: the top of the highest RAM run with room, as the KVM backends
+ * place it. The guest checks the magic before anything is allocated.
+ */
+#define PTELAB_ARM64_BOOTREC_PA 0x401ff000ull
+#define PTELAB_ARM64_BOOTREC_MAGIC 0x63657262616c6570ull /* "pelabrec" */
+#define PTELAB_ARM64_BOOTREC_VERSION 1
+
+#ifndef __ASSEMBLER__
+struct ptelab_arm64_bootrec {
+	uint64_t magic;		    /* PTELAB_ARM64_BOOTREC_MAGIC */
+	uint32_t version;	    /* PTELAB_ARM64_BOOTREC_VERSION */
+	uint32_t argv_len;	    /* bytes of argv in use */
+	uint64_t initramfs_pa;	    /* 0 without an initramfs */
+	uint64_t initramfs_size;    /* bytes */
+	char argv[PTELAB_ARGV_MAX]; /* as /chosen/ptelab,argv */
+};
+#endif
 
 #endif

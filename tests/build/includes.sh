@@ -34,7 +34,8 @@ vmm=$(flags VMM_INC)
 # The VMM: its own headers and include/ptelab/, nothing of the guest, mm/
 # or the tests.
 for h in vmm_config.h ptelab/abi.h ptelab/cmdline.h; do probe vmm gcc "$vmm" $h ok; done
-for h in bench.h kernel.h knob_parse.h mm.h knobs.h counters.h pgtable.h test.h asm/pgtable.h; do
+for h in bench.h kernel.h knob_parse.h mm.h knobs.h counters.h pgtable.h test.h asm/pgtable.h \
+	user_arch.h process.h; do
 	probe vmm gcc "$vmm" $h refused
 done
 # The guest of each arch (mm/ and arch/ compile with the same flags):
@@ -46,7 +47,7 @@ for a in x86_64 arm64; do
 		continue
 	fi
 	g=$(flags ${a}_CFLAGS)
-	for h in ptelab/abi.h ptelab/cmdline.h kernel.h; do probe "guest $a" $cc "$g" $h ok; done
+	for h in ptelab/abi.h ptelab/cmdline.h kernel.h user_arch.h; do probe "guest $a" $cc "$g" $h ok; done
 	for h in vmm_config.h vmm_kvm.h vmm_util.h; do probe "guest $a" $cc "$g" $h refused; done
 done
 # The host backend (guest commands, mm/, arch/host natively): no VMM

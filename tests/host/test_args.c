@@ -271,6 +271,20 @@ TEST(guest_words)
 	CHECK_STR(cfg.bootargs, "run=hello");
 }
 
+/* Words after a second "--" are run=exec's argv[1..], NUL-separated,
+ * even "--" itself; without one there are none; --initramfs is kept. */
+TEST(exec_argv_after_second_dashes)
+{
+	CHECK_EQ(parse("--initramfs dir -- run=exec:/bin/hello -- a -- -b"), 0);
+	CHECK_STR(cfg.bootargs, "run=exec:/bin/hello");
+	CHECK_STR(cfg.initramfs, "dir");
+	CHECK_EQ(cfg.exec_argv_len, 8);
+	CHECK(!memcmp(cfg.exec_argv, "a\0--\0-b\0", 8));
+	CHECK_EQ(parse("run=exec:/bin/hello"), 0);
+	CHECK_EQ(cfg.exec_argv_len, 0);
+	CHECK(cfg.initramfs == NULL);
+}
+
 /* The command line fits the guest's buffer or is refused with the limit. */
 TEST(guest_words_limit)
 {
@@ -416,4 +430,5 @@ TEST(fuzz_random_command_lines)
 TEST_SUITE(args, size_suffixes, size_overflow, size_junk, defaults, every_option_separate_value,
 	   every_option_equals_value, limits_accepted_at_the_edges, bad_mem_names_the_limit,
 	   bad_numbers_name_the_limit, bad_choices_list_the_choices, bad_options, help, guest_words,
-	   guest_words_limit, default_kernel_path, fuzz_random_command_lines)
+	   guest_words_limit, exec_argv_after_second_dashes, default_kernel_path,
+	   fuzz_random_command_lines)

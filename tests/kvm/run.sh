@@ -90,6 +90,9 @@ prepare() {
 	for g in x86_64 arm64; do
 		[ -f "$TOP/build/$g/guest.elf" ] && cp "$TOP/build/$g/guest.elf" "$r/ptelab/build/$g/"
 	done
+	if [ -d "$TOP/build/user/$a" ]; then
+		mkdir -p "$r/ptelab/build/user" && cp -r "$TOP/build/user/$a" "$r/ptelab/build/user/"
+	fi
 	mkcpio "$r" "$K/$a/initrd" || { why="cannot write the initramfs"; return 2; }
 }
 

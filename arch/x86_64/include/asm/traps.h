@@ -29,6 +29,18 @@ struct trap_frame {
  */
 int arch_handle_user_fault(struct trap_frame *f, uint64_t addr);
 
+/*
+ * x86_user_exception - an exception taken in ring 3 (arch/x86_64/user.c):
+ * a page fault mm/ resolves is resumed; anything else ends the process
+ * with the signal Linux would send (kernel/user_arch.h, user_fault_fatal).
+ * Return: 0 when @f was not taken in ring 3, 1 to resume @f.
+ */
+int x86_user_exception(struct trap_frame *f, uint64_t cr2);
+
+/* TSS.RSP0 of CPU @cpu: the stack an interrupt or exception from ring 3
+ * starts on. */
+void x86_tss_set_rsp0(unsigned cpu, uint64_t rsp0);
+
 /* Interrupt vectors: the one IPI (TLB flush requests and smp_run's
  * wake-up), and the x2APIC's spurious vector. */
 #define X86_IPI_VECTOR 0xf0

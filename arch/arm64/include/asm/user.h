@@ -1,0 +1,36 @@
+/*
+ * user.h (arm64) - the saved state of an EL0 program (kernel/user_arch.h).
+ *
+ * The exception frame of <asm/traps.h> (x0-x30, SP_EL0, ELR_EL1 = PC,
+ * SPSR_EL1 = PSTATE, ESR/FAR of the exception that entered, FPSR/FPCR,
+ * q0-q31) followed by TPIDR_EL0. The kernel itself uses the SIMD
+ * registers (newlib's memcpy and printf), so every entry from EL0 saves
+ * all of them and every return restores them. entry.S fills a user_regs
+ * at the top of the kstack (arch_user_set_kstack()) on each entry from
+ * EL0 and arm64_ret_to_user() loads one; UR_* are its offsets.
+ */
+#ifndef ASM_USER_H
+#define ASM_USER_H
+
+#include <asm/traps.h>
+
+/* The kstack (arch_user_set_kstack()) must hold at least this much: a
+ * fault on a user address resumes a system call only while its SP lies
+ * in the kstack's top UR_KSTACK_MIN bytes (traps.c; the kstack has no
+ * guard pattern, so a deeper SP is taken for an overflow). */
+#define UR_KSTACK_MIN 0x8000
+
+#define UR_TPIDR PT_FRAME_SIZE
+#define UR_FRAME_SIZE (PT_FRAME_SIZE + 16) /* keeps the kstack 16-byte aligned */
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+
+struct user_regs {
+	struct pt_regs regs; /* elr is the PC, spsr the PSTATE, sp SP_EL0 */
+	uint64_t tpidr;	     /* TPIDR_EL0: the thread pointer */
+	uint64_t pad;
+};
+#endif
+
+#endif

@@ -1,0 +1,23 @@
+/*
+ * user.h (x86_64) - the saved state of a ring-3 program (kernel/user_arch.h).
+ *
+ * arch/x86_64/user_entry.S fills it on SYSCALL and restores it on SYSRET
+ * (or IRETQ on the first entry); the offsets below are the assembly's.
+ */
+#ifndef ASM_USER_H
+#define ASM_USER_H
+
+#include <stdint.h>
+
+/* Lowest address first. The kernel's own code uses SSE (newlib's memcpy),
+ * so user x87/SSE state is saved in fxsave on every system call. */
+struct user_regs {
+	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;	  /* 0x00 */
+	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;	  /* 0x40 */
+	uint64_t rip, rsp, rflags;			  /* 0x78 */
+	uint64_t fs_base;				  /* 0x90 */
+	uint64_t pad;					  /* 0x98 */
+	uint8_t fxsave[512] __attribute__((aligned(16))); /* 0xa0 */
+};
+
+#endif

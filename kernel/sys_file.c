@@ -1,0 +1,335 @@
+/*
+ * sys_file.c - file descriptors: the console (0, 1, 2 at start) and
+ * read-only initramfs files. Writes go to the console only; anything
+ * that would change the file table answers -EROFS.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "initramfs.h"
+#include "kernel.h"
+#include "process.h"
+#include "syscall.h"
+
+#define IO_CHUNK 512
+#define IOV_MAX 1024
+
+/* File descriptors are C ints: the upper half of the register is not
+ * part of the argument (glibc leaves -100, AT_FDCWD, zero-extended). */
+static struct fd *fd_get(long lfd)
+{
+	int fd = (int)lfd;
+
+	struct process *p = current_process;
+
+	if (fd < 0 || fd >= PROC_NR_FDS || p->fds[fd].kind == FD_NONE)
+		return NULL;
+	return &p->fds[fd];
+}
+
+/* Copy @len user bytes at @buf to the console, a chunk at a time. */
+static long console_write(unsigned long buf, size_t len)
+{
+	char chunk[IO_CHUNK];
+	size_t done = 0;
+
+	fflush(stdout); /* the kernel's own lines first */
+	while (done < len) {
+		size_t n = len - done < sizeof(chunk) ? len - done : sizeof(chunk);
+
+		if (copy_from_user(chunk, buf + done, n))
+			return done ? (long)done : -EFAULT;
+		arch_console_write(chunk, n);
+		done += n;
+	}
+	return (long)done;
+}
+
+/* Up to @len bytes of @f's file at @pos into user @buf. */
+static long file_read(const struct fd *f, unsigned long buf, size_t len, uint64_t pos)
+{
+	const struct ifile *file = f->file;
+
+	if ((file->mode & S_IFMT) == S_IFDIR)
+		return -EISDIR;
+	if (pos >= file->size)
+		return 0;
+	if (len > file->size - pos)
+		len = (size_t)(file->size - pos);
+	if (copy_to_user(buf, file->data + pos, len))
+		return -EFAULT;
+	return (long)len;
+}
+
+static long do_read(long fd, unsigned long buf, size_t len)
+{
+	struct fd *f = fd_get(fd);
+	long n;
+
+	if (!f)
+		return -EBADF;
+	if (f->kind == FD_CONSOLE)
+		return 0; /* no console input: end of file */
+	n = file_read(f, buf, len, f->pos);
+	if (n > 0)
+		f->pos += (uint64_t)n;
+	return n;
+}
+
+static long do_write(long fd, unsigned long buf, size_t len)
+{
+	struct fd *f = fd_get(fd);
+
+	if (!f)
+		return -EBADF;
+	if (f->kind != FD_CONSOLE)
+		return -EBADF; /* files are opened read-only */
+	return console_write(buf, len);
+}
+
+long sys_read(struct user_regs *r, const long *a)
+{
+	(void)r;
+	return do_read(a[0], (unsigned long)a[1], (size_t)a[2]);
+}
+
+long sys_write(struct user_regs *r, const long *a)
+{
+	(void)r;
+	return do_write(a[0], (unsigned long)a[1], (size_t)a[2]);
+}
+
+/* readv / writev: each iovec in turn, stopping at a short transfer. */
+static long do_iov(long fd, unsigned long iov, long cnt, int write)
+{
+	long total = 0;
+
+	if (cnt < 0 || cnt > IOV_MAX)
+		return -EINVAL;
+	for (long i = 0; i < cnt; i++) {
+		unsigned long v[2];
+		long n;
+
+		if (copy_from_user(v, iov + (unsigned long)i * sizeof(v), sizeof(v)))
+			return total ? total : -EFAULT;
+		n = write ? do_write(fd, v[0], v[1]) : do_read(fd, v[0], v[1]);
+		if (n < 0)
+			return total ? total : n;
+		total += n;
+		if ((unsigned long)n < v[1])
+			break;
+	}
+	return total;
+}
+
+long sys_readv(struct user_regs *r, const long *a)
+{
+	(void)r;
+	return do_iov(a[0], (unsigned long)a[1], a[2], 0);
+}
+
+long sys_writev(struct user_regs *r, const long *a)
+{
+	(void)r;
+	return do_iov(a[0], (unsigned long)a[1], a[2], 1);
+}
+
+/* The file @path names (relative paths start at "/", the only cwd), read
+ * from user memory; NULL with *@err set when there is none. */
+static const struct ifile *lookup_user(unsigned long upath, long *err)
+{
+	char path[PROC_PATH_MAX];
+	long n = strncpy_from_user(path, upath, sizeof(path));
+	const struct ifile *f;
+
+	if (n < 0)
+		return *err = n, NULL;
+	if (!n)
+		return *err = -ENOENT, NULL;
+	f = initramfs_lookup(path);
+	if (!f)
+		*err = -ENOENT;
+	return f;
+}
+
+static long do_open(long dirfd, unsigned long upath, long flags)
+{
+	struct process *p = current_process;
+	long err = 0;
+	const struct ifile *f;
+
+	if ((int)dirfd != AT_FDCWD && !fd_get(dirfd))
+		return -EBADF;
+	f = lookup_user(upath, &err);
+	if (!f)
+		return (flags & O_CREAT) && err == -ENOENT ? -EROFS : err;
+	if ((flags & O_ACCMODE) != 0)
+		return (f->mode & S_IFMT) == S_IFDIR ? -EISDIR : -EROFS;
+	if ((flags & O_DIRECTORY) && (f->mode & S_IFMT) != S_IFDIR)
+		return -ENOTDIR;
+	for (int fd = 0; fd < PROC_NR_FDS; fd++) {
+		if (p->fds[fd].kind != FD_NONE)
+			continue;
+		p->fds[fd] = (struct fd){ .kind = FD_FILE, .file = f };
+		return fd;
+	}
+	return -EMFILE;
+}
+
+long sys_openat(struct user_regs *r, const long *a)
+{
+	(void)r;
+	return do_open(a[0], (unsigned long)a[1], a[2]);
+}
+
+long sys_open(struct user_regs *r, const long *a)
+{
+	(void)r;
+	return do_open(AT_FDCWD, (unsigned long)a[0], a[1]);
+}
+
+long sys_close(struct user_regs *r, const long *a)
+{
+	struct fd *f = fd_get(a[0]);
+
+	(void)r;
+	if (!f)
+		return -EBADF;
+	f->kind = FD_NONE;
+	return 0;
+}
+
+long sys_pread64(struct user_regs *r, const long *a)
+{
+	struct fd *f = fd_get(a[0]);
+
+	(void)r;
+	if (!f)
+		return -EBADF;
+	if (f->kind != FD_FILE)
+		return -ESPIPE;
+	if (a[3] < 0)
+		return -EINVAL;
+	return file_read(f, (unsigned long)a[1], (size_t)a[2], (uint64_t)a[3]);
+}
+
+long sys_lseek(struct user_regs *r, const long *a)
+{
+	struct fd *f = fd_get(a[0]);
+	long base;
+
+	(void)r;
+	if (!f)
+		return -EBADF;
+	if (f->kind != FD_FILE)
+		return -ESPIPE;
+	if (a[2] == SEEK_SET)
+		base = 0;
+	else if (a[2] == SEEK_CUR)
+		base = (long)f->pos;
+	else if (a[2] == SEEK_END)
+		base = (long)f->file->size;
+	else
+		return -EINVAL;
+	if (base + a[1] < 0)
+		return -EINVAL;
+	f->pos = (uint64_t)(base + a[1]);
+	return (long)f->pos;
+}
+
+/* struct stat of @f (NULL: the console, a character device) at @ubuf. */
+static long stat_to_user(const struct ifile *f, unsigned long ubuf)
+{
+	struct kstat ks = { .dev = 1, .nlink = 1, .blksize = 4096 };
+	unsigned char out[ARCH_STAT_MAX];
+	unsigned long n;
+
+	if (f) {
+		ks.ino = f->ino;
+		ks.mode = f->mode;
+		ks.size = f->size;
+		ks.blocks = (f->size + 511) / 512;
+	} else {
+		ks.ino = 1;
+		ks.mode = S_IFCHR | 0620;
+		ks.rdev = (5u << 8) | 1; /* /dev/console */
+		ks.blksize = 1024;
+	}
+	n = arch_stat_encode(&ks, out);
+	return copy_to_user(ubuf, out, n);
+}
+
+long sys_fstat(struct user_regs *r, const long *a)
+{
+	struct fd *f = fd_get(a[0]);
+
+	(void)r;
+	if (!f)
+		return -EBADF;
+	return stat_to_user(f->kind == FD_FILE ? f->file : NULL, (unsigned long)a[1]);
+}
+
+long sys_newfstatat(struct user_regs *r, const long *a)
+{
+	const struct ifile *file;
+	char c;
+	long err = 0;
+
+	(void)r;
+	if (((int)a[3] & AT_EMPTY_PATH) && !copy_from_user(&c, (unsigned long)a[1], 1) && !c) {
+		struct fd *f = fd_get(a[0]);
+
+		if (!f)
+			return -EBADF;
+		return stat_to_user(f->kind == FD_FILE ? f->file : NULL, (unsigned long)a[2]);
+	}
+	if ((int)a[0] != AT_FDCWD && !fd_get(a[0]))
+		return -EBADF;
+	file = lookup_user((unsigned long)a[1], &err);
+	return file ? stat_to_user(file, (unsigned long)a[2]) : err;
+}
+
+/* No symbolic links (and no /proc yet): every path is "not a link" or
+ * missing. */
+static long do_readlink(unsigned long upath)
+{
+	long err = 0;
+
+	return lookup_user(upath, &err) ? -EINVAL : err;
+}
+
+long sys_readlink(struct user_regs *r, const long *a)
+{
+	(void)r;
+	return do_readlink((unsigned long)a[0]);
+}
+
+long sys_readlinkat(struct user_regs *r, const long *a)
+{
+	(void)r;
+	return do_readlink((unsigned long)a[1]);
+}
+
+#define W_OK 2
+
+static long do_access(unsigned long upath, long mode)
+{
+	long err = 0;
+
+	if (!lookup_user(upath, &err))
+		return err;
+	return mode & W_OK ? -EROFS : 0;
+}
+
+long sys_access(struct user_regs *r, const long *a)
+{
+	(void)r;
+	return do_access((unsigned long)a[0], a[1]);
+}
+
+long sys_faccessat(struct user_regs *r, const long *a)
+{
+	(void)r;
+	return do_access((unsigned long)a[1], a[2]);
+}

@@ -1,0 +1,166 @@
+/*
+ * user_arch.h - the contract between the generic user-process code in
+ * kernel/ (exec.c, syscall.c, process.c) and each arch's user mode
+ * (x86_64 ring 3, arm64 EL0).
+ *
+ * Each arch provides:
+ *   arch/<arch>/include/asm/user.h  struct user_regs (the saved user state,
+ *                                   TLS register included) and nothing the
+ *                                   generic code must know beyond its name;
+ *   arch/<arch>/user.c (+ an entry .S)  the functions declared below, and
+ *                                   arch_syscall_numbers.
+ * The generic side provides syscall_entry() and user_fault_fatal(), which
+ * the arch's entry code calls.
+ *
+ * Beyond the brief's list this header adds arch_user_set_kstack() (the
+ * stack user-mode entries run on, so that process.c can leave user mode
+ * by longjmp back to the frame that entered it), arch_elf_info() (auxv
+ * and uname values), arch_stat_encode() (struct stat differs per arch)
+ * and user_fault_fatal() (an unresolvable user fault
+ * ends the process, not the kernel). Syscall numbers are a struct of
+ * SYSNR() values named by SYSCALL_LIST below: a field an arch leaves out
+ * is 0, "no such call on this arch", and dispatches to -ENOSYS.
+ */
+#ifndef KERNEL_USER_ARCH_H
+#define KERNEL_USER_ARCH_H
+
+#include <asm/user.h> /* struct user_regs */
+
+/* --- implemented by each arch ------------------------------------------- */
+
+/* Per CPU, once, before any process runs on it: the system-call entry
+ * (x86: STAR/LSTAR/FMASK/EFER.SCE; arm64: nothing beyond the vectors) and
+ * the CPU features user code needs (x86: CR4.OSFXSR/OSXMMEXCPT). */
+void arch_user_init_cpu(void);
+
+/* @r: the state that starts a program at @entry with stack pointer @sp
+ * (user mode, interrupts as the kernel runs them, every other register 0,
+ * TLS 0). */
+void arch_user_regs_init(struct user_regs *r, unsigned long entry, unsigned long sp);
+
+/* System calls and exceptions taken from user mode run on the stack whose
+ * top (16-byte aligned) is @top. Set before arch_return_to_user(). */
+void arch_user_set_kstack(void *top);
+
+/* Enter user mode with the state @r (the current mm's page tables are
+ * already loaded). Never returns: the process ends by a longjmp out of
+ * syscall_entry() or user_fault_fatal(), on the kstack. */
+__attribute__((noreturn)) void arch_return_to_user(struct user_regs *r);
+
+/* The system call's number and argument @i (0..5) as user code passed them. */
+long arch_syscall_nr(const struct user_regs *r);
+long arch_syscall_arg(const struct user_regs *r, int i);
+
+/* What the system call returns to user code (a value or -errno). */
+void arch_syscall_set_return(struct user_regs *r, long v);
+
+/* The thread pointer user code sees (x86: FS base; arm64: TPIDR_EL0). */
+void arch_set_tls(struct user_regs *r, unsigned long v);
+
+/* What exec.c and uname need to know about the arch. */
+struct arch_elf_info {
+	unsigned short machine;	   /* e_machine to accept: EM_X86_64, EM_AARCH64 */
+	unsigned long hwcap;	   /* AT_HWCAP */
+	unsigned long hwcap2;	   /* AT_HWCAP2 */
+	unsigned long minsigstksz; /* AT_MINSIGSTKSZ; 0 leaves the entry out */
+	const char *platform;	   /* AT_PLATFORM string: "x86_64", "aarch64" */
+	const char *uts_machine;   /* uname's machine field */
+};
+void arch_elf_info(struct arch_elf_info *info);
+
+/* A file's attributes; arch_stat_encode() writes them as this arch's
+ * struct stat (x86_64's 144-byte layout, arm64's asm-generic 128 bytes)
+ * into @out (ARCH_STAT_MAX bytes) and returns the size written. */
+struct kstat {
+	unsigned long dev, ino, nlink, rdev, size, blksize, blocks;
+	unsigned mode, uid, gid;
+};
+#define ARCH_STAT_MAX 160
+unsigned long arch_stat_encode(const struct kstat *ks, void *out);
+
+/* --- the system-call numbering ------------------------------------------ */
+
+/* Every call the generic table knows, by Linux's name. Calls one arch
+ * lacks (open, readlink, arch_prctl on arm64) stay 0 in its numbering. */
+#define SYSCALL_LIST(X)                                                                            \
+	X(read)                                                                                    \
+	X(write)                                                                                   \
+	X(readv)                                                                                   \
+	X(writev)                                                                                  \
+	X(open)                                                                                    \
+	X(openat)                                                                                  \
+	X(close)                                                                                   \
+	X(pread64)                                                                                 \
+	X(lseek)                                                                                   \
+	X(fstat)                                                                                   \
+	X(newfstatat)                                                                              \
+	X(readlink)                                                                                \
+	X(readlinkat)                                                                              \
+	X(access)                                                                                  \
+	X(faccessat)                                                                               \
+	X(ioctl)                                                                                   \
+	X(exit)                                                                                    \
+	X(exit_group)                                                                              \
+	X(brk)                                                                                     \
+	X(mmap)                                                                                    \
+	X(munmap)                                                                                  \
+	X(mprotect)                                                                                \
+	X(madvise)                                                                                 \
+	X(uname)                                                                                   \
+	X(getpid)                                                                                  \
+	X(getppid)                                                                                 \
+	X(gettid)                                                                                  \
+	X(getuid)                                                                                  \
+	X(geteuid)                                                                                 \
+	X(getgid)                                                                                  \
+	X(getegid)                                                                                 \
+	X(arch_prctl)                                                                              \
+	X(set_tid_address)                                                                         \
+	X(set_robust_list)                                                                         \
+	X(rseq)                                                                                    \
+	X(prlimit64)                                                                               \
+	X(getrandom)                                                                               \
+	X(clock_gettime)                                                                           \
+	X(rt_sigaction)                                                                            \
+	X(rt_sigprocmask)                                                                          \
+	X(futex)                                                                                   \
+	X(sched_yield)                                                                             \
+	X(nanosleep)                                                                               \
+	X(clock_nanosleep)
+
+/* A field holds SYSNR(Linux number); 0 means the arch has no such call. */
+#define SYSNR(n) ((n) + 1)
+
+struct syscall_numbers {
+#define SYSCALL_FIELD(name) int name;
+	SYSCALL_LIST(SYSCALL_FIELD)
+#undef SYSCALL_FIELD
+};
+
+/* Linux's numbering on this arch, e.g. { .read = SYSNR(0), ... } on x86_64,
+ * { .read = SYSNR(63), ... } on arm64. */
+extern const struct syscall_numbers arch_syscall_numbers;
+
+/* Numbers at or above this are refused (-ENOSYS, counted as "other"). */
+#define SYSCALL_MAX_NR 1024
+
+/* --- implemented by kernel/, called by the arch's entry code ----------- */
+
+/*
+ * syscall_entry - run the system call user code asked for in @r and store
+ * its return value there. Returns to the arch, which resumes user mode
+ * from @r; does not return when the call ends the process.
+ * Context: on the kstack, interrupts enabled, the process's mm loaded.
+ */
+void syscall_entry(struct user_regs *r);
+
+/*
+ * user_fault_fatal - a fault taken in user mode at @addr (instruction at
+ * @pc) that handle_mm_fault(current_mm, addr, flags) could not resolve, or
+ * another exception user code caused: print one line and end the process
+ * with status 128 + @sig (SIGSEGV 11, SIGILL 4, SIGFPE 8, SIGBUS 7).
+ * Context: on the kstack.
+ */
+__attribute__((noreturn)) void user_fault_fatal(int sig, unsigned long addr, unsigned long pc);
+
+#endif
