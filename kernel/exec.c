@@ -108,7 +108,8 @@ static int check_segment(const struct ifile *f, const struct elf64_phdr *p, char
 				"segment at %#llx: file bytes past the end (truncated?)",
 				(unsigned long long)p->vaddr),
 		       -ENOEXEC;
-	if (p->filesz > p->memsz || p->vaddr < MM_USER_START || p->memsz > MM_USER_END ||
+	if (p->filesz > p->memsz || p->vaddr < MM_USER_START ||
+	    p->memsz > EXEC_STACK_TOP - EXEC_STACK_SIZE ||
 	    p->vaddr > EXEC_STACK_TOP - EXEC_STACK_SIZE - p->memsz ||
 	    (p->vaddr - p->offset) % PAGE_SIZE)
 		return snprintf(err, errlen,
