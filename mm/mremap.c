@@ -278,13 +278,11 @@ static struct vma *resize_vma(struct mm *mm, unsigned long old, unsigned long ol
 	return vma && old_len <= vma->end - old ? vma : NULL;
 }
 
-/* Are the pages after @vma up to @end free (and in the user half)? */
-static bool vma_can_grow(struct mm *mm, struct vma *vma, unsigned long end)
+/* Are the @len bytes from @start, which @vma ends at, free and in the
+ * user half? */
+static bool vma_can_grow(struct vma *vma, unsigned long start, unsigned long len)
 {
-	struct vma *next = vma->next;
-
-	(void)mm;
-	return end <= MM_USER_END && (!next || next->start >= end);
+	return len <= MM_USER_END - start && (!vma->next || vma->next->start >= start + len);
 }
 
 /*
@@ -362,7 +360,7 @@ static long do_mremap(struct mm *mm, unsigned long old, unsigned long old_len,
 	vma = resize_vma(mm, old, old_len);
 	if (!vma)
 		return -EFAULT;
-	if (vma->end == old + old_len && vma_can_grow(mm, vma, old + new_len)) {
+	if (vma->end == old + old_len && vma_can_grow(vma, vma->end, new_len - old_len)) {
 		vma->end = old + new_len;
 		return (long)old;
 	}
