@@ -6,6 +6,9 @@
  * MREMAP_DONTUNMAP. Every case checks the contents page by page and ends
  * with the invariant checker and a leak check.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "gup.h"
 #include "mm_cases.h"
 
@@ -372,6 +375,231 @@ TEST(mremap_dontunmap)
 	}
 }
 
+/* ---- differential: cap 1 against max ------------------------------------ */
+
+#define DIFF_SEEDS 8
+#define DIFF_STEPS 60
+#define DIFF_BASE 0x300000000ul
+#define DIFF_SLOT (4ul << 20) /* four 2 MiB areas, 2 MiB apart */
+#define DIFF_SNAP 8192	      /* page records per run, at most */
+
+/* What a run leaves behind, page by page, and what its calls returned. */
+struct diff_state {
+	int nr;
+	uint64_t results; /* every call's return value, hashed */
+	struct {
+		unsigned long va;
+		int mm, folio; /* folio: order of first appearance, -1 if none */
+		unsigned index, order, pmd, write, excl;
+		int ref, map, pins;
+		uint64_t word; /* the page's first word */
+	} p[DIFF_SNAP];
+};
+
+static uint64_t drng;
+
+static unsigned drnd(unsigned n)
+{
+	drng ^= drng << 13, drng ^= drng >> 7, drng ^= drng << 17;
+	return (unsigned)(drng % n);
+}
+
+/* An address in the areas: 2 MiB, 64 KiB or 4 KiB granular. */
+static unsigned long diff_addr(void)
+{
+	unsigned long base = DIFF_BASE + drnd(4) * DIFF_SLOT;
+
+	switch (drnd(3)) {
+	case 0:
+		return base;
+	case 1:
+		return base + drnd(32) * (64ul << 10);
+	default:
+		return base + drnd(512) * PAGE_SIZE;
+	}
+}
+
+static unsigned long diff_len(void)
+{
+	switch (drnd(3)) {
+	case 0:
+		return 2ul << 20;
+	case 1:
+		return (1 + drnd(32)) * (64ul << 10);
+	default:
+		return (1 + drnd(128)) * PAGE_SIZE;
+	}
+}
+
+static void diff_result(struct diff_state *st, long r)
+{
+	st->results = (st->results ^ (uint64_t)r) * 0x100000001b3ull;
+}
+
+/* Move *@a into a random VMA of @mm (its start, or 64 KiB or 4 KiB in)
+ * and cut *@n to its end, so that most mremaps find one VMA. */
+static void diff_pick_vma(struct mm *mm, unsigned long *a, unsigned long *n)
+{
+	struct vma *v = mm->vmas;
+	unsigned long off;
+
+	for (unsigned k = drnd(8); v && k; k--)
+		v = v->next ? v->next : mm->vmas;
+	if (!v)
+		return;
+	off = *a & ((2ul << 20) - 1);
+	*a = v->start + (off < v->end - v->start ? off : 0);
+	if (*n > v->end - *a)
+		*n = v->end - *a;
+}
+
+/* One random step on @mms[k] (the others share its folios after a fork). */
+static void diff_step(struct diff_state *st, struct mm **mms, struct page **pins, long *npins)
+{
+	static const unsigned long orders[] = { ORDERS(0), ORDERS(2), ORDERS(4),
+						ORDERS(PMD_ORDER) | ORDERS(4) };
+	struct mm *mm = mms[mms[1] && drnd(2)];
+	unsigned long a = diff_addr(), n = diff_len(), d = diff_addr();
+	unsigned op = drnd(12), flags = MREMAP_MAYMOVE;
+	uint64_t v = drng;
+
+	if (op < 2) {
+		diff_result(st, mm_mmap(mm, a, n, RW | (drnd(2) ? VM_NOHUGEPMD : 0), MAP_FIXED_ADDR,
+					orders[drnd(4)]));
+	} else if (op < 4) {
+		diff_pick_vma(mm, &a, &n);
+		diff_result(st, mm_touch(mm, a, n, true));
+	} else if (op < 5) {
+		diff_result(st, mm_access(mm, a, &v, sizeof(v), true));
+	} else if (op < 9) {
+		diff_pick_vma(mm, &a, &n);
+		flags |= drnd(3) ? MREMAP_FIXED : 0;
+		flags |= drnd(4) ? 0 : MREMAP_DONTUNMAP;
+		diff_result(st, mm_mremap(mm, a, n, flags & MREMAP_DONTUNMAP ? n : diff_len(),
+					  flags, d));
+	} else if (op < 10) {
+		if (!mms[1])
+			mms[1] = mm_fork(mms[0], NULL);
+		else if (drnd(2))
+			mm_put(mms[1]), mms[1] = NULL;
+	} else if (op < 11) {
+		if (*npins > 0)
+			unpin_user_pages(pins, (unsigned long)*npins);
+		*npins = pin_user_pages(mm, a, 1 + drnd(16), FOLL_LONGTERM | FOLL_WRITE, pins);
+		diff_result(st, *npins);
+		if (*npins < 0)
+			*npins = 0;
+	} else {
+		diff_result(st, mm_munmap(mm, a, n));
+	}
+}
+
+/* Record every page of every VMA of @mms into @st. */
+static void diff_snapshot(struct diff_state *st, struct mm **mms)
+{
+	struct folio *seen[256];
+	int nseen = 0;
+
+	st->nr = 0;
+	for (int k = 0; k < 2 && mms[k]; k++)
+		for (struct vma *v = mms[k]->vmas; v; v = v->next)
+			for (unsigned long va = v->start; va < v->end && st->nr < DIFF_SNAP;
+			     va += PAGE_SIZE) {
+				bool by_pmd;
+				pte_t pte;
+				struct page *p = page_at(mms[k], va, &by_pmd, &pte);
+				struct folio *f = p ? page_folio(p) : NULL;
+				int i = st->nr++, id = -1;
+
+				memset(&st->p[i], 0, sizeof(st->p[i]));
+				st->p[i].va = va ^ (unsigned long)v->flags << 48;
+				st->p[i].mm = k;
+				for (int j = 0; f && j < nseen && id < 0; j++)
+					id = seen[j] == f ? j : -1;
+				if (f && id < 0 && nseen < 256)
+					seen[id = nseen++] = f;
+				st->p[i].folio = id;
+				if (!p)
+					continue;
+				st->p[i].index = (unsigned)(p - &f->page);
+				st->p[i].order = folio_order(f);
+				st->p[i].pmd = by_pmd;
+				st->p[i].write = pte_write(pte);
+				st->p[i].excl = PageAnonExclusive(p);
+				st->p[i].ref = folio_ref_count(f);
+				st->p[i].map = page_mapcount(p);
+				st->p[i].pins = folio_pincount(f);
+				st->p[i].word = *(uint64_t *)page_address(p);
+			}
+}
+
+static int diff_failed;
+
+static void diff_run(uint64_t seed, unsigned cap, struct diff_state *st)
+{
+	struct mm *mms[2] = { mm_create(), NULL };
+	struct page *pins[16];
+	long npins = 0;
+
+	caps.mremap = cap;
+	drng = seed;
+	st->results = 0;
+	for (int i = 0; i < DIFF_STEPS; i++) {
+		diff_step(st, mms, pins, &npins);
+		diff_failed += mm_check(NULL) != 0;
+	}
+	diff_snapshot(st, mms);
+	if (npins > 0)
+		unpin_user_pages(pins, (unsigned long)npins);
+	for (int k = 0; k < 2; k++)
+		if (mms[k])
+			mm_put(mms[k]);
+	caps.mremap = CAP_MAX;
+}
+
+/* The same seeded steps (mmap, touch, write, mremap of every kind at
+ * 2 MiB, 64 KiB and 4 KiB offsets, fork, exit, pin, munmap) at cap 1 and
+ * at max: same return values, same VMAs, pages, folios, permissions,
+ * AnonExclusive, counts and contents. */
+TEST(mremap_cap1_equals_max)
+{
+	struct diff_state *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+	uint64_t free0 = total_free_pages(), moved0 = mm_counters_read().mremap_ptes_moved;
+	int differ = 0, pages = 0;
+	struct mm_counters c0, dmax = { 0 }, d;
+
+	CHECK(a && b);
+	diff_failed = 0;
+	for (uint64_t seed = 1; a && b && seed <= DIFF_SEEDS; seed++) {
+		diff_run(seed * 0x9e3779b97f4a7c15ull, 1, a);
+		c0 = mm_counters_read();
+		diff_run(seed * 0x9e3779b97f4a7c15ull, CAP_MAX, b);
+		d = counters_since(&c0);
+		dmax.mremap_ptes_moved += d.mremap_ptes_moved, dmax.mremap_runs += d.mremap_runs;
+		dmax.mremap_pmd_moves += d.mremap_pmd_moves;
+		dmax.mremap_table_moves += d.mremap_table_moves;
+		if (a->results != b->results || a->nr != b->nr ||
+		    memcmp(a->p, b->p, sizeof(a->p[0]) * (size_t)a->nr)) {
+			printf("    seed %llu: cap 1 and max differ (%d and %d pages)\n",
+			       (unsigned long long)seed, a->nr, b->nr);
+			differ++;
+		}
+		pages += a->nr;
+	}
+	printf("  at max: %llu PTEs moved in %llu runs, %llu PMD leaves, %llu tables\n",
+	       (unsigned long long)dmax.mremap_ptes_moved, (unsigned long long)dmax.mremap_runs,
+	       (unsigned long long)dmax.mremap_pmd_moves,
+	       (unsigned long long)dmax.mremap_table_moves);
+	CHECK_EQ(differ, 0);
+	CHECK(pages > 0);
+	CHECK(mm_counters_read().mremap_ptes_moved > moved0);
+	CHECK(dmax.mremap_runs < dmax.mremap_ptes_moved); /* some runs were batched */
+	CHECK_EQ(diff_failed, 0);
+	CHECK_EQ(total_free_pages(), free0);
+	free(a);
+	free(b);
+}
+
 TEST_SUITE(mremap, mremap_errnos, mremap_shrink_grow_move, mremap_every_size_counters,
 	   mremap_misaligned_4k, mremap_partial_folio, mremap_after_fork, mremap_with_pins,
-	   mremap_dontunmap)
+	   mremap_dontunmap, mremap_cap1_equals_max)
