@@ -375,6 +375,33 @@ TEST(mremap_dontunmap)
 	}
 }
 
+/* A folio whose entries differ in the write bit (after fork and the
+ * child's exit, a write reuses its one page in place): the batched move
+ * cuts its runs there, and every entry arrives with its own write bit. */
+TEST(mremap_keeps_write_bits)
+{
+	struct mm *mm = begin(), *child;
+	unsigned long a = test_mmap(mm, 64 << 10, RW, ORDERS(4)), d = free_dest(mm, 0);
+	bool w[16];
+	uint64_t v = 5;
+	int err;
+
+	fill(mm, a, 64 << 10, 40);
+	child = mm_fork(mm, &err);
+	CHECK(child != NULL);
+	mm_put(child);
+	CHECK_EQ(mm_access(mm, a + 6 * PAGE_SIZE, &v, sizeof(v), true), 0);
+	for (int i = 0; i < 16; i++)
+		w[i] = pte_write(pte_at(mm, a + i * PAGE_SIZE));
+	CHECK(folio_at(mm, a) == folio_at(mm, a + 6 * PAGE_SIZE)); /* reused, not copied */
+	CHECK(w[6] && !w[5] && !w[7]);
+	CHECK_EQ(mm_mremap(mm, a, 64 << 10, 64 << 10, MREMAP_MAYMOVE | MREMAP_FIXED, d), (long)d);
+	CHECK_MM_OK();
+	for (int i = 0; i < 16; i++)
+		CHECK_EQ(pte_write(pte_at(mm, d + i * PAGE_SIZE)), w[i]);
+	end(mm);
+}
+
 /* ---- differential: cap 1 against max ------------------------------------ */
 
 #define DIFF_SEEDS 8
@@ -460,7 +487,7 @@ static void diff_step(struct diff_state *st, struct mm **mms, struct page **pins
 						ORDERS(PMD_ORDER) | ORDERS(4) };
 	struct mm *mm = mms[mms[1] && drnd(2)];
 	unsigned long a = diff_addr(), n = diff_len(), d = diff_addr();
-	unsigned op = drnd(12), flags = MREMAP_MAYMOVE;
+	unsigned op = drnd(14), flags = MREMAP_MAYMOVE;
 	uint64_t v = drng;
 
 	if (op < 2) {
@@ -469,20 +496,22 @@ static void diff_step(struct diff_state *st, struct mm **mms, struct page **pins
 	} else if (op < 4) {
 		diff_pick_vma(mm, &a, &n);
 		diff_result(st, mm_touch(mm, a, n, true));
-	} else if (op < 5) {
+	} else if (op < 7) {
+		diff_pick_vma(mm, &a, &n);
+		a += (n / PAGE_SIZE > 1 ? drnd((unsigned)(n / PAGE_SIZE)) : 0) * PAGE_SIZE;
 		diff_result(st, mm_access(mm, a, &v, sizeof(v), true));
-	} else if (op < 9) {
+	} else if (op < 11) {
 		diff_pick_vma(mm, &a, &n);
 		flags |= drnd(3) ? MREMAP_FIXED : 0;
 		flags |= drnd(4) ? 0 : MREMAP_DONTUNMAP;
 		diff_result(st, mm_mremap(mm, a, n, flags & MREMAP_DONTUNMAP ? n : diff_len(),
 					  flags, d));
-	} else if (op < 10) {
+	} else if (op < 12) {
 		if (!mms[1])
 			mms[1] = mm_fork(mms[0], NULL);
 		else if (drnd(2))
 			mm_put(mms[1]), mms[1] = NULL;
-	} else if (op < 11) {
+	} else if (op < 13) {
 		if (*npins > 0)
 			unpin_user_pages(pins, (unsigned long)*npins);
 		*npins = pin_user_pages(mm, a, 1 + drnd(16), FOLL_LONGTERM | FOLL_WRITE, pins);
@@ -602,4 +631,4 @@ TEST(mremap_cap1_equals_max)
 
 TEST_SUITE(mremap, mremap_errnos, mremap_shrink_grow_move, mremap_every_size_counters,
 	   mremap_misaligned_4k, mremap_partial_folio, mremap_after_fork, mremap_with_pins,
-	   mremap_dontunmap, mremap_cap1_equals_max)
+	   mremap_dontunmap, mremap_keeps_write_bits, mremap_cap1_equals_max)
