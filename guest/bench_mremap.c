@@ -47,5 +47,4 @@ const struct bench bench_mremap = { .name = "mremap",
 				    .variants = variants_batching,
 				    .rep = rep_mremap,
 				    .what = "mremap (move) of populated memory",
-				    .cap_key = "mremap",
-				    .takes_active = true };
+				    .cap_key = "mremap" };
