@@ -14,11 +14,12 @@ extern const struct bench bench_zap, bench_mprotect, bench_fault;
 extern const struct bench bench_fork, bench_fork_exit;
 extern const struct bench bench_gup, bench_gup_put;
 extern const struct bench bench_migrate, bench_move_pages;
+extern const struct bench bench_mremap;
 
-static const struct bench *const benches[] = {
-	&bench_fault, &bench_zap,     &bench_mprotect, &bench_fork,	 &bench_fork_exit,
-	&bench_gup,   &bench_gup_put, &bench_migrate,  &bench_move_pages
-};
+static const struct bench *const benches[] = { &bench_fault,   &bench_zap,	 &bench_mprotect,
+					       &bench_fork,    &bench_fork_exit, &bench_gup,
+					       &bench_gup_put, &bench_migrate,	 &bench_move_pages,
+					       &bench_mremap };
 #define NR_BENCHES (int)(sizeof(benches) / sizeof(benches[0]))
 
 #define DEFAULT_SIZE_MB 256

@@ -43,6 +43,10 @@
 	X(pgmigrate_fail, "pages that could not be migrated")                                      \
 	X(thp_migration_success, "2 MiB folios migrated whole")                                    \
 	X(thp_migration_split, "large folios split to migrate (no block of their order free)")     \
+	X(mremap_ptes_moved, "present PTEs mremap moved")                                          \
+	X(mremap_runs, "PTE runs mremap moved with one clear and one set (a lone PTE is a run)")   \
+	X(mremap_pmd_moves, "2 MiB PMD leaves mremap moved by moving the PMD entry")               \
+	X(mremap_table_moves, "whole PTE tables mremap moved by moving the PMD entry")             \
 	X(ptl_contended, "PTE-table lock acquisitions that had to wait")                           \
 	X(mm_lock_contended, "mmap_lock, anon family or page_table_lock acquisitions that waited") \
 	X(alloc_lock_contended, "allocator (per-node) lock acquisitions that had to wait")         \

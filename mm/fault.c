@@ -221,7 +221,7 @@ static bool thp_pmd_suitable(struct vma *vma, unsigned long addr)
 
 /* Hook a new PTE table under the empty @pmdp. Return: 0 or -ENOMEM.
  * Context: page_table_lock held. */
-static int pte_alloc(struct mm *mm, pmd_t *pmdp)
+int pte_alloc(struct mm *mm, pmd_t *pmdp)
 {
 	struct page *pt = pt_alloc(mm);
 

@@ -120,6 +120,25 @@ long mm_mmap(struct mm *mm, unsigned long addr, unsigned long len, unsigned vm_f
 int mm_munmap(struct mm *mm, unsigned long addr, unsigned long len);
 int mm_mprotect(struct mm *mm, unsigned long addr, unsigned long len, unsigned vm_flags);
 
+/* mremap flags (Linux's values). */
+#define MREMAP_MAYMOVE 1u
+#define MREMAP_FIXED 2u
+#define MREMAP_DONTUNMAP 4u
+
+/*
+ * mm_mremap - resize and/or move the mapping [@old, @old + @old_len),
+ * which must lie in one VMA, to @new_len bytes (lengths rounded up to
+ * pages), as Linux's mremap(): shrink in place; grow in place when the
+ * pages after it are free; else, with MREMAP_MAYMOVE, move it to a free
+ * range (MREMAP_FIXED: to @new_addr, replacing what is there), its pages
+ * with it. MREMAP_DONTUNMAP leaves the old range mapped and empty.
+ * Return: the (new) start, or -EINVAL (bad flags or ranges), -EFAULT
+ * (the old range is not inside one VMA), -ENOMEM (no room, out of
+ * memory); on error no mapping changed.
+ */
+long mm_mremap(struct mm *mm, unsigned long old, unsigned long old_len, unsigned long new_len,
+	       unsigned flags, unsigned long new_addr);
+
 /* Set VMA flags like VM_DONTCOPY on a range (splits VMAs). */
 int mm_madvise_flags(struct mm *mm, unsigned long addr, unsigned long len, unsigned set,
 		     unsigned clear);

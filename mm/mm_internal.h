@@ -28,6 +28,17 @@ bool range_mapped(struct mm *mm, unsigned long start, unsigned long end);
  * changes no mapping). */
 int split_range(struct mm *mm, unsigned long start, unsigned long end);
 
+/* vma.c, for mremap.c: link @n into @mm's sorted list; unlink and free
+ * @v; munmap with the mmap_lock held for write (0 or -errno, as
+ * mm_munmap()); a free range for a VMA of @len with folio @orders. */
+void vma_link(struct mm *mm, struct vma *n);
+void vma_unlink_free(struct mm *mm, struct vma *v);
+int do_munmap(struct mm *mm, unsigned long addr, unsigned long len);
+unsigned long get_unmapped_area(struct mm *mm, unsigned long len, unsigned long orders);
+/* fault.c: hook a new PTE table under the empty @pmdp. Return: 0 or
+ * -ENOMEM. Context: page_table_lock held. */
+int pte_alloc(struct mm *mm, pmd_t *pmdp);
+
 /*
  * mmu_gather (mm/tlb.c) - what an unmap must not give back before the TLB
  * forgets it: folio references to drop and page-table pages to free.
@@ -58,6 +69,8 @@ void tlb_gather_folio(struct mmu_gather *tlb, struct folio *f, int refs, unsigne
 void tlb_gather_table(struct mmu_gather *tlb, struct page *pt, unsigned long addr,
 		      unsigned long end);
 void tlb_finish(struct mmu_gather *tlb);
+/* Widen the range @tlb flushes by [addr, end) (entries moved, not freed). */
+void tlb_gather_range(struct mmu_gather *tlb, unsigned long addr, unsigned long end);
 
 /*
  * zap_vma_range - unmap [start, end) of @vma: clear the entries, drop the

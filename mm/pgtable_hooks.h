@@ -136,6 +136,15 @@ static inline bool set_ptes_needs_break(unsigned long addr, pte_t *ptep, pte_t p
 }
 #endif
 
+#ifndef arch_pte_block_order
+/* The order of an arch block of entries (arm64 contpte: 4, 16 entries),
+ * 0 when the arch has none: a folio of a smaller order is never in one. */
+static inline unsigned arch_pte_block_order(void)
+{
+	return 0;
+}
+#endif
+
 #ifndef pte_batch_hint
 /* How many entries from @ptep the arch knows to be one block (1 = no hint). */
 static inline unsigned pte_batch_hint(pte_t *ptep, pte_t pte)

@@ -107,6 +107,11 @@ void tlb_gather_table(struct mmu_gather *tlb, struct page *pt, unsigned long add
 	tlb_track(tlb, addr, end);
 }
 
+void tlb_gather_range(struct mmu_gather *tlb, unsigned long addr, unsigned long end)
+{
+	tlb_track(tlb, addr, end);
+}
+
 void tlb_finish(struct mmu_gather *tlb)
 {
 	tlb_flush_release(tlb, true);

@@ -38,7 +38,7 @@ struct vma *find_vma_from(struct mm *mm, unsigned long addr)
 	return v;
 }
 
-static void vma_link(struct mm *mm, struct vma *n)
+void vma_link(struct mm *mm, struct vma *n)
 {
 	struct vma **p = &mm->vmas;
 
@@ -48,7 +48,7 @@ static void vma_link(struct mm *mm, struct vma *n)
 	*p = n;
 }
 
-static void vma_unlink_free(struct mm *mm, struct vma *v)
+void vma_unlink_free(struct mm *mm, struct vma *v)
 {
 	struct vma **p = &mm->vmas;
 
@@ -123,7 +123,12 @@ static unsigned long find_gap(struct mm *mm, unsigned long from, unsigned long l
 	return 0;
 }
 
-static int do_munmap(struct mm *mm, unsigned long addr, unsigned long len);
+/* A free range of @len for a VMA whose folios have @orders, aligned as
+ * mm_mmap() aligns a new one; 0 if none. */
+unsigned long get_unmapped_area(struct mm *mm, unsigned long len, unsigned long orders)
+{
+	return find_gap(mm, MMAP_BASE, len, orders_align(orders | 1));
+}
 
 static long do_mmap(struct mm *mm, unsigned long addr, unsigned long len, unsigned vm_flags,
 		    unsigned map_flags, unsigned long orders)
@@ -191,7 +196,7 @@ int split_range(struct mm *mm, unsigned long start, unsigned long end)
 	return err ? err : vma_split(mm, end);
 }
 
-static int do_munmap(struct mm *mm, unsigned long addr, unsigned long len)
+int do_munmap(struct mm *mm, unsigned long addr, unsigned long len)
 {
 	unsigned long end = addr + len;
 	struct mmu_gather tlb;

@@ -111,6 +111,7 @@ int folios_check(const char *list, char *err, size_t errlen);
 #define CMDLINE_CAP_KEYS(X)                                                                        \
 	X(zap, "cap of the batched zap (munmap, exit): N or max")                                  \
 	X(mprotect, "cap of the batched mprotect: N or max")                                       \
+	X(mremap, "PTEs of one folio mremap moves as one run: N or max")                           \
 	X(fork, "cap of fork's batched PTE copy: N or max")                                        \
 	X(gup_grab, "cap of GUP's batched folio grab: N or max")                                   \
 	X(migrate, "cap of migration's queueing (a folio's PTEs skipped as one run): N or max")    \

@@ -9,7 +9,7 @@
 # repetitions (default 3; the median), ptelab one (icount is exact).
 # OPTS=tuned (default: mitigations=off init_on_alloc=0) or debian (the
 # distribution's defaults). BENCH: fault,zap,mprotect,fork,migrate,
-# move_pages,gup (gup also times the unpin, as gup_put). ptelab's gup runs
+# move_pages,gup,mremap (gup also times the unpin, as gup_put). ptelab's gup runs
 # with gup_keep=ranges: like io_uring, it keeps the pins as runs of one
 # folio (coalesced inside the timed get) and releases a run at a time.
 #
@@ -25,7 +25,7 @@ ARCHES=${ARCHES:-x86_64 arm64}
 KERNELS=${KERNELS:-6.1 6.12}
 SIZE=${SIZE:-64}
 REPS=${REPS:-3}
-BENCH=${BENCH:-fault,zap,mprotect,fork,migrate,move_pages,gup}
+BENCH=${BENCH:-fault,zap,mprotect,fork,migrate,move_pages,gup,mremap}
 FOLIOS=${FOLIOS:-4K,16K,32K,64K,128K,256K,512K,1M,2M-pte,2M-pmd}
 OPTS=${OPTS:-tuned}
 OUT=${OUT:-$LX/$(date +%Y%m%d-%H%M%S)-$OPTS}

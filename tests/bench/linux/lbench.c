@@ -5,7 +5,7 @@
  * release as "version", so ptelab --csv's reader, the plots and the
  * tables take them unchanged.
  *
- *   lbench [bench=fault,zap,...] [folios=4K,64K,...] [size=MiB] [reps=N]
+ *   lbench [bench=fault,zap,mremap,...] [folios=4K,64K,...] [size=MiB] [reps=N]
  *          [clock=icount|host] [knobs=on|off]
  *
  * Static, run as /init's child in a kernel booted under QEMU icount (a
@@ -62,7 +62,7 @@ static struct {
 	int reps;
 	bool knobs;
 	char version[80], arch[72];
-} opt = { "fault,zap,mprotect,fork,migrate,move_pages,gup",
+} opt = { "fault,zap,mprotect,fork,migrate,move_pages,gup,mremap",
 	  "4K,16K,32K,64K,128K,256K,512K,1M,2M-pte,2M-pmd",
 	  "icount",
 	  64ul << 20,
@@ -383,6 +383,35 @@ static int op_mprotect(const struct fsize *fs, struct rep *r)
 	return err | munmap(p, opt.size);
 }
 
+/*
+ * mremap(MREMAP_MAYMOVE | MREMAP_FIXED) of the region to a free range, as
+ * ptelab's bench:mremap: a 2 MiB boundary plus 64 KiB (2M-pmd: the
+ * boundary itself). The range is found by a PROT_NONE mapping given back
+ * before the timed call, so the move, like ptelab's, replaces nothing.
+ */
+static int op_mremap(const struct fsize *fs, struct rep *r)
+{
+	char *p = prepare(fs, r), *raw, *dst, *got;
+	unsigned long span = opt.size + 2 * PMD;
+	uint64_t t0;
+
+	if (!p)
+		return -1;
+	raw = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED)
+		return munmap(p, opt.size), -1;
+	munmap(raw, span);
+	dst = (char *)(((uintptr_t)raw + PMD - 1) & ~(PMD - 1)) + (fs->pmd ? 0 : 64ul << 10);
+	vmstat_read(&r->vm0);
+	t0 = now_ns();
+	got = mremap(p, opt.size, opt.size, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
+	r->t[0] = now_ns() - t0;
+	vmstat_read(&r->vm1);
+	if (got != dst)
+		return munmap(p, opt.size), -1;
+	return munmap(dst, opt.size);
+}
+
 /* The parent's fork() call, SCHED_FIFO when we may (the child, of the same
  * priority, waits until the parent blocks in waitpid, outside the window). */
 static int timed_fork(struct rep *r)
@@ -583,6 +612,7 @@ static const struct bench benches[] = {
 	{ "fault", NULL, op_fault },
 	{ "zap", NULL, op_zap },
 	{ "mprotect", NULL, op_mprotect },
+	{ "mremap", NULL, op_mremap },
 	{ "fork", NULL, op_fork },
 	{ "fork_bare", NULL, op_fork_bare },
 	{ "migrate", "migrate_leg1", op_migrate },

@@ -52,7 +52,7 @@ function lin(a, b, f, k,    v, t) {
 	lv = v; lt = num(v)
 }
 END {
-	nb = split("fault zap mprotect fork migrate move_pages gup gup_put", B, " ")
+	nb = split("fault zap mprotect fork migrate move_pages gup gup_put mremap", B, " ")
 	nf = split("4K 16K 32K 64K 128K 256K 512K 1M 2M-pte 2M-pmd", F, " ")
 	tcsv = out "/table.csv"; ttxt = out "/table.txt"
 	print "arch,bench,folio,linux_6.1,linux_6.12,ptelab_cap1,ptelab_batched,best_linux,linux_over_ptelab,ahead,note" > tcsv

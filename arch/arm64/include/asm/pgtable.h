@@ -283,6 +283,13 @@ static inline pte_t ptep_get(pte_t *ptep)
 }
 #define ptep_get ptep_get
 
+/* A block is CONT_PTES entries: order 4. */
+static inline unsigned arch_pte_block_order(void)
+{
+	return (unsigned)__builtin_ctz(CONT_PTES);
+}
+#define arch_pte_block_order arch_pte_block_order
+
 /* Inside a block, the rest of the block is known to be uniform. */
 static inline unsigned pte_batch_hint(pte_t *ptep, pte_t pte)
 {
