@@ -28,9 +28,11 @@ static void pick_caps(struct mix *m)
 			   : "1");
 	if (kind != 2)
 		return;
-	caps = (struct batch_caps){ random_cap(m), random_cap(m),   random_cap(m),
-				    random_cap(m), random_cap(m),   random_cap(m),
-				    random_cap(m), mix_below(m, 2), mix_below(m, 2) };
+	caps = (struct batch_caps){ random_cap(m), random_cap(m), random_cap(m), random_cap(m),
+				    random_cap(m), random_cap(m), random_cap(m), mix_below(m, 2),
+				    mix_below(m, 2),
+				    /* no mix uses madvise: no draw, every seed replays */
+				    CAP_MAX };
 }
 
 /* The areas in the family's first mm; most of them written by CPU 0. */
