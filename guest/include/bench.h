@@ -79,6 +79,9 @@ struct bench {
 	 * (called after cap_key is set, before the caps are recorded). */
 	void (*apply)(const char *variant);
 	bool takes_active; /* its rep times through bench_timed(), so active= applies */
+	/* Optional: one of a group run by the group's name (run=bench:madvise)
+	 * when the group's list key (advice=) names @choice. */
+	const char *group, *choice;
 };
 
 /*

@@ -150,6 +150,11 @@ bool cmdline_run_every_node(const struct cmdline *cl);
 #define CMDLINE_GUP_KEEPS "pages,ranges"
 #define CMDLINE_GUP_KEEP_DEFAULT "pages"
 
+/* The advice= choices of bench madvise (a comma-separated list of them)
+ * and the list taken when the key is absent. */
+#define CMDLINE_MADV_ADVICES "free,dontneed,populate"
+#define CMDLINE_MADV_ADVICE_DEFAULT "free"
+
 /* Print every key the user may give, one line each, to @out. */
 void cmdline_print_keys(FILE *out);
 
