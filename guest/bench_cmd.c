@@ -15,21 +15,50 @@ extern const struct bench bench_fork, bench_fork_exit;
 extern const struct bench bench_gup, bench_gup_put;
 extern const struct bench bench_migrate, bench_move_pages;
 extern const struct bench bench_mremap;
+extern const struct bench bench_madvise_free, bench_madvise_dontneed, bench_madvise_populate;
 
-static const struct bench *const benches[] = { &bench_fault,   &bench_zap,	 &bench_mprotect,
-					       &bench_fork,    &bench_fork_exit, &bench_gup,
-					       &bench_gup_put, &bench_migrate,	 &bench_move_pages,
-					       &bench_mremap };
+static const struct bench *const benches[] = {
+	&bench_fault,		&bench_zap,    &bench_mprotect,	    &bench_fork,
+	&bench_fork_exit,	&bench_gup,    &bench_gup_put,	    &bench_migrate,
+	&bench_move_pages,	&bench_mremap, &bench_madvise_free, &bench_madvise_dontneed,
+	&bench_madvise_populate
+};
 #define NR_BENCHES (int)(sizeof(benches) / sizeof(benches[0]))
 
 #define DEFAULT_SIZE_MB 256
 
+/* The bench named @name, or the first of the group @name. */
 static const struct bench *bench_find(const char *name)
 {
 	for (int i = 0; i < NR_BENCHES; i++)
-		if (!strcmp(benches[i]->name, name))
+		if (!strcmp(benches[i]->name, name) ||
+		    (benches[i]->group && !strcmp(benches[i]->group, name)))
 			return benches[i];
 	return NULL;
+}
+
+/* Is @w one of the comma-separated @list? */
+static bool in_choices(const char *list, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (const char *s = list; s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL)
+		if (!strncmp(s, w, n) && (s[n] == ',' || !s[n]))
+			return true;
+	return false;
+}
+
+/* Does run=bench[:@arg] run @b? A bench of a group runs by its own name,
+ * and by the group's (or with every bench) when advice= lists it. */
+static bool bench_selected(const struct bench *b, const char *arg)
+{
+	const char *list = cmdline_get(&cmdline, "advice");
+
+	if (arg && !strcmp(arg, b->name))
+		return true;
+	if (arg && (!b->group || strcmp(arg, b->group)))
+		return false;
+	return !b->group || in_choices(list ? list : CMDLINE_MADV_ADVICE_DEFAULT, b->choice);
 }
 
 /* The default size of @b: DEFAULT_SIZE_MB, halved until the machine's RAM
@@ -121,10 +150,9 @@ int bench_cmd_check(const char *arg, char *err, size_t errlen)
 	}
 	if (bench_check_cpus(b, err, errlen))
 		return -1;
-	if (b)
-		return bench_check_one(b, caps, true, err, errlen);
 	for (int i = 0; i < NR_BENCHES; i++)
-		if (bench_check_one(benches[i], caps, false, err, errlen))
+		if (bench_selected(benches[i], arg) &&
+		    bench_check_one(benches[i], caps, arg != NULL, err, errlen))
 			return -1;
 	return 0;
 }
@@ -140,7 +168,7 @@ int cmd_bench(const char *arg)
 	for (int i = 0; i < NR_BENCHES && status == PTELAB_EXIT_OK; i++) {
 		struct bench_params one = p;
 
-		if (arg && strcmp(arg, benches[i]->name) != 0)
+		if (!bench_selected(benches[i], arg))
 			continue;
 		if (!one.size)
 			one.size = default_size(benches[i]);

@@ -6,6 +6,7 @@
 
 #include "initramfs.h"
 #include "kernel.h"
+#include "madvise.h"
 #include "mm.h"
 #include "page.h"
 #include "process.h"
@@ -169,13 +170,7 @@ long sys_madvise(struct user_regs *r, const long *a)
 	case MADV_SEQUENTIAL:
 	case MADV_WILLNEED:
 		return 0; /* hints mm/ has no use for */
-	case MADV_DONTNEED:
-		return mm_madvise_dontneed(mm, addr, len);
-	case MADV_DONTFORK:
-		return mm_madvise_flags(mm, addr, len, VM_DONTCOPY, 0);
-	case MADV_DOFORK:
-		return mm_madvise_flags(mm, addr, len, 0, VM_DONTCOPY);
 	default:
-		return -EINVAL;
+		return mm_madvise(mm, addr, len, (int)a[2]); /* the rest: mm/madvise.h */
 	}
 }

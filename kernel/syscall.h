@@ -42,9 +42,6 @@ void syscall_print_unknown(const struct process *p);
 #define MADV_RANDOM 1
 #define MADV_SEQUENTIAL 2
 #define MADV_WILLNEED 3
-#define MADV_DONTNEED 4
-#define MADV_DONTFORK 10
-#define MADV_DOFORK 11
 #define S_IFMT 0170000
 #define S_IFDIR 0040000
 #define S_IFREG 0100000

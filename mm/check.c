@@ -18,6 +18,7 @@
  *    entire_mapcount equals the PMDs that map it, and large_mapcount is
  *    their sum (PTE mappings + PMD mappings);
  *  - refcount >= mappings + pins (a pin holds a reference too);
+ *  - only anon folios are lazyfree (MADV_FREE, mm/madvise.c);
  *  - a mapped page that is pinned stays the process's own: a small folio
  *    that may be pinned (refcount - mappings >= GUP_PIN_COUNTING_BIAS) is
  *    AnonExclusive and mapped by an mm with MMF_HAS_PINNED (else fork
@@ -282,6 +283,9 @@ static void check_folio(struct census *c, struct folio *f)
 	if (folio_ref_count(f) < sum + pmds + pins)
 		PROBLEM(c, "folio pfn %#llx: refcount %d < %d mappings + %d pins",
 			(unsigned long long)folio_pfn(f), folio_ref_count(f), sum + pmds, pins);
+	if ((f->page.flags & (PG_lazyfree | PG_anon)) == PG_lazyfree)
+		PROBLEM(c, "folio pfn %#llx: lazyfree but not anon (flags %#x)",
+			(unsigned long long)folio_pfn(f), f->page.flags);
 }
 
 /* Frames [k, k + n) of node @i must be mapped by nothing. */

@@ -47,6 +47,12 @@
 	X(mremap_runs, "PTE runs mremap moved with one clear and one set (a lone PTE is a run)")   \
 	X(mremap_pmd_moves, "2 MiB PMD leaves mremap moved by moving the PMD entry")               \
 	X(mremap_table_moves, "whole PTE tables mremap moved by moving the PMD entry")             \
+	X(madv_free_runs, "MADV_FREE runs cleared of young and dirty (one per call; a PMD one)")   \
+	X(madv_free_ptes, "entries in those runs (a PMD leaf is one)")                             \
+	X(madv_free_skipped, "MADV_FREE folios left as they were (only partly in the range, or "   \
+			     "shared and dirty)")                                                  \
+	X(lazyfree_discarded, "clean lazyfree folios discarded by mm_reclaim_lazyfree()")          \
+	X(lazyfree_redirtied, "lazyfree folios written since MADV_FREE: kept, no longer lazyfree") \
 	X(ptl_contended, "PTE-table lock acquisitions that had to wait")                           \
 	X(mm_lock_contended, "mmap_lock, anon family or page_table_lock acquisitions that waited") \
 	X(alloc_lock_contended, "allocator (per-node) lock acquisitions that had to wait")         \

@@ -6,7 +6,8 @@
  * batching series, N batches at most N PTEs, CAP_MAX batches up to the natural
  * bound (folio, page table, VMA, range). The guest sets them from its
  * command line (guest/knobs.c: zap=, mprotect=, fork=, gup_grab=,
- * migrate=, migrate_unmap=, migrate_flush=, mremap=, batch= for all of them;
+ * migrate=, migrate_unmap=, migrate_flush=, mremap=, madvise=, batch= for
+ * all of them;
  * gup_walk=on|off, contpte=on|off), benchmarks and tests between runs.
  */
 #ifndef MM_KNOBS_H
@@ -26,6 +27,7 @@ struct batch_caps {
 	bool gup_walk;		/* walk every PTE to the table/VMA/end in one call */
 	bool contpte;		/* arm64: fold aligned 16-entry runs into contiguous blocks */
 	unsigned mremap;	/* PTEs of one folio mremap moves as one run */
+	unsigned madvise;	/* MADV_FREE entries of one folio cleared as one run */
 };
 
 extern struct batch_caps caps;

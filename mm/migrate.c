@@ -354,7 +354,7 @@ static void migrate_copy(struct migrate_item *it, struct folio **pieces)
 {
 	struct folio *f = it->folio;
 	unsigned long n = folio_nr_pages(f);
-	uint32_t keep = f->page.flags & (PG_anon | PG_dirty | PG_referenced);
+	uint32_t keep = f->page.flags & (PG_anon | PG_dirty | PG_referenced | PG_lazyfree);
 
 	if (it->dst) {
 		arch_copy_pages(page_address(&it->dst->page), page_address(&f->page), n);

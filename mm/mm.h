@@ -143,15 +143,6 @@ long mm_mremap(struct mm *mm, unsigned long old, unsigned long old_len, unsigned
 int mm_madvise_flags(struct mm *mm, unsigned long addr, unsigned long len, unsigned set,
 		     unsigned clear);
 
-/*
- * mm_madvise_dontneed - MADV_DONTNEED: unmap the pages of [addr, addr+len)
- * and keep the VMAs, so the next touch faults in zeroes. PMD leaves the
- * range cuts are split first.
- * Return: 0, -EINVAL (unaligned or outside user space), -ENOMEM (a hole
- * in the range, or no memory to split: nothing was zapped).
- */
-int mm_madvise_dontneed(struct mm *mm, unsigned long addr, unsigned long len);
-
 /* Does no VMA overlap [addr, addr+len)? (MAP_FIXED_NOREPLACE's test.) */
 bool mm_range_free(struct mm *mm, unsigned long addr, unsigned long len);
 

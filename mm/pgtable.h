@@ -128,6 +128,10 @@ static inline bool pte_same(pte_t a, pte_t b)
 	return a.val == b.val;
 }
 
+/* clear_young_dirty_ptes()'s flags (pgtable_hooks.h; the arch may override it). */
+#define CYDP_CLEAR_YOUNG (1u << 0)
+#define CYDP_CLEAR_DIRTY (1u << 1)
+
 #include <asm/pgtable.h> /* the arch's bit format and hook overrides */
 
 /* ---- PMD leaves: the PTE bit layout, so the PTE operations apply -------- */

@@ -216,6 +216,46 @@ static inline void wrprotect_ptes(struct mm *mm, unsigned long addr, pte_t *ptep
 }
 #endif
 
+#ifndef clear_young_dirty_ptes
+/*
+ * clear_young_dirty_ptes - clear young and/or dirty (@flags: CYDP_*) in
+ * @nr present entries mapping one folio, from @ptep (the entry for @addr),
+ * each with a compare and exchange (retried when the MMU set a bit in
+ * between, as wrprotect_ptes()). An entry with none of the bits to clear
+ * is not written. The caller flushes the TLB before it relies on the
+ * change: a cached dirty entry lets a write through without setting the
+ * bit again (MADV_FREE would then discard written data).
+ * Return: whether any entry had a bit to clear.
+ * Context: the PTE table lock is held.
+ */
+static inline bool clear_young_dirty_ptes(struct mm *mm, unsigned long addr, pte_t *ptep,
+					  unsigned nr, unsigned flags)
+{
+	bool changed = false;
+
+	(void)mm, (void)addr;
+	for (; nr; nr--, ptep++) {
+		uint64_t old = __atomic_load_n(&ptep->val, __ATOMIC_RELAXED), new;
+
+		do {
+			pte_t pte = (pte_t){ old };
+
+			if (flags & CYDP_CLEAR_YOUNG)
+				pte = pte_mkold(pte);
+			if (flags & CYDP_CLEAR_DIRTY)
+				pte = pte_mkclean(pte);
+			new = pte.val;
+			if (new == old)
+				break;
+			arch_sched_point(SCHED_PTE_WRITE);
+		} while (!__atomic_compare_exchange_n(&ptep->val, &old, new, false,
+						      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+		changed |= new != old;
+	}
+	return changed;
+}
+#endif
+
 #ifndef ptep_set_wrprotect
 static inline void ptep_set_wrprotect(struct mm *mm, unsigned long addr, pte_t *ptep)
 {

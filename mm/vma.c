@@ -290,40 +290,6 @@ int mm_madvise_flags(struct mm *mm, unsigned long addr, unsigned long len, unsig
 	return ret;
 }
 
-static int do_madvise_dontneed(struct mm *mm, unsigned long addr, unsigned long len)
-{
-	unsigned long end = addr + len;
-	struct mmu_gather tlb;
-	int err;
-
-	if (!range_ok(addr, len))
-		return -EINVAL;
-	if (!range_mapped(mm, addr, end))
-		return -ENOMEM;
-	err = prepare_range(mm, addr, end);
-	if (err)
-		return err;
-	tlb_gather_init(&tlb, mm, false);
-	for (struct vma *v = find_vma_from(mm, addr); v && v->start < end; v = v->next)
-		zap_vma_range(&tlb, v, v->start > addr ? v->start : addr,
-			      v->end < end ? v->end : end);
-	tlb_finish(&tlb);
-	return 0;
-}
-
-/* The mmap_lock is taken for write (Linux takes it for read): mm/'s
- * zap is only ever run by VMA writers, and a single-threaded caller
- * loses nothing by the stronger lock. */
-int mm_madvise_dontneed(struct mm *mm, unsigned long addr, unsigned long len)
-{
-	int ret;
-
-	mmap_write_lock(mm);
-	ret = do_madvise_dontneed(mm, addr, len);
-	mmap_write_unlock(mm);
-	return ret;
-}
-
 bool mm_range_free(struct mm *mm, unsigned long addr, unsigned long len)
 {
 	struct vma *v;

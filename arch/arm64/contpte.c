@@ -216,6 +216,39 @@ void contpte_wrprotect_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsi
 }
 
 /*
+ * contpte_clear_young_dirty_ptes - the run [addr, +nr pages), widened at
+ * each end that falls inside a block to the whole block: a block's young
+ * and dirty are one state (the OR of its entries), so clearing them in
+ * part of it would clear nothing. Blocks are not unfolded; the caller
+ * flushes. Return: whether any entry changed.
+ */
+bool contpte_clear_young_dirty_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr,
+				    unsigned flags)
+{
+	pte_t *end = ptep + nr;
+	bool changed = false;
+
+	(void)mm, (void)addr;
+	if (pte_cont(__ptep_get(ptep)))
+		ptep = cont_first(ptep);
+	if (pte_cont(__ptep_get(end - 1)))
+		end = cont_first(end - 1) + CONT_PTES;
+	for (; ptep < end; ptep++) {
+		pte_t old = __ptep_get(ptep), pte = old;
+
+		if (flags & CYDP_CLEAR_YOUNG)
+			pte = pte_mkold(pte);
+		if (flags & CYDP_CLEAR_DIRTY)
+			pte = pte_mkclean(pte);
+		if (!pte_same(pte, old)) {
+			set_pte(ptep, pte);
+			changed = true;
+		}
+	}
+	return changed;
+}
+
+/*
  * Add @entry's young and dirty to every entry of the block at @ptep (for
  * @addr); return whether any entry changed. A change is flushed over the
  * whole block: dirtying makes every entry writable to the MMU, and a

@@ -21,6 +21,7 @@ enum key_kind {
 	K_CAP,
 	K_ONOFF,
 	K_CHOICE,
+	K_CHOICES,
 	K_GUP_NR,
 	K_ACTIVE,
 	K_CPUS,
@@ -63,6 +64,7 @@ static const struct key_rule rules[] = {
 	{ "gup_write", K_ONOFF, "bench gup: FOLL_WRITE, on or off (default on)" },
 	{ "gup_touch", K_ONOFF, "bench gup: FOLL_TOUCH, on or off (default on for get)" },
 	{ "gup_keep", K_CHOICE, CMDLINE_GUP_KEEPS },
+	{ "advice", K_CHOICES, CMDLINE_MADV_ADVICES },
 	/* Set by ptelab itself: what the guest's clock is and who runs it. */
 	{ "ptelab.clock", K_TEXT, "set by ptelab: the clock (icount, host, kvm, tcg)" },
 	{ "ptelab.backend", K_TEXT, "set by ptelab: the backend" },
@@ -83,6 +85,22 @@ static int choice_ok(const char *choices, const char *s, size_t len)
 		if (!c[n])
 			return 0;
 		c += n + 1;
+	}
+}
+
+/* Every comma-separated item of @v is one of @r's choices. */
+static int choices_check(const struct key_rule *r, const char *v, char *err, size_t errlen)
+{
+	for (const char *s = v;; s++) {
+		size_t n = strcspn(s, ",");
+
+		if (!choice_ok(r->help, s, n))
+			return snprintf(err, errlen, "%s=%s: want a list of %s", r->key, v,
+					r->help),
+			       -1;
+		s += n;
+		if (!*s)
+			return 0;
 	}
 }
 
@@ -188,6 +206,8 @@ static int check_value(const struct key_rule *r, const char *v, const char *arch
 		if (choice_ok(r->help, v, strlen(v)))
 			return 0;
 		return snprintf(err, errlen, "%s=%s: want one of %s", r->key, v, r->help), -1;
+	case K_CHOICES:
+		return choices_check(r, v, err, errlen);
 	case K_RUN:
 	case K_TEXT:
 		break;
@@ -275,6 +295,9 @@ void cmdline_print_keys(FILE *out)
 		if (rules[i].kind == K_CHOICE)
 			fprintf(out, "  %-10s bench gup: one of %s (default %s)\n", rules[i].key,
 				rules[i].help, choice_default(rules[i].key));
+		else if (rules[i].kind == K_CHOICES)
+			fprintf(out, "  %-10s bench madvise: a list of %s (default %s)\n",
+				rules[i].key, rules[i].help, CMDLINE_MADV_ADVICE_DEFAULT);
 		else
 			fprintf(out, "  %-10s %s\n", rules[i].key, rules[i].help);
 	}

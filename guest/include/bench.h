@@ -83,6 +83,9 @@ struct bench {
 	 * the RESULT line's "params" (empty without it), so that a CSV mixing
 	 * runs of different keys can tell them apart. */
 	void (*params)(char *buf, size_t len);
+	/* Optional: one of a group run by the group's name (run=bench:madvise)
+	 * when the group's list key (advice=) names @choice. */
+	const char *group, *choice;
 };
 
 /*

@@ -116,7 +116,8 @@ int folios_check(const char *list, char *err, size_t errlen);
 	X(gup_grab, "cap of GUP's batched folio grab: N or max")                                   \
 	X(migrate, "cap of migration's queueing (a folio's PTEs skipped as one run): N or max")    \
 	X(migrate_unmap, "PTEs migration unmaps and remaps as one run: N or max")                  \
-	X(migrate_flush, "folios sharing one migration TLB flush (1: none deferred): N or max")
+	X(migrate_flush, "folios sharing one migration TLB flush (1: none deferred): N or max")    \
+	X(madvise, "MADV_FREE entries cleared of young and dirty as one run: N or max")
 
 /*
  * cmdline_bench_mem - the least guest RAM, in bytes, a benchmark of
@@ -160,6 +161,11 @@ int cmdline_check_machine(const struct cmdline *cl, unsigned nodes, unsigned cpu
 /* The gup_keep= choices (what bench gup keeps of its pins) and default. */
 #define CMDLINE_GUP_KEEPS "pages,ranges"
 #define CMDLINE_GUP_KEEP_DEFAULT "pages"
+
+/* The advice= choices of bench madvise (a comma-separated list of them)
+ * and the list taken when the key is absent. */
+#define CMDLINE_MADV_ADVICES "free,dontneed,populate"
+#define CMDLINE_MADV_ADVICE_DEFAULT "free"
 
 /* Print every key the user may give, one line each, to @out. */
 void cmdline_print_keys(FILE *out);

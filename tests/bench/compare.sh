@@ -9,7 +9,9 @@
 # repetitions (default 3; the median), ptelab one (icount is exact).
 # OPTS=tuned (default: mitigations=off init_on_alloc=0) or debian (the
 # distribution's defaults). BENCH: fault,zap,mprotect,fork,migrate,
-# move_pages,gup,mremap (gup also times the unpin, as gup_put). ptelab's gup runs
+# move_pages,gup,mremap,madvise (gup also times the unpin, as gup_put;
+# madvise is madvise_free, _dontneed and _populate, ptelab's
+# advice=free,dontneed,populate). ptelab's gup runs
 # with gup_keep=ranges: like io_uring, it keeps the pins as runs of one
 # folio (coalesced inside the timed get) and releases a run at a time.
 #
@@ -25,21 +27,26 @@ ARCHES=${ARCHES:-x86_64 arm64}
 KERNELS=${KERNELS:-6.1 6.12}
 SIZE=${SIZE:-64}
 REPS=${REPS:-3}
-BENCH=${BENCH:-fault,zap,mprotect,fork,migrate,move_pages,gup,mremap}
+BENCH=${BENCH:-fault,zap,mprotect,fork,migrate,move_pages,gup,mremap,madvise}
 FOLIOS=${FOLIOS:-4K,16K,32K,64K,128K,256K,512K,1M,2M-pte,2M-pmd}
 OPTS=${OPTS:-tuned}
 OUT=${OUT:-$LX/$(date +%Y%m%d-%H%M%S)-$OPTS}
 mkdir -p "$OUT" || exit 1
 
-# ptelab's benches for BENCH: gup runs bench:gup_put too.
-pt_benches=""
+# ptelab's benches for BENCH: gup runs bench:gup_put too; madvise runs
+# its three advices, which lbench names one by one.
+pt_benches="" lx_benches=""
 for b in $(echo "$BENCH" | tr ',' ' '); do
 	case $b in
 	gup) pt_benches="$pt_benches,bench:gup,bench:gup_put" ;;
 	*) pt_benches="$pt_benches,bench:$b" ;;
 	esac
+	case $b in
+	madvise) lx_benches="$lx_benches,madvise_free,madvise_dontneed,madvise_populate" ;;
+	*) lx_benches="$lx_benches,$b" ;;
+	esac
 done
-pt_benches=${pt_benches#,}
+pt_benches=${pt_benches#,} lx_benches=${lx_benches#,}
 
 t0=$(date +%s)
 for a in $ARCHES; do
@@ -54,12 +61,13 @@ for a in $ARCHES; do
 		# x86_64: Linux's page copies as QEMU counts them (docs/linux.md).
 		extra=fork_bare
 		[ "$a" = x86_64 ] && extra=$extra,copy_movsq
-		lx_boot "$a" "$k" "$OPTS" "$OUT/linux-$a-$k.log" "bench=$BENCH,$extra" \
+		lx_boot "$a" "$k" "$OPTS" "$OUT/linux-$a-$k.log" "bench=$lx_benches,$extra" \
 			"folios=$FOLIOS" "size=$SIZE" "reps=$REPS" &
 	done
 	if [ -n "$pt_benches" ]; then
 		"$PTELAB" --arch "$a" --accel icount --mem "$LX_MEM" --nodes "$LX_NODES" --quiet \
 			"run=$pt_benches" "size=$SIZE" reps=1 "folios=$FOLIOS" gup_keep=ranges \
+			advice=free,dontneed,populate \
 			>"$OUT/ptelab-$a.log" 2>&1 ||
 			echo "compare: ptelab $a exited $?: $(tail -n 3 "$OUT/ptelab-$a.log" | tr '\n' '|')"
 	fi

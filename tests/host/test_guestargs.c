@@ -45,6 +45,7 @@ TEST(good_words_pass)
 	CHECK_EQ(check("--arch arm64 run=hello contpte=off gup_walk=on"), 0);
 	CHECK_EQ(check("--backend host --arch arm64 run=bench:zap contpte=on"), 0);
 	CHECK_EQ(check("--cpus 8 run=bench:fault cpus=8"), 0);
+	CHECK_EQ(check("run=bench:madvise advice=free,dontneed,populate madvise=4"), 0);
 }
 
 /* Unknown folio names (any case but the listed one), unknown keys, bad
@@ -60,6 +61,10 @@ TEST(bad_words_refused)
 	refused("run=bench:gup gup_nr=-1", "gup_nr=-1: want 0..16777216");
 	refused("run=bench:gup gup_write=yes", "gup_write=yes: want on or off");
 	refused("run=bench:gup_put gup_keep=folios", "gup_keep=folios: want one of pages,ranges");
+	refused("run=bench:madvise advice=free,pageout",
+		"advice=free,pageout: want a list of free,dontneed,populate");
+	refused("run=bench:madvise advice=free,,populate",
+		"advice=free,,populate: want a list of free,dontneed,populate");
 	refused("run=bench size=3", "size=3: want an even number of MiB");
 	refused("run=bench size=abc", "size=abc");
 	refused("run=bench reps=65", "reps=65: want a number 1..64");

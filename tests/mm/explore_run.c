@@ -28,11 +28,12 @@ static void pick_caps(struct mix *m)
 			   : "1");
 	if (kind != 2)
 		return;
-	caps = (struct batch_caps){
-		random_cap(m), random_cap(m), random_cap(m),   random_cap(m),	random_cap(m),
-		random_cap(m), random_cap(m), mix_below(m, 2), mix_below(m, 2), 1
-	};
-	caps.mremap = caps.zap; /* no draw of its own: recorded seeds replay as before */
+	caps = (struct batch_caps){ random_cap(m), random_cap(m), random_cap(m), random_cap(m),
+				    random_cap(m), random_cap(m), random_cap(m), mix_below(m, 2),
+				    mix_below(m, 2),
+				    /* no mix uses mremap or madvise: no draw, every seed replays */
+				    1, CAP_MAX };
+	caps.mremap = caps.zap;
 }
 
 /* The areas in the family's first mm; most of them written by CPU 0. */

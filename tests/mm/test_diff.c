@@ -1,7 +1,7 @@
 /*
  * test_diff.c - differential test of batching: the same seeded sequence
  * of mmap/touch/write/mprotect/munmap/madvise/fork/exit/pin/unpin/mbind/
- * migrate_pages/move_pages run
+ * migrate_pages/move_pages/MADV_FREE/MADV_DONTNEED/lazyfree discard run
  * with every cap = 1 and with every cap = max must end in the same
  * observable state: for every mm of the family (the first mm, the
  * children it forked, theirs), the VMAs, memory contents, which pages are
@@ -20,6 +20,7 @@
 #include <stdlib.h>
 
 #include "gup.h"
+#include "madvise.h"
 #include "mempolicy.h"
 #include "mm_cases.h"
 
@@ -268,11 +269,33 @@ static void numa_step(struct mm *mm, unsigned long a, unsigned long n)
 	}
 }
 
+/* MADV_FREE, MADV_DONTNEED, the lazyfree discard, or MADV_FREE of the
+ * whole slot and the discard at once (other steps write, fork and pin
+ * often enough that few folios would stay clean and exclusive). */
+static void madvise_step(struct mm *mm, unsigned long a, unsigned long n)
+{
+	switch (rnd(4)) {
+	case 0:
+		mm_madvise(mm, a, n, MADV_FREE);
+		break;
+	case 1:
+		mm_madvise(mm, a, n, MADV_DONTNEED);
+		break;
+	case 2:
+		mm_reclaim_lazyfree(mm);
+		break;
+	default:
+		mm_madvise(mm, a & ~(DIFF_SLOT_PAGES * PAGE_SIZE - 1), DIFF_SLOT_PAGES * PAGE_SIZE,
+			   MADV_FREE);
+		mm_reclaim_lazyfree(mm);
+	}
+}
+
 /* One random step on one slot of one live mm of the family. */
 static void random_step(struct family *fam)
 {
 	int k = (int)rnd(DIFF_MMS);
-	unsigned s = rnd(DIFF_SLOTS), op = rnd(22);
+	unsigned s = rnd(DIFF_SLOTS), op = rnd(24);
 	unsigned long off = (unsigned long)rnd(DIFF_SLOT_PAGES) * PAGE_SIZE;
 	unsigned long n = (unsigned long)(1 + rnd(128)) * PAGE_SIZE, a = slot_addr(s) + off;
 	unsigned char b = (unsigned char)rnd(256);
@@ -316,6 +339,8 @@ static void random_step(struct family *fam)
 		mm_put(mm_fork(mm, NULL));
 	else if (op < 20)
 		map_step(mm, a, n);
+	else if (op < 22)
+		madvise_step(mm, a, n);
 	else
 		numa_step(mm, a, n);
 }
@@ -373,6 +398,8 @@ TEST(batched_equals_unbatched)
 {
 	struct snapshot *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
 	uint64_t free0 = total_free_pages(), moved0 = mm_counters_read().pgmigrate_success;
+	uint64_t freed0 = mm_counters_read().madv_free_runs;
+	uint64_t discarded0 = mm_counters_read().lazyfree_discarded;
 	int differ = 0, pages = 0;
 
 	CHECK(a && b);
@@ -390,7 +417,9 @@ TEST(batched_equals_unbatched)
 	CHECK(pages > 0);
 	CHECK_EQ(steps_failed, 0);
 	CHECK(nr_pglists < 2 ||
-	      mm_counters_read().pgmigrate_success > moved0); /* the NUMA steps ran */
+	      mm_counters_read().pgmigrate_success > moved0);	   /* the NUMA steps ran */
+	CHECK(mm_counters_read().madv_free_runs > freed0);	   /* MADV_FREE cleared runs */
+	CHECK(mm_counters_read().lazyfree_discarded > discarded0); /* and some were discarded */
 	CHECK_EQ(total_free_pages(), free0);
 	free(a);
 	free(b);

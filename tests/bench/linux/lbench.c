@@ -5,8 +5,8 @@
  * release as "version", so ptelab --csv's reader, the plots and the
  * tables take them unchanged.
  *
- *   lbench [bench=fault,zap,mremap,...] [folios=4K,64K,...] [size=MiB] [reps=N]
- *          [clock=icount|host] [knobs=on|off]
+ *   lbench [bench=fault,zap,mremap,...,madvise_free,...] [folios=4K,64K,...]
+ *          [size=MiB] [reps=N] [clock=icount|host] [knobs=on|off]
  *
  * Static, run as /init's child in a kernel booted under QEMU icount (a
  * CLOCK_MONOTONIC difference is then a guest instruction count) or
@@ -412,6 +412,50 @@ static int op_mremap(const struct fsize *fs, struct rep *r)
 	return munmap(dst, opt.size);
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+/* One madvise(@advice) of the whole region, timed, as ptelab's bench
+ * madvise_free / _dontneed (a populated region) and madvise_populate
+ * (MADV_POPULATE_WRITE of an empty one, its folios counted after: a
+ * 2M-pte region cannot be asked for there, it faults in 2M-pmd). */
+static int op_advice(const struct fsize *fs, struct rep *r, int advice)
+{
+	bool populate = advice == MADV_POPULATE_WRITE;
+	char *p;
+	uint64_t t0;
+	int err;
+
+	knobs_set(fs);
+	p = populate ? region_map(fs, opt.size, false) : prepare(fs, r);
+	if (!p)
+		return -1;
+	vmstat_read(&r->vm0);
+	t0 = now_ns();
+	err = madvise(p, opt.size, advice);
+	r->t[0] = now_ns() - t0;
+	vmstat_read(&r->vm1);
+	if (populate && !err)
+		census(p, opt.size, r->got, sizeof(r->got));
+	return err | munmap(p, opt.size);
+}
+
+static int op_madvise_free(const struct fsize *fs, struct rep *r)
+{
+	return op_advice(fs, r, MADV_FREE);
+}
+
+static int op_madvise_dontneed(const struct fsize *fs, struct rep *r)
+{
+	return op_advice(fs, r, MADV_DONTNEED);
+}
+
+static int op_madvise_populate(const struct fsize *fs, struct rep *r)
+{
+	return op_advice(fs, r, MADV_POPULATE_WRITE);
+}
+
 /* The parent's fork() call, SCHED_FIFO when we may (the child, of the same
  * priority, waits until the parent blocks in waitpid, outside the window). */
 static int timed_fork(struct rep *r)
@@ -620,6 +664,9 @@ static const struct bench benches[] = {
 	{ "gup", "gup_put", op_gup },
 	{ "copy", NULL, op_copy },
 	{ "copy_movsq", "copy_movsb", op_copy_rep },
+	{ "madvise_free", NULL, op_madvise_free },
+	{ "madvise_dontneed", NULL, op_madvise_dontneed },
+	{ "madvise_populate", NULL, op_madvise_populate },
 };
 
 static int cmp_u64(const void *a, const void *b)

@@ -52,7 +52,7 @@ function lin(a, b, f, k,    v, t) {
 	lv = v; lt = num(v)
 }
 END {
-	nb = split("fault zap mprotect fork migrate move_pages gup gup_put mremap", B, " ")
+	nb = split("fault zap mprotect fork migrate move_pages gup gup_put mremap madvise_free madvise_dontneed madvise_populate", B, " ")
 	nf = split("4K 16K 32K 64K 128K 256K 512K 1M 2M-pte 2M-pmd", F, " ")
 	tcsv = out "/table.csv"; ttxt = out "/table.txt"
 	print "arch,bench,folio,linux_6.1,linux_6.12,ptelab_cap1,ptelab_batched,best_linux,linux_over_ptelab,ahead,note" > tcsv
@@ -79,6 +79,7 @@ END {
 				note = a == "x86_64" && (b == "migrate" || b == "move_pages") ? "6.12 copies with rep movsb" : ""
 				if (a == "x86_64" && b == "fault") note = "zeroing differs"
 				if (b ~ /^gup/) note = "Linux: io_uring"
+				if (b == "madvise_populate") note = "no cap; zeroing differs"
 				printf "  %-10s %-7s %9s %9s %9s %9s %8s %s%s\n", b, f, t61, t612,
 					p1 == "" ? "n/a" : num(p1), pb == "" ? "n/a" : num(pb),
 					ratio == "" ? "-" : ratio "x", ahead == "-" ? "" : ahead, note == "" ? "" : " (" note ")" >> ttxt

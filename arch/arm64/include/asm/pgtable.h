@@ -402,6 +402,33 @@ static inline void wrprotect_ptes(struct mm *mm, unsigned long addr, pte_t *ptep
 	set_pte(ptep, pte_wrprotect(pte));
 }
 #define wrprotect_ptes wrprotect_ptes
+bool contpte_clear_young_dirty_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr,
+				    unsigned flags);
+
+/*
+ * Young and dirty are a block's state, not an entry's: a run that starts
+ * or ends inside a block is widened to the whole block, which stays
+ * folded (contpte.c). Nothing but software writes an entry here (see
+ * above), so a read and a write under the PTE lock are enough.
+ */
+static inline bool clear_young_dirty_ptes(struct mm *mm, unsigned long addr, pte_t *ptep,
+					  unsigned nr, unsigned flags)
+{
+	pte_t pte, old;
+
+	if (nr != 1 || pte_cont(__ptep_get(ptep)))
+		return contpte_clear_young_dirty_ptes(mm, addr, ptep, nr, flags);
+	old = pte = __ptep_get(ptep);
+	if (flags & CYDP_CLEAR_YOUNG)
+		pte = pte_mkold(pte);
+	if (flags & CYDP_CLEAR_DIRTY)
+		pte = pte_mkclean(pte);
+	if (pte_same(pte, old))
+		return false;
+	set_pte(ptep, pte);
+	return true;
+}
+#define clear_young_dirty_ptes clear_young_dirty_ptes
 bool ptep_set_access_flags(struct vma *vma, unsigned long addr, pte_t *ptep, pte_t entry);
 #define ptep_set_access_flags ptep_set_access_flags
 int arch_check_pte_table(pte_t *table, const char **why);
