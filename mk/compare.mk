@@ -25,3 +25,16 @@ compare: $(B)/ptelab $(foreach a,$(GUEST_ARCHES),$(B)/$(a)/guest.elf) $(B)/resul
 		$(B)/compare/x86_64/lbench $(B)/compare/arm64/lbench
 	@ARCHES="$(ARCHES)" KERNELS="$(KERNELS)" SIZE="$(SIZE)" REPS="$(REPS)" BENCH="$(BENCH)" OPTS="$(OPTS)" \
 		FOLIOS="$(FOLIOS)" tests/bench/compare.sh
+
+# `make linux-semantics` (tests/linux/record.sh): the scenario program of
+# tests/linux/semantics.c, static, booted on Debian's 6.12 and 6.1; its
+# output becomes tests/linux/semantics-*.out. KERNELS= picks the kernels.
+SEM_SRCS := tests/linux/semantics.c tests/linux/semantics_table.c
+$(B)/compare/x86_64/semantics: $(SEM_SRCS) tests/linux/semantics.h | $(DEPS)
+	@mkdir -p $(dir $@)
+	$(call quiet,CCLD,$@)
+	$(Q)gcc -O2 -std=gnu11 $(WARN) -static -o $@ $(SEM_SRCS)
+
+.PHONY: linux-semantics
+linux-semantics:
+	@tests/linux/record.sh $(KERNELS)
