@@ -3,7 +3,10 @@
  * own node, with a status per page (mempolicy.h has the contract).
  *
  * The pages are looked up and their folios queued in chunks of at most
- * MIGRATE_CHUNK pages, each chunk migrated with one migrate_batch(). Unlike
+ * MIGRATE_CHUNK pages, each chunk migrated with one migrate_batch(). A
+ * chunk also ends where the target node changes, as in Linux: so a folio
+ * that two pages of the list send to two nodes moves to the first, then
+ * to the second, and ends where the later page says. Unlike
  * Linux, which answers -EBUSY for the second page of a large folio it has
  * already queued in the same batch, every page of a queued folio gets the
  * folio's result.
@@ -69,7 +72,9 @@ static int move_one(struct mm *mm, unsigned long addr, int node, unsigned flags)
 }
 
 /* Migrate the chunk queued for status[0..n) and fill in the pending
- * statuses. Return: the pages of the chunk that did not move. */
+ * statuses. Return: the pages of the chunk that did not move (a shared
+ * folio left without MPOL_MF_MOVE_ALL is -EACCES but not counted, as in
+ * Linux, where it never reaches the migration). */
 static long move_chunk(int *status, unsigned long n)
 {
 	struct migrate_batch *b = &migrate_batch_buf;
@@ -80,7 +85,7 @@ static long move_chunk(int *status, unsigned long n)
 	for (unsigned long i = 0; i < n; i++) {
 		if (status[i] >= MOVE_PENDING)
 			status[i] = b->item[status[i] - MOVE_PENDING].status;
-		failed += status[i] == -EBUSY || status[i] == -ENOMEM || status[i] == -EACCES;
+		failed += status[i] == -EBUSY || status[i] == -ENOMEM;
 	}
 	return failed;
 }
@@ -109,7 +114,7 @@ static long do_move_pages(struct mm *mm, unsigned long n, const unsigned long *a
 			move_chunk(status + start, i - start);
 			return -ENODEV;
 		}
-		if (migrate_batch_buf.nr == MIGRATE_CHUNK) {
+		if (migrate_batch_buf.nr == MIGRATE_CHUNK || (i && nodes[i] != nodes[i - 1])) {
 			failed += move_chunk(status + start, i - start);
 			start = i;
 			migrate_phase(true);

@@ -13,7 +13,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$TOP/tests/bench/linux/boot.sh"
 KERNELS=${*:-6.12 6.1}
 a=x86_64
-LX_NODES=3 LX_MEM=3G LX_TIMEOUT=${LX_TIMEOUT:-900}
+export LX_NODES=3 LX_MEM=3G LX_TIMEOUT=${LX_TIMEOUT:-900}
 
 command -v qemu-system-x86_64 >/dev/null || { echo "record: qemu-system-x86_64 is not installed"; exit 1; }
 "$TOP/tests/bench/linux/fetch.sh" $a "$LX/$a" || exit 1
@@ -27,7 +27,7 @@ cp "$LX/$a/busybox" "$r/bin/busybox" && ln -s busybox "$r/bin/sh" &&
 for k in $KERNELS; do
 	log=$LX/$a/semantics-$k.log
 	echo "record: Linux $k ($(cat "$LX/$a/$k/version")), console in $log"
-	LX_INITRD=$LX/$a/sem-initrd lx_boot $a "$k" debian "$log"
+	LX_INITRD=$LX/$a/sem-initrd lx_boot "$a" "$k" debian "$log"
 	if ! grep -q '^semantics: end' "$log"; then
 		echo "record: the program did not finish on $k: $(tail -n 3 "$log" | tr '\n' '|')"
 		exit 1

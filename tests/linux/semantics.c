@@ -25,6 +25,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/capability.h>
+
 #include "semantics.h"
 
 #define PAGE 4096ul
@@ -70,11 +72,11 @@ long sem_begin(enum sem_kind kind)
 
 	/* PROT_NONE guards of at least 2 MiB on both sides keep every other
 	 * mapping out of the pages next to the region. */
-	sem.reserve_len = len + 3 * PMD;
+	sem.reserve_len = len + 5 * PMD;
 	sem.reserve = mmap(NULL, sem.reserve_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (sem.reserve == MAP_FAILED)
 		return -errno;
-	b = ((uintptr_t)sem.reserve + PMD + PMD - 1) & ~(PMD - 1);
+	b = ((uintptr_t)sem.reserve + PMD + 2 * PMD - 1) & ~(2 * PMD - 1);
 	sem.base = (char *)b;
 	if (mprotect(sem.base, len, PROT_READ | PROT_WRITE))
 		return -errno;
@@ -184,9 +186,31 @@ long sem_get_mempolicy(int *mode, unsigned long *nodes, unsigned long page, unsi
 	return ret_of(syscall(SYS_get_mempolicy, mode, nodes, MAXNODE, addr, flags));
 }
 
-long sem_migrate_pages(unsigned long from, unsigned long to)
+/* Raise or drop CAP_SYS_NICE in the effective set (it stays permitted). */
+static int set_nice_cap(bool on)
 {
-	return ret_of(syscall(SYS_migrate_pages, 0, MAXNODE, &from, &to));
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -errno;
+	if (on)
+		d[0].effective |= 1u << CAP_SYS_NICE;
+	else
+		d[0].effective &= ~(1u << CAP_SYS_NICE);
+	return syscall(SYS_capset, &h, d) ? -errno : 0;
+}
+
+long sem_migrate_pages(unsigned long from, unsigned long to, bool nice)
+{
+	long r, e;
+
+	if (!nice && (e = set_nice_cap(false)))
+		return e;
+	r = ret_of(syscall(SYS_migrate_pages, 0, MAXNODE, &from, &to));
+	if (!nice && (e = set_nice_cap(true)))
+		return e;
+	return r;
 }
 
 long sem_move_pages(unsigned long n, const unsigned long *pages, const int *nodes, int *status,

@@ -9,9 +9,11 @@
  * mm_mmap(), mbind(), move_pages()... on a fresh ptelab mm. Both print
  * the same line format, so tests/linux/semantics.sh can diff them.
  *
- * A scenario works on one region of SEM_PAGES pages, aligned to 2 MiB,
+ * A scenario works on one region of SEM_PAGES pages, aligned to 4 MiB,
  * and names pages by their index in it (never an address, so the output
- * is the same from run to run). Every call returns a value >= 0 or a
+ * is the same from run to run; the 4 MiB alignment makes MPOL_INTERLEAVE's
+ * index of the region's first THP, address >> 21, even on both sides).
+ * Every call returns a value >= 0 or a
  * negative errno, as the kernel's own functions do.
  */
 #ifndef TESTS_LINUX_SEMANTICS_H
@@ -73,7 +75,10 @@ long sem_mbind(unsigned long first, unsigned long n, int mode, unsigned long nod
 long sem_set_mempolicy(int mode, unsigned long nodes);
 /* @page: the page for MPOL_F_ADDR (ignored without it). */
 long sem_get_mempolicy(int *mode, unsigned long *nodes, unsigned long page, unsigned flags);
-long sem_migrate_pages(unsigned long from, unsigned long to);
+/* @nice: the caller has CAP_SYS_NICE (Linux then migrates with
+ * MPOL_MF_MOVE_ALL: shared folios too), as root has; without it, only
+ * the folios this process alone maps move (MPOL_MF_MOVE). */
+long sem_migrate_pages(unsigned long from, unsigned long to, bool nice);
 /* @pages: page indices; @nodes NULL: query. */
 long sem_move_pages(unsigned long n, const unsigned long *pages, const int *nodes, int *status,
 		    unsigned flags);

@@ -2,15 +2,18 @@
  * semantics_mm.c - ptelab's side of the semantics check: the scenarios of
  * tests/linux/semantics_table.c through mm/'s calls, in the mm host
  * runners (three nodes, like the Linux boot tests/linux/record.sh makes).
- * The case `semantics/linux_scenarios` prints the same SEM lines as the
- * Linux program; tests/linux/semantics.sh diffs them against the recorded
+ * The case `semantics/linux_scenarios` prints (with MM_SEMANTICS=1 in the
+ * environment) the same SEM lines as the Linux program;
+ * tests/linux/semantics.sh diffs them against the recorded
  * Linux 6.12 output. The case itself checks what a test of mm/ checks
  * after each scenario: the invariant checker, and no page leaked.
  *
- * Each scenario gets a fresh mm with the region at one fixed 2 MiB
- * aligned address (Linux's is 2 MiB aligned too, so MPOL_INTERLEAVE's
- * index, which counts pages from address 0, picks the same nodes).
+ * Each scenario gets a fresh mm with the region at one fixed 4 MiB
+ * aligned address (Linux's is 4 MiB aligned too, so MPOL_INTERLEAVE's
+ * index, which counts folios from address 0, picks the same nodes).
  */
+#include <stdlib.h>
+
 #include "../mm/migrate_cases.h"
 #include "semantics.h"
 
@@ -104,9 +107,12 @@ long sem_get_mempolicy(int *mode, unsigned long *nodes, unsigned long page, unsi
 	return get_mempolicy(sem.mm, mode, nodes, page_addr(page), flags);
 }
 
-long sem_migrate_pages(unsigned long from, unsigned long to)
+/* Linux's migrate_pages() moves shared folios too for a caller with
+ * CAP_SYS_NICE; mm_migrate_pages() takes that as MPOL_MF_MOVE_ALL. */
+long sem_migrate_pages(unsigned long from, unsigned long to, bool nice)
 {
-	return migrate_pages(sem.mm, from, to);
+	return nice ? mm_migrate_pages(sem.mm, from, to, MPOL_MF_MOVE_ALL)
+		    : migrate_pages(sem.mm, from, to);
 }
 
 long sem_move_pages(unsigned long n, const unsigned long *pages, const int *nodes, int *status,
@@ -141,9 +147,16 @@ void sem_pages(unsigned long first, unsigned long n, struct sem_page *out)
 	}
 }
 
+/* The lines only when tests/linux/semantics.sh asks (MM_SEMANTICS=1):
+ * the mm stage runs the case for its checks alone. */
 void sem_out(const char *line)
 {
-	printf("%s\n", line);
+	static int print = -1;
+
+	if (print < 0)
+		print = getenv("MM_SEMANTICS") != NULL;
+	if (print)
+		printf("%s\n", line);
 }
 
 /* Every scenario of the table runs and leaves mm/ consistent; what each

@@ -246,14 +246,21 @@ static void getpol(unsigned long page, unsigned flags)
 	report(call, ret, extra);
 }
 
-static void migrate(unsigned long from, unsigned long to)
+/* migrate_pages by a caller with CAP_SYS_NICE (root: MOVE_ALL) or
+ * without it (nonice: MOVE). */
+static void migrate_as(unsigned long from, unsigned long to, bool nice)
 {
 	char call[256], f[64], t[64];
 
 	mask_str(from, f, sizeof(f));
 	mask_str(to, t, sizeof(t));
-	snprintf(call, sizeof(call), "migrate_pages(%s,%s)", f, t);
-	report(call, sem_migrate_pages(from, to), "");
+	snprintf(call, sizeof(call), "migrate_pages%s(%s,%s)", nice ? "" : "_nonice", f, t);
+	report(call, sem_migrate_pages(from, to, nice), "");
+}
+
+static void migrate(unsigned long from, unsigned long to)
+{
+	migrate_as(from, to, true);
 }
 
 /* move_pages of @n pages to @nodes (NULL: query); prints the statuses. */
@@ -676,6 +683,20 @@ static void migrate_fork(void)
 	migrate(NB(0), NB(1));
 }
 
+static void migrate_fork_nonice(void)
+{
+	touch(0, SEM_PAGES);
+	fork_child();
+	child_touch(0, 16);
+	migrate_as(NB(0), NB(1), false);
+}
+
+static void migrate_nonice(void)
+{
+	touch(0, SEM_PAGES);
+	migrate_as(NB(0), NB(2), false);
+}
+
 static void move_basic(void)
 {
 	const int to_[] = { 1, 2, 1 };
@@ -839,6 +860,8 @@ static const struct {
 	S(migrate_same, K4),
 	S(migrate_bad_masks, K4),
 	S(migrate_fork, ALL),
+	S(migrate_fork_nonice, ALL),
+	S(migrate_nonice, K4),
 	S(move_basic, ALL),
 	S(move_same_folio, ALL),
 	S(move_missing_node, ALL),
