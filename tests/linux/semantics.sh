@@ -5,7 +5,8 @@
 # both mm host runners (case semantics/linux_scenarios, MM_SEMANTICS=1)
 # and compares its SEM lines, scenario by scenario, with Linux 6.12's
 # recorded output (tests/linux/semantics-6.12.out, `make
-# linux-semantics`). A scenario whose lines differ must be listed in
+# linux-semantics`; the arm64 PTE format's also with Linux 6.12 arm64's,
+# semantics-6.12-arm64.out, where recorded). A scenario whose lines differ must be listed in
 # tests/linux/semantics.allow with its reason, and each listed scenario
 # must be named in docs/migrate.md's differences section; a listed
 # scenario that no longer differs fails too (the list stays exact). Both
@@ -83,26 +84,34 @@ if [ -s "$TMPD/x86_64.sem" ] && cmp -s "$TMPD/x86_64.sem" "$TMPD/arm64.sem"; the
 else
 	fail "semantics: PTE formats" "x86_64 and arm64 differ: $(diff "$TMPD/x86_64.sem" "$TMPD/arm64.sem" | sed -n 2p)"
 fi
-P=$TMPD/x86_64.sem
-if [ "$(keys "$EXPECT")" != "$(keys "$P")" ]; then
-	fail "semantics: scenario list" "ptelab's and $EXPECT's scenarios differ (re-record with make linux-semantics)"
-fi
+# compare EXPECT SEM LABEL: every scenario of SEM answers as in the Linux
+# recording EXPECT or is allowed; the allowed ones are added to $listed.
+compare() {
+	if [ "$(keys "$1")" != "$(keys "$2")" ]; then
+		fail "semantics: scenario list" "ptelab's and $1's scenarios differ (re-record with make linux-semantics)"
+	fi
+	differing "$1" "$2" >"$TMPD/differ"
+	for k in $(cat "$TMPD/differ"); do
+		sem_lines "$1" | awk -v k="$k" '$1 == k' >"$TMPD/l"
+		sem_lines "$2" | awk -v k="$k" '$1 == k' >"$TMPD/p"
+		a=$(allowed "$k")
+		if [ -z "$a" ]; then
+			first=$(diff "$TMPD/l" "$TMPD/p" | grep '^[<>]' | head -n 2 | cut -c1-160 | tr '\n' '|')
+			fail "semantics: $3 $k" "differs from Linux 6.12 and is not in $ALLOW: $first"
+			continue
+		fi
+		listed="$listed $(echo "$a" | awk '{ print $1 }')"
+		pass "semantics: $3 $k differs as listed: $(echo "$a" | cut -d' ' -f2- | sed 's/^ *//' | cut -c1-90)"
+	done
+	pass "semantics: $3 $(($(keys "$1" | wc -l) - $(wc -l <"$TMPD/differ"))) scenarios answer exactly as Linux 6.12"
+}
 
 listed=""
-differing "$EXPECT" "$P" >"$TMPD/differ"
-for k in $(cat "$TMPD/differ"); do
-	sem_lines "$EXPECT" | awk -v k="$k" '$1 == k' >"$TMPD/l"
-	sem_lines "$P" | awk -v k="$k" '$1 == k' >"$TMPD/p"
-	a=$(allowed "$k")
-	if [ -z "$a" ]; then
-		first=$(diff "$TMPD/l" "$TMPD/p" | grep '^[<>]' | head -n 2 | cut -c1-160 | tr '\n' '|')
-		fail "semantics: $k" "differs from Linux 6.12 and is not in $ALLOW: $first"
-		continue
-	fi
-	listed="$listed $(echo "$a" | awk '{ print $1 }')"
-	pass "semantics: $k differs as listed: $(echo "$a" | cut -d' ' -f2- | sed 's/^ *//' | cut -c1-100)"
-done
-pass "semantics: $(($(keys "$EXPECT" | wc -l) - $(wc -l <"$TMPD/differ"))) scenarios answer exactly as Linux 6.12"
+compare "$EXPECT" "$TMPD/x86_64.sem" x86_64
+# Linux's own arm64 answers, where recorded (ARCHES=arm64 make
+# linux-semantics), against the arm64 PTE format.
+A64=${EXPECT%.out}-arm64.out
+[ -f "$A64" ] && compare "$A64" "$TMPD/arm64.sem" arm64
 
 # The allow-list is exact, and docs/migrate.md names each entry.
 for e in $(awk '!/^#/ && NF { print $1 }' "$ALLOW"); do
