@@ -101,8 +101,8 @@ long mm_migrate_pages(struct mm *mm, unsigned long from, unsigned long to, unsig
  * shared with another mm and @flags has no MPOL_MF_MOVE_ALL), -EBUSY (the
  * folio is pinned or has references besides its mappings), -ENOMEM (no
  * free memory on the target node).
- * A run of pages with the same target is migrated before the next run is
- * looked at (a folio sent to two nodes ends on the later one).
+ * A folio moves once per call, to the node of the first of its pages in
+ * the list (Linux moves it again for a later page with another node).
  * Return: the number of pages with -EBUSY or -ENOMEM (not -EACCES: a
  * shared folio left in place is not a failed migration, as in Linux); -ENODEV
  * (a node that does not exist: the statuses of the pages before it are

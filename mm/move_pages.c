@@ -3,10 +3,16 @@
  * own node, with a status per page (mempolicy.h has the contract).
  *
  * The pages are looked up and their folios queued in chunks of at most
- * MIGRATE_CHUNK pages, each chunk migrated with one migrate_batch(). A
- * chunk also ends where the target node changes, as in Linux: so a folio
- * that two pages of the list send to two nodes moves to the first, then
- * to the second, and ends where the later page says. Unlike
+ * MIGRATE_CHUNK pages, each chunk migrated with one migrate_batch(), so a
+ * folio moves at most once per chunk: to the node of the first of its
+ * pages in the list. Linux migrates each run of pages with one target
+ * before it looks at the next, so a folio that two pages send to two
+ * nodes moves twice there and ends on the later node. ptelab does not:
+ * GUP takes more than three faults in a row on one address for a bug
+ * (mm/gup.c, GUP_MAX_FAULTS), and one call that migrated a folio again
+ * and again would make every fault of a concurrent GUP on it meet a new
+ * migration entry (the explorer's pmd_pin_migrate found that schedule).
+ * Unlike
  * Linux, which answers -EBUSY for the second page of a large folio it has
  * already queued in the same batch, every page of a queued folio gets the
  * folio's result.
@@ -114,7 +120,7 @@ static long do_move_pages(struct mm *mm, unsigned long n, const unsigned long *a
 			move_chunk(status + start, i - start);
 			return -ENODEV;
 		}
-		if (migrate_batch_buf.nr == MIGRATE_CHUNK || (i && nodes[i] != nodes[i - 1])) {
+		if (migrate_batch_buf.nr == MIGRATE_CHUNK) {
 			failed += move_chunk(status + start, i - start);
 			start = i;
 			migrate_phase(true);
