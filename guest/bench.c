@@ -360,7 +360,7 @@ int bench_run(const struct bench *b, const struct bench_params *p)
 	char err[160];
 
 	caps_cmdline = caps;
-	nv = bench_active_check(b, p->active, smp_nr_cpus(), err, sizeof(err));
+	nv = bench_active_check(b, p->active, err, sizeof(err));
 	if (nv == 0)
 		nv = bench_variants(b, p, vs, err, sizeof(err));
 	if (nv < 0)

@@ -82,14 +82,13 @@ static int bench_check_one(const struct bench *b, const char *caps, bool named, 
 	p.caps = named || b->cap_key ? caps : NULL;
 	if (!named && !b->takes_active)
 		p.active = 0;
-	if (bench_active_check(b, p.active, 0, err, errlen))
+	if (bench_active_check(b, p.active, err, errlen))
 		return -1;
 	return bench_variants(b, &p, v, err, errlen) < 0 ? -1 : 0;
 }
 
-/* cpus= (when given) against the CPUs the machine has and the bench named
- * (@b, NULL: all, where benches without cpus= ignore it). Return: 0, or -1
- * with @err set. */
+/* cpus= (when given) against the bench named (@b, NULL: all, where
+ * benches without cpus= ignore it). Return: 0, or -1 with @err set. */
 static int bench_check_cpus(const struct bench *b, char *err, size_t errlen)
 {
 	const char *c = cmdline_get(&cmdline, "cpus");
@@ -102,11 +101,7 @@ static int bench_check_cpus(const struct bench *b, char *err, size_t errlen)
 				"bench fault, gup, gup_put)",
 				b->name),
 		       -1;
-	if (cmdline_uint(c) > machine.nr_cpus)
-		return snprintf(err, errlen, "cpus=%s: the machine has %d CPU%s (ptelab --cpus %s)",
-				c, machine.nr_cpus, machine.nr_cpus == 1 ? "" : "s", c),
-		       -1;
-	return 0;
+	return 0; /* against the machine's CPUs: cmdline_check_machine() */
 }
 
 int bench_cmd_check(const char *arg, char *err, size_t errlen)

@@ -1,7 +1,7 @@
 /*
  * bench_gup.c - benchmarks of get_user_pages / pin_user_pages, the
  * equivalent of Linux's gup_test (tools/testing/selftests/mm/gup_test.c
- * with mm/gup_test.c), which the two GUP seed patches measured:
+ * with mm/gup_test.c), which the two GUP batching series measured:
  *
  *   gup_test -L -m 256 -n 65536 -r 16 -t
  *     = run=bench:gup size=256 gup_nr=65536 reps=16 (gup_op=longterm,

@@ -253,5 +253,6 @@ int commands_check_on(int host_backend, char *err, size_t errlen)
 	for (int i = 0; i < cmdline.nr_run; i++)
 		if (item_check(&cmdline.run[i], host_backend, err, errlen))
 			return -1;
-	return 0;
+	return cmdline_check_machine(&cmdline, (unsigned)machine.nr_nodes,
+				     (unsigned)machine.nr_cpus, err, errlen);
 }

@@ -11,6 +11,7 @@
 #include "knob_parse.h"
 #include "ptelab/abi.h"
 #include "knobs.h"
+#include "page.h"
 #include "percpu.h"
 
 struct machine machine;
@@ -51,6 +52,8 @@ static void read_machine(void)
 		printf("guest: %s\n", err);
 		arch_exit(PTELAB_EXIT_USAGE);
 	}
+	mm_boot_verbose = cmdline_get(&cmdline, "ptelab.verbose") &&
+			  !strcmp(cmdline_get(&cmdline, "ptelab.verbose"), "on");
 }
 
 void run_constructors(void);

@@ -98,8 +98,6 @@ int cmd_numa_maps(const char *arg)
 
 	(void)arg;
 	mm_init();
-	if (nr_pglists < 2)
-		return printf("numa_maps: needs two nodes (--nodes 2)\n"), PTELAB_EXIT_USAGE;
 	mm = mm_create();
 	if (!mm)
 		return printf("numa_maps: out of memory\n"), PTELAB_EXIT_FAIL;

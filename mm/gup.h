@@ -14,7 +14,9 @@
  *    pinned AnonExclusive page for the child instead of sharing it.
  *
  * The walk (mm/gup.c) and the commit of runs of one folio are batched
- * as the two seed patches do; caps.gup_walk and caps.gup_grab turn each
+ * as the two GUP batching series do ("walk multiple PTEs per
+ * follow_page_pte() call" and "batch contiguous same-folio PTEs into one
+ * refcount grab"); caps.gup_walk and caps.gup_grab turn each
  * off (docs/gup.md follows one call through).
  */
 #ifndef MM_GUP_H

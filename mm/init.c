@@ -41,10 +41,14 @@ static void reserve_boot_ranges(void)
 }
 
 /*
- * mm_init - bring up physical memory once; later calls do nothing.
+ * mm_init - bring up physical memory once; later calls do nothing. With
+ * mm_boot_verbose (ptelab --verbose) it prints the reserved ranges and
+ * each node's free blocks; a command's output is otherwise its own.
  * Context: boot, after `machine` is read and boot_info set, before any
  * folio_alloc().
  */
+bool mm_boot_verbose;
+
 void mm_init(void)
 {
 	static bool done;
@@ -55,6 +59,8 @@ void mm_init(void)
 	reserve_boot_ranges();
 	arch_mm_init();
 	page_alloc_init();
-	memblock_print();
-	page_alloc_print();
+	if (mm_boot_verbose) {
+		memblock_print();
+		page_alloc_print();
+	}
 }

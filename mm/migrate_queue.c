@@ -1,6 +1,7 @@
 /*
  * migrate_queue.c - finding the folios a migrate call moves: Linux's
- * queue_pages_range() / queue_folios_pte_range(), with seed 003's batching.
+ * queue_pages_range() / queue_folios_pte_range(), batched as in
+ * "mempolicy: optimize queue_folios_pte_range by PTE batching".
  *
  * One walk_page_range() per VMA part: one descent, one PTE-lock take per
  * page table, a PMD leaf as one step. Per present PTE the checks are the

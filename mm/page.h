@@ -408,6 +408,7 @@ void folio_describe(const struct folio *f, char *buf, size_t size);
 void mm_reserve(uint64_t start, uint64_t size, const char *what);
 void page_alloc_init(void);
 void mm_init(void);
+extern bool mm_boot_verbose; /* mm_init() prints the boot map (ptelab --verbose) */
 
 /*
  * arch_mm_init - required arch hook, called by mm_init() after the boot

@@ -2,6 +2,7 @@
 # tests/run-all.sh - every test runner, then one total line.
 # Each runner ends with "N passed, N failed[, N skipped]"; this script adds
 # them up, prints the same line for the whole suite and fails if any failed.
+# STAGES="docs cli" runs only the stages named (make test STAGES=...).
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 1
 total_p=0 total_f=0 total_s=0 broken=""
@@ -10,6 +11,7 @@ total_p=0 total_f=0 total_s=0 broken=""
 run_one() {
 	name=$1
 	shift
+	case " ${STAGES:-$name} " in *" $name "*) ;; *) return ;; esac
 	echo "=== $name"
 	start=$(date +%s)
 	"$@" >"$log" 2>&1

@@ -84,8 +84,13 @@ int vmm_guest_mem_needed(const struct vmm_config *cfg, uint64_t *need, char *err
 
 int vmm_guest_args_check(const struct vmm_config *cfg, char *err, size_t errlen)
 {
+	char why[200];
+
 	if (check_words(cfg, err, errlen))
 		return -1;
+	if (cmdline_check_machine(&words, (unsigned)cfg->nodes, (unsigned)cfg->cpus, why,
+				  sizeof(why)))
+		return snprintf(err, errlen, "guest command line: %s", why), -1;
 	return vmm_guest_runs_bench(cfg) ? check_bench_size(cfg, err, errlen) : 0;
 }
 
@@ -115,9 +120,10 @@ int vmm_config_settle(struct vmm_config *cfg, int backend, char *err, size_t err
 			cfg->timeout = 3600;
 	}
 	n = snprintf(cfg->bootargs + len, sizeof(cfg->bootargs) - len,
-		     " ptelab.clock=%s ptelab.backend=%s ptelab.version=%s%s",
+		     " ptelab.clock=%s ptelab.backend=%s ptelab.version=%s%s%s",
 		     vmm_clock_name(cfg, backend), backend_name(backend), vmm_version,
-		     cfg->quiet ? " ptelab.quiet=on" : "");
+		     cfg->quiet ? " ptelab.quiet=on" : "",
+		     cfg->verbose ? " ptelab.verbose=on" : "");
 	if (n < 0 || (size_t)n >= sizeof(cfg->bootargs) - len) {
 		cfg->bootargs[len] = 0;
 		snprintf(err, errlen, "guest arguments: too long (limit %d bytes with ptelab's)",

@@ -214,6 +214,7 @@ void arch_mm_init(void)
 	 */
 	arm64_mmu_cpu_init();
 	smp_run(smp_nr_cpus(), mmu_cpu_init_on, NULL); /* the secondaries too */
-	printf("mm: kernel page tables at %#llx (TTBR1), user half empty (TTBR0 %#llx)\n",
-	       (unsigned long long)kernel_pgd_phys, (unsigned long long)empty_pgd_phys);
+	if (mm_boot_verbose)
+		printf("mm: kernel page tables at %#llx (TTBR1), user half empty (TTBR0 %#llx)\n",
+		       (unsigned long long)kernel_pgd_phys, (unsigned long long)empty_pgd_phys);
 }

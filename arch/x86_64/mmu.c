@@ -177,7 +177,9 @@ void arch_mm_init(void)
 			   KERNEL_RW_NX | _PAGE_PCD | _PAGE_PWT);
 	x86_mmu_cpu_init();
 	smp_run(smp_nr_cpus(), mmu_cpu_init_on, NULL); /* the secondaries too */
-	printf("mm: kernel page tables at %#llx: direct map with %s pages, image [0, %#llx)\n",
-	       (unsigned long long)kernel_pgd_phys, gbpages ? "1G" : "2M",
-	       (unsigned long long)image_end);
+	if (mm_boot_verbose)
+		printf("mm: kernel page tables at %#llx: direct map with %s pages, image [0, "
+		       "%#llx)\n",
+		       (unsigned long long)kernel_pgd_phys, gbpages ? "1G" : "2M",
+		       (unsigned long long)image_end);
 }

@@ -68,6 +68,7 @@ static const struct key_rule rules[] = {
 	{ "ptelab.backend", K_TEXT, "set by ptelab: the backend" },
 	{ "ptelab.version", K_TEXT, "set by ptelab: its version" },
 	{ "ptelab.quiet", K_ONOFF, "set by ptelab --quiet: no progress lines" },
+	{ "ptelab.verbose", K_ONOFF, "set by ptelab --verbose: the boot map (mm: lines)" },
 };
 #define NR_RULES (int)(sizeof(rules) / sizeof(rules[0]))
 
@@ -232,6 +233,30 @@ bool cmdline_run_every_node(const struct cmdline *cl)
 		    (!cl->run[i].has_arg || cmdline_bench_every_node(cl->run[i].arg)))
 			return true;
 	return false;
+}
+
+int cmdline_check_machine(const struct cmdline *cl, unsigned nodes, unsigned cpus, char *err,
+			  size_t errlen)
+{
+	const char *c = cmdline_get(cl, "cpus"), *a = cmdline_get(cl, "active");
+
+	if (c && (unsigned)cmdline_uint(c) > cpus)
+		return snprintf(err, errlen, "cpus=%s: the machine has %u CPU%s (ptelab --cpus %s)",
+				c, cpus, cpus == 1 ? "" : "s", c),
+		       -1;
+	if (a && (unsigned)cmdline_uint(a) >= cpus)
+		return snprintf(err, errlen,
+				"active=%s needs %d CPUs, the machine has %u (ptelab --cpus %d)", a,
+				cmdline_uint(a) + 1, cpus, cmdline_uint(a) + 1),
+		       -1;
+	for (int i = 0; i < cl->nr_run; i++)
+		if (!strcmp(cl->run[i].name, "numa_maps") && nodes < 2)
+			return snprintf(err, errlen,
+					"run=numa_maps needs two nodes, the machine has %u "
+					"(ptelab --nodes 2)",
+					nodes),
+			       -1;
+	return 0;
 }
 
 /* The choice a K_CHOICE key takes when it is absent (cmdline.h). */

@@ -102,11 +102,10 @@ struct mm;
 int bench_timed(struct mm *mm, unsigned long addr, const struct bench_params *p,
 		int (*op)(struct mm *mm, unsigned long addr, unsigned long size));
 
-/* Can @b run with active=@active on @ncpus CPUs (0: not known yet, the
- * check before the CPUs come up)? Return: 0, or -1 with a one-line reason
- * in @err. */
-int bench_active_check(const struct bench *b, unsigned active, unsigned ncpus, char *err,
-		       size_t errlen);
+/* Does @b take active=@active? (Against the machine's CPUs:
+ * cmdline_check_machine().) Return: 0, or -1 with a one-line reason in
+ * @err. */
+int bench_active_check(const struct bench *b, unsigned active, char *err, size_t errlen);
 
 /*
  * bench_timed_on_cpus - run @fn(cpu, @arg) on CPUs 0 .. @ncpus - 1 at once

@@ -113,7 +113,7 @@ int folios_check(const char *list, char *err, size_t errlen);
 	X(mprotect, "cap of the batched mprotect: N or max")                                       \
 	X(fork, "cap of fork's batched PTE copy: N or max")                                        \
 	X(gup_grab, "cap of GUP's batched folio grab: N or max")                                   \
-	X(migrate, "cap of migration's queueing (seed 003's run skip): N or max")                  \
+	X(migrate, "cap of migration's queueing (a folio's PTEs skipped as one run): N or max")    \
 	X(migrate_unmap, "PTEs migration unmaps and remaps as one run: N or max")                  \
 	X(migrate_flush, "folios sharing one migration TLB flush (1: none deferred): N or max")
 
@@ -136,6 +136,17 @@ bool cmdline_bench_every_node(const char *name);
 /* Do the benchmarks that @cl's run= list runs need room on every node
  * (run=bench runs them all)? */
 bool cmdline_run_every_node(const struct cmdline *cl);
+
+/*
+ * cmdline_check_machine - what @cl asks of the machine against the one it
+ * gets: @nodes NUMA nodes and @cpus CPUs. cpus=K needs K CPUs, active=N
+ * N + 1, run=numa_maps two nodes. ptelab checks it before it boots (from
+ * --nodes and --cpus) and the guest again from its device tree, with the
+ * same words. Return: 0, or -1 with a one-line reason naming the ptelab
+ * option in @err.
+ */
+int cmdline_check_machine(const struct cmdline *cl, unsigned nodes, unsigned cpus, char *err,
+			  size_t errlen);
 
 /* cpus= of the benchmarks that run on several CPUs: at most this (the
  * guest's NR_CPUS; ptelab --cpus has the same limit). */

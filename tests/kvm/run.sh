@@ -19,6 +19,9 @@
 # tests/bench/boot.sh, on the nested KVM) and passes its RESULT and timing
 # lines on; --shootdown runs tests/kvm/shootdown.sh (bench:zap, mprotect,
 # migrate on 4 vCPUs, active=0 and 3) and passes its RESULT lines on;
+# --full (make stress) runs the cases with the one-vCPU selftest too
+# (kvm_full=1; make test's cases run the selftest on 4 vCPUs only, which
+# covers every case the one-vCPU run has: about 200 s less a nested VM);
 # --scaling runs tests/kvm/scaling.sh (bench:fault and bench:gup
 # with cpus=1,2,4,8 on the nested KVM) and passes its RESULT lines on; the
 # nested VM then has NESTED_SMP vCPUs (default 1, for every stage).
@@ -29,6 +32,8 @@ STAGE=cases
 [ "${1:-}" = --bench ] && STAGE=bench && shift
 [ "${1:-}" = --shootdown ] && STAGE=shootdown && shift
 [ "${1:-}" = --scaling ] && STAGE=scaling && shift
+FULL=0
+[ "${1:-}" = --full ] && FULL=1 && shift
 ARCHES=${*:-x86_64 arm64}
 NESTED_TIMEOUT=${NESTED_TIMEOUT:-800}
 HOST_ARCH=$(uname -m)
@@ -93,9 +98,9 @@ boot() {
 	a=$1
 	case $a in
 	x86_64) set -- qemu-system-x86_64 -M q35 -cpu max -kernel "$K/$a/kernel" \
-		-append "console=ttyS0 panic=-1 quiet kvm_stage=$STAGE" ;;
+		-append "console=ttyS0 panic=-1 quiet kvm_stage=$STAGE kvm_full=$FULL" ;;
 	arm64) set -- qemu-system-aarch64 -M virt,virtualization=on,gic-version=3 -cpu max,pauth-impdef=on \
-		-kernel "$K/$a/kernel" -append "console=ttyAMA0 panic=-1 quiet kvm_stage=$STAGE" ;;
+		-kernel "$K/$a/kernel" -append "console=ttyAMA0 panic=-1 quiet kvm_stage=$STAGE kvm_full=$FULL" ;;
 	esac
 	timeout "$NESTED_TIMEOUT" nice -n 10 "$@" -m 2G -smp "${NESTED_SMP:-1}" -nographic -no-reboot \
 		-initrd "$K/$a/initrd" </dev/null 2>&1 | tr -d '\r' >"$K/$a/console.log"

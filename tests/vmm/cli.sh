@@ -62,6 +62,12 @@ early_cases() {
 	refused_early "caps=1,2,2: '2' is given twice" run=bench:zap caps=1,2,2
 	refused_early "zap=none: a cap is a number" run=bench:zap zap=none
 	refused_early "active=8: want 0..7 other CPUs" run=bench:zap active=8
+	refused_early "active=3 needs 4 CPUs, the machine has 2 (ptelab --cpus 4)" \
+		--cpus 2 run=bench:zap active=3
+	refused_early "active=2 needs 3 CPUs, the machine has 1 (ptelab --cpus 3)" run=bench:zap active=2
+	refused_early "cpus=3: the machine has 2 CPUs (ptelab --cpus 3)" --cpus 2 run=bench:fault cpus=3
+	refused_early "run=numa_maps needs two nodes, the machine has 1 (ptelab --nodes 2)" \
+		--nodes 1 run=numa_maps
 	refused_early "size=1024 needs --mem 1216M or more (have 1G)" run=bench:zap size=1024
 	refused_early "size=512 needs --mem 1280M or more (have 1G): bench:migrate needs it on every node" \
 		run=bench:migrate size=512
@@ -83,9 +89,7 @@ guest_cases() {
 		run=bench:zap zap=4 caps=1,2
 	refused_by_guest "bench fault: caps= does not apply" run=bench:fault caps=1,2
 	refused_by_guest "bench fork: active= does not apply (only zap, mprotect and migrate take it)" \
-		run=bench:fork active=1
-	refused_by_guest "bench zap: active=3 needs 4 CPUs, the guest has 2 (--cpus 4)" \
-		--cpus 2 run=bench:zap active=3
+		--cpus 2 run=bench:fork active=1
 	refused_by_guest "bench zap: give caps= or the batch= knob, not both" \
 		run=bench:zap batch=4 caps=1,2
 	refused_by_guest "bench migrate: give caps= or the migrate_flush= knob, not both" \
