@@ -25,3 +25,20 @@ compare: $(B)/ptelab $(foreach a,$(GUEST_ARCHES),$(B)/$(a)/guest.elf) $(B)/resul
 		$(B)/compare/x86_64/lbench $(B)/compare/arm64/lbench
 	@ARCHES="$(ARCHES)" KERNELS="$(KERNELS)" SIZE="$(SIZE)" REPS="$(REPS)" BENCH="$(BENCH)" OPTS="$(OPTS)" \
 		FOLIOS="$(FOLIOS)" tests/bench/compare.sh
+
+# `make linux-semantics` (tests/linux/record.sh): the scenario program of
+# tests/linux/semantics.c, static, booted on Debian's 6.12 and 6.1; its
+# output becomes tests/linux/semantics-*.out. KERNELS= picks the kernels,
+# ARCHES= the arches (default x86_64; arm64 records -arm64.out files).
+SEM_SRCS := tests/linux/semantics.c tests/linux/semantics_table.c
+define semantics_rules
+$(B)/compare/$(1)/semantics: $(SEM_SRCS) tests/linux/semantics.h | $(DEPS)
+	@mkdir -p $$(dir $$@)
+	$$(call quiet,CCLD,$$@)
+	$(Q)$(LB_CC_$(1)) -O2 -std=gnu11 $(WARN) -static -o $$@ $(SEM_SRCS)
+endef
+$(foreach a,x86_64 arm64,$(eval $(call semantics_rules,$(a))))
+
+.PHONY: linux-semantics
+linux-semantics:
+	@ARCHES="$(ARCHES)" tests/linux/record.sh $(KERNELS)

@@ -1,7 +1,8 @@
 # mk/mm-host.mk - the mm host test runner, once per PTE format.
 #
 # build/mm-tests-x86_64 and build/mm-tests-arm64 are mm/ + the hosted
-# simulation (arch/host) + the shared mm test cases (tests/mm), compiled
+# simulation (arch/host) + the shared mm test cases (tests/mm) and the
+# Linux semantics scenarios (tests/linux/semantics_mm.c), compiled
 # with ASan and UBSan. They differ only in the <asm/pgtable.h> they see:
 # arch/x86_64's or arch/arm64's (whose contpte code, arch/arm64/contpte.c,
 # is pure C and is compiled in too). tests/mm/run.sh runs both.
@@ -18,7 +19,7 @@ MM_HOST_FORMATS := x86_64 arm64
 # tested here too; the rest of kernel/ needs a user mode.
 MM_HOST_SRCS := $(filter-out mm/kmap.c,$(wildcard mm/*.c)) $(wildcard arch/host/*.c) \
 	$(wildcard tests/mm/*.c) tests/host/main.c tests/runner.c kernel/exec_stack.c \
-	kernel/initramfs.c
+	kernel/initramfs.c tests/linux/semantics_mm.c tests/linux/semantics_table.c
 MM_HOST_SRCS_arm64 := arch/arm64/contpte.c
 
 # $(1) = PTE format

@@ -76,14 +76,17 @@ struct folio *vma_alloc_folio(struct vma *vma, unsigned long addr, unsigned orde
 	return mpol_alloc(&vma->pol, vma->nid, addr, order, flags);
 }
 
-/* Is (@mode, @nodes) a policy mbind accepts? */
+/* Is (@mode, @nodes) a policy mbind accepts? As Linux's mpol_new() and
+ * mpol_set_nodemask(): DEFAULT and LOCAL take an empty mask, PREFERRED
+ * an empty one too (it means LOCAL); a mask is then cut down to the nodes
+ * that exist, and one left empty is refused. */
 static bool mpol_valid(unsigned mode, unsigned long nodes)
 {
-	if (mode >= MPOL_MAX || (nodes & ~all_nodes()))
+	if (mode >= MPOL_MAX)
 		return false;
 	if (mode == MPOL_DEFAULT || mode == MPOL_LOCAL)
 		return nodes == 0;
-	return nodes != 0 || mode == MPOL_PREFERRED;
+	return (nodes & all_nodes()) || (mode == MPOL_PREFERRED && !nodes);
 }
 
 /* The policy mbind stores for a valid (@mode, @nodes), as Linux's
@@ -100,24 +103,59 @@ static struct mempolicy mpol_new(unsigned mode, unsigned long nodes)
 
 #define MPOL_MF_VALID (MPOL_MF_STRICT | MPOL_MF_MOVE | MPOL_MF_MOVE_ALL)
 
+/* Does a VMA overlap [start, end)? */
+static bool range_touches_vma(struct mm *mm, unsigned long start, unsigned long end)
+{
+	struct vma *v = find_vma_from(mm, start);
+
+	return v && v->start < end;
+}
+
 /* The VMA half of mbind: split at the ends, set @pol on [start, end).
- * Return: 0, -EFAULT (a hole; MPOL_DEFAULT may span holes) or -ENOMEM.
- * Takes the mmap_lock for write;
+ * Return: 0, -EFAULT (a hole; MPOL_DEFAULT may span holes, but not a
+ * range with no VMA at all: Linux's queue_pages_range() finds no first
+ * VMA there) or -ENOMEM. Takes the mmap_lock for write;
  * the queueing then runs under it for read (VMAs may have changed in
  * between, as in Linux, which also walks the VMAs again). */
 static int set_policy(struct mm *mm, unsigned long start, unsigned long end, unsigned mode,
 		      unsigned long nodes)
 {
 	int err = -EFAULT;
+	bool ok;
 
 	mmap_write_lock(mm);
-	if (mode == MPOL_DEFAULT || range_mapped(mm, start, end)) /* only DEFAULT spans holes */
+	if (mode == MPOL_DEFAULT)
+		ok = range_touches_vma(mm, start, end);
+	else
+		ok = range_mapped(mm, start, end);
+	if (ok)
 		err = split_range(mm, start, end);
 	if (!err)
 		for (struct vma *v = find_vma_from(mm, start); v && v->start < end; v = v->next)
 			v->pol = mpol_new(mode, nodes);
 	mmap_write_unlock(mm);
 	return err;
+}
+
+/*
+ * MPOL_MF_STRICT without a MOVE flag: is every folio in [start, end) on a
+ * node the new policy (@mode, @nodes) allows? Linux checks this before it
+ * sets the policy and leaves the policy as it was when one is not
+ * (-EIO). A folio is misplaced when its node is not in @nodes (LOCAL and
+ * an empty PREFERRED allow none: Linux compares with the mask it was
+ * given). Return: 0 or -EIO.
+ */
+static int strict_check(struct mm *mm, unsigned long start, unsigned long end, unsigned long nodes)
+{
+	struct queue_want want = { .by_vma = false };
+	long failed;
+
+	for (int nid = 0; nid < MAX_NUMNODES; nid++)
+		want.map[nid] = nodes & node_bit(nid) ? -1 : nid;
+	migrate_lock_mm(mm);
+	failed = queue_pages_range(mm, start, end, &want, MPOL_MF_STRICT);
+	migrate_unlock_mm(mm);
+	return failed ? -EIO : 0;
 }
 
 int mbind(struct mm *mm, unsigned long start, unsigned long len, unsigned mode, unsigned long nodes,
@@ -128,10 +166,20 @@ int mbind(struct mm *mm, unsigned long start, unsigned long len, unsigned mode, 
 	long failed;
 	int err;
 
-	if (!range_ok(start, len) || !mpol_valid(mode, nodes) || (flags & ~MPOL_MF_VALID))
+	/* Linux's order: mode and flags, the start, an empty range (0, with
+	 * any mask), then the mask. */
+	if (mode >= MPOL_MAX || (flags & ~MPOL_MF_VALID) || (start & (PAGE_SIZE - 1)))
 		return -EINVAL;
+	if (!len)
+		return 0;
+	if (!range_ok(start, len) || !mpol_valid(mode, nodes))
+		return -EINVAL;
+	nodes &= all_nodes();
 	if (mode == MPOL_DEFAULT)
 		flags &= ~MPOL_MF_STRICT; /* Linux: nothing to be strict about */
+	if (flags == MPOL_MF_STRICT)	  /* the check is the only walk */
+		return strict_check(mm, start, end, nodes)
+			       ?: set_policy(mm, start, end, mode, nodes);
 	err = set_policy(mm, start, end, mode, nodes);
 	if (err || !(flags & MPOL_MF_VALID))
 		return err;
@@ -166,6 +214,12 @@ static int do_get_mempolicy(struct mm *mm, int *mode, unsigned long *nodes, unsi
 {
 	struct vma *vma;
 
+	if (flags == MPOL_F_MEMS_ALLOWED) {
+		*mode = MPOL_DEFAULT; /* Linux sets it to 0 too */
+		if (nodes)
+			*nodes = all_nodes();
+		return 0;
+	}
 	if (flags & ~(MPOL_F_NODE | MPOL_F_ADDR) || flags == MPOL_F_NODE)
 		return -EINVAL;
 	if (!flags) {
@@ -201,12 +255,16 @@ long mm_migrate_pages(struct mm *mm, unsigned long from, unsigned long to, unsig
 	struct queue_want want = { .by_vma = false };
 	/* Linux: masks of different weights cannot keep the nodes' relative
 	 * layout, so a source node that is also a target keeps its pages. */
-	bool uneven = __builtin_popcountl(from) != __builtin_popcountl(to);
+	bool uneven;
 	unsigned long i = 0;
 
-	if (!from || !to || ((from | to) & ~all_nodes()) ||
-	    (flags & ~(MPOL_MF_MOVE | MPOL_MF_MOVE_ALL)))
+	/* Linux: the target mask is cut down to the nodes that exist and must
+	 * keep one; a source node that does not exist has no pages. */
+	to &= all_nodes();
+	from &= node_bit(MAX_NUMNODES) - 1;
+	if (!to || (flags & ~(MPOL_MF_MOVE | MPOL_MF_MOVE_ALL)))
 		return -EINVAL;
+	uneven = __builtin_popcountl(from) != __builtin_popcountl(to);
 	for (int src = 0; src < MAX_NUMNODES; src++) {
 		want.map[src] = -1;
 		if (from & node_bit(src))

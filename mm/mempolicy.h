@@ -38,21 +38,27 @@
 #define MPOL_MF_MOVE_ALL (1u << 2) /* move shared folios too, in every mm that maps them */
 
 /* get_mempolicy flags. */
-#define MPOL_F_NODE (1u << 0) /* with MPOL_F_ADDR: the node of the page at addr */
-#define MPOL_F_ADDR (1u << 1) /* the policy of the VMA at addr */
+#define MPOL_F_NODE (1u << 0)	      /* with MPOL_F_ADDR: the node of the page at addr */
+#define MPOL_F_ADDR (1u << 1)	      /* the policy of the VMA at addr */
+#define MPOL_F_MEMS_ALLOWED (1u << 2) /* alone: the nodes a policy may name */
 
 /*
  * mbind - set the policy of [start, start + len) (page aligned, every
  * byte inside a VMA), splitting VMAs at both ends. With MPOL_MF_MOVE(_ALL)
  * the folios mapped there that are not on a node the policy allows move
- * to where the policy allocates (the shared ones only with MOVE_ALL).
- * As in Linux, MPOL_DEFAULT ignores MPOL_MF_STRICT and may span holes
- * (the other modes fail on one).
+ * to where the policy allocates (the shared ones only with MOVE_ALL;
+ * MOVE leaves them, and that is no failure). As in Linux, MPOL_DEFAULT
+ * ignores MPOL_MF_STRICT and may span holes, though not a range with no
+ * VMA in it (the other modes fail on any hole); @nodes is cut down to
+ * the nodes that exist; @len 0 does nothing.
  * Return: 0; -EINVAL (bad mode, flags, range or mask: DEFAULT and LOCAL
- * take an empty mask, PREFERRED any mask of existing nodes, the others a
- * non-empty one); -EFAULT (a hole in the range); -ENOMEM (a VMA split
- * failed: nothing changed); -EIO with MPOL_MF_STRICT when a folio was
- * left on a node the policy does not allow (the policy is set anyway).
+ * take an empty mask, PREFERRED an empty one or one naming an existing
+ * node, the others one naming an existing node); -EFAULT (a hole in the
+ * range); -ENOMEM (a VMA split failed: nothing changed); -EIO with
+ * MPOL_MF_STRICT when a folio is on a node the policy does not allow:
+ * with a MOVE flag, one that could not be moved (the policy is set
+ * anyway); without, one found before anything changed (the policy is
+ * not set).
  */
 int mbind(struct mm *mm, unsigned long start, unsigned long len, unsigned mode, unsigned long nodes,
 	  unsigned flags);
@@ -61,7 +67,8 @@ int mbind(struct mm *mm, unsigned long start, unsigned long len, unsigned mode, 
  * get_mempolicy - @flags 0: the mm's own policy (always MPOL_DEFAULT
  * here); MPOL_F_ADDR: the policy of the VMA at @addr in *@mode and
  * *@nodes; MPOL_F_NODE|MPOL_F_ADDR: the node index of the page at @addr in
- * *@mode (faulting it in for reading first, as Linux does).
+ * *@mode (faulting it in for reading first, as Linux does);
+ * MPOL_F_MEMS_ALLOWED alone: every node in *@nodes, MPOL_DEFAULT in *@mode.
  * Return: 0, -EFAULT (no VMA at @addr), -EINVAL (bad flags) or -ENOMEM.
  */
 int get_mempolicy(struct mm *mm, int *mode, unsigned long *nodes, unsigned long addr,
@@ -72,14 +79,16 @@ int get_mempolicy(struct mm *mm, int *mode, unsigned long *nodes, unsigned long 
  * of @to in the same position (the n-th node of @from goes to the n-th of
  * @to, wrapping; when the masks differ in weight, a node of @from that is
  * also in @to keeps its pages), as Linux's do_migrate_pages() with
- * MPOL_MF_MOVE: folios that another mm maps too stay (counted as not
- * moved). One walk applies the whole map, so each folio moves at most
- * once ({0,1} -> {1,2} moves node 0's pages to 1 and node 1's to 2).
- * mm_migrate_pages - the same with MPOL_MF_MOVE_ALL possible in @flags.
- * Return: the number of pages that could not be moved (busy, shared, no
- * memory on the target), counted by whole folios: a folio that @mm maps
- * only in part counts every page it has. Or -EINVAL for an empty or
- * unknown mask.
+ * MPOL_MF_MOVE: folios that another mm maps too stay (not counted: the
+ * call chose not to move them). One walk applies the whole map, so each
+ * folio moves at most once ({0,1} -> {1,2} moves node 0's pages to 1 and
+ * node 1's to 2).
+ * mm_migrate_pages - the same with MPOL_MF_MOVE_ALL possible in @flags
+ * (Linux's migrate_pages() for a caller with CAP_SYS_NICE).
+ * Return: the number of pages that could not be moved (busy, no memory
+ * on the target), counted by whole folios: a folio that @mm maps only in
+ * part counts every page it has. Or -EINVAL when @to names no existing
+ * node (nodes of @from that do not exist have no pages: 0).
  */
 long migrate_pages(struct mm *mm, unsigned long from, unsigned long to);
 long mm_migrate_pages(struct mm *mm, unsigned long from, unsigned long to, unsigned flags);
@@ -92,7 +101,10 @@ long mm_migrate_pages(struct mm *mm, unsigned long from, unsigned long to, unsig
  * shared with another mm and @flags has no MPOL_MF_MOVE_ALL), -EBUSY (the
  * folio is pinned or has references besides its mappings), -ENOMEM (no
  * free memory on the target node).
- * Return: the number of pages with -EACCES, -EBUSY or -ENOMEM; -ENODEV
+ * A folio moves once per call, to the node of the first of its pages in
+ * the list (Linux moves it again for a later page with another node).
+ * Return: the number of pages with -EBUSY or -ENOMEM (not -EACCES: a
+ * shared folio left in place is not a failed migration, as in Linux); -ENODEV
  * (a node that does not exist: the statuses of the pages before it are
  * set and nothing after it was looked at, as Linux); -EINVAL (bad flags).
  */

@@ -107,8 +107,8 @@ struct queue_want {
  * queue_pages_range - queue the folios mapped in [start, end) of @mm that
  * @want asks for into migrate_batch_buf, migrating each batch as it
  * fills and the last one at the end. @flags: MPOL_MF_*.
- * Return: pages not moved (failed, shared without MOVE_ALL, or found
- * without MOVE), or -EIO when MPOL_MF_STRICT without MOVE met one (the
+ * Return: pages not moved (failed, or found without MOVE; not the shared
+ * ones MOVE leaves), or -EIO when MPOL_MF_STRICT without MOVE met one (the
  * walk stops there).
  * Context: migrate_lock_mm(@mm) held, no PTE lock; the walk takes each
  * table's once.

@@ -75,8 +75,10 @@ static bool strictly_unmovable(unsigned flags)
 /*
  * queue_folio - @folio, its page @idx mapped at @addr, is misplaced: queue
  * it if the call moves it. Return: false when it must count as failed
- * (no MOVE flag, or shared with another mm without MOVE_ALL). A folio
- * this call queued already is no failure.
+ * (no MOVE flag). A folio shared with another mm under MPOL_MF_MOVE
+ * (without MOVE_ALL) stays where it is and is no failure either: the
+ * call chose not to move it (Linux's migrate_folio_add(), 6.1 and 6.12).
+ * A folio this call queued already is no failure.
  */
 static bool queue_folio(struct queue_ctx *q, struct folio *folio, unsigned long idx,
 			unsigned long addr)
@@ -88,7 +90,7 @@ static bool queue_folio(struct queue_ctx *q, struct folio *folio, unsigned long 
 		return false;
 	if (!(q->flags & MPOL_MF_MOVE_ALL) &&
 	    folio_shared_with_other_mm(folio, q->vma->mm, addr - idx * PAGE_SIZE))
-		return false;
+		return true;
 	if (!q->want->by_vma) {
 		home = q->want->map[folio->page.node];
 		target = (struct mempolicy){ MPOL_BIND, 1ul << home };

@@ -3,7 +3,16 @@
  * own node, with a status per page (mempolicy.h has the contract).
  *
  * The pages are looked up and their folios queued in chunks of at most
- * MIGRATE_CHUNK pages, each chunk migrated with one migrate_batch(). Unlike
+ * MIGRATE_CHUNK pages, each chunk migrated with one migrate_batch(), so a
+ * folio moves at most once per chunk: to the node of the first of its
+ * pages in the list. Linux migrates each run of pages with one target
+ * before it looks at the next, so a folio that two pages send to two
+ * nodes moves twice there and ends on the later node. ptelab does not:
+ * GUP takes more than three faults in a row on one address for a bug
+ * (mm/gup.c, GUP_MAX_FAULTS), and one call that migrated a folio again
+ * and again would make every fault of a concurrent GUP on it meet a new
+ * migration entry (the explorer's pmd_pin_migrate found that schedule).
+ * Unlike
  * Linux, which answers -EBUSY for the second page of a large folio it has
  * already queued in the same batch, every page of a queued folio gets the
  * folio's result.
@@ -69,7 +78,9 @@ static int move_one(struct mm *mm, unsigned long addr, int node, unsigned flags)
 }
 
 /* Migrate the chunk queued for status[0..n) and fill in the pending
- * statuses. Return: the pages of the chunk that did not move. */
+ * statuses. Return: the pages of the chunk that did not move (a shared
+ * folio left without MPOL_MF_MOVE_ALL is -EACCES but not counted, as in
+ * Linux, where it never reaches the migration). */
 static long move_chunk(int *status, unsigned long n)
 {
 	struct migrate_batch *b = &migrate_batch_buf;
@@ -80,7 +91,7 @@ static long move_chunk(int *status, unsigned long n)
 	for (unsigned long i = 0; i < n; i++) {
 		if (status[i] >= MOVE_PENDING)
 			status[i] = b->item[status[i] - MOVE_PENDING].status;
-		failed += status[i] == -EBUSY || status[i] == -ENOMEM || status[i] == -EACCES;
+		failed += status[i] == -EBUSY || status[i] == -ENOMEM;
 	}
 	return failed;
 }

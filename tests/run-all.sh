@@ -42,6 +42,7 @@ run_one build tests/build/run.sh
 run_one includes tests/build/includes.sh
 run_one host build/host-tests
 run_one mm tests/mm/run.sh
+run_one semantics tests/linux/semantics.sh
 run_one tsan tests/mm/tsan.sh
 run_one explore tests/mm/explore.sh
 run_one format tests/format.sh

@@ -18,7 +18,8 @@
 #                       debian (Debian's defaults); numa_balancing is off in
 #                       both. LBENCH_WORDS (bench=, folios=, size=, reps=)
 #                       become lb_* words that init.sh passes on. The
-#                       console (CR-free) goes to LOG.
+#                       console (CR-free) goes to LOG. LX_INITRD: another
+#                       initramfs (tests/linux/record.sh).
 LX=$TOP/build/compare
 LX_MEM=${LX_MEM:-2G}
 LX_NODES=${LX_NODES:-2}
@@ -88,6 +89,6 @@ lx_boot() {
 	esac
 	# shellcheck disable=SC2086
 	timeout "$LX_TIMEOUT" nice -n 5 "$@" -icount shift=0,sleep=off -m "${mb}M" -smp 1 $numa \
-		-kernel "$LX/$a/$k/kernel" -initrd "$LX/$a/initrd" -nographic -no-reboot \
+		-kernel "$LX/$a/$k/kernel" -initrd "${LX_INITRD:-$LX/$a/initrd}" -nographic -no-reboot \
 		</dev/null 2>&1 | tr -d '\r' >"$log"
 }
