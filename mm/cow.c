@@ -27,6 +27,8 @@
 #include "kernel.h"
 #include "mm_internal.h"
 
+void (*wp_reuse_window_hook)(struct mm *mm, unsigned long addr);
+
 /* May the mapping of @page by one PTE take the page over? */
 static bool can_reuse(struct folio *folio, struct page *page)
 {
@@ -69,8 +71,11 @@ static void wp_reuse(struct vma *vma, unsigned long addr, pte_t *ptep, pte_t pte
 		     unsigned flags)
 {
 	if ((flags & FAULT_UNSHARE) && !PageAnonExclusive(page) &&
-	    folio_test_large(page_folio(page)))
+	    folio_test_large(page_folio(page))) {
+		if (wp_reuse_window_hook)
+			wp_reuse_window_hook(vma->mm, addr); /* tests: another CPU's step here */
 		wp_reuse_folio_run(vma, addr, ptep, page);
+	}
 	SetPageAnonExclusive(page);
 	count_event(cow_reuses, 1);
 	if (!(flags & FAULT_WRITE))
