@@ -87,7 +87,7 @@ static bool folio_only_mapped(struct folio *folio)
  * has no reference but its mappings after a full barrier: a mapcount that
  * fell to a migration entry is seen with the migration's reference, which
  * stays until the migration has unmapped this table too (it waits for the
- * lock held here). Without the re-check nothing else is marked; each of
+ * lock held here). When the re-check fails nothing else is marked; each of
  * those pages is decided by its own fault.
  * Context: the PTE table lock is held.
  */
