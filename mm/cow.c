@@ -27,6 +27,8 @@
 #include "kernel.h"
 #include "mm_internal.h"
 
+void (*wp_reuse_window_hook)(struct mm *mm, unsigned long addr);
+
 /* May the mapping of @page by one PTE take the page over? */
 static bool can_reuse(struct folio *folio, struct page *page)
 {
@@ -37,31 +39,79 @@ static bool can_reuse(struct folio *folio, struct page *page)
 }
 
 /*
+ * folio_run_range - the part of @page's folio (@page at @addr) that lies
+ * inside @vma and inside @addr's PTE table: [*lo, *hi), at most a table.
+ * Return: the address the folio's first page would have.
+ */
+static unsigned long folio_run_range(struct vma *vma, unsigned long addr, struct page *page,
+				     unsigned long *lo, unsigned long *hi)
+{
+	struct folio *folio = page_folio(page);
+	unsigned long first = addr - (unsigned long)(page - &folio->page) * PAGE_SIZE;
+	unsigned long tbl = addr & PMD_MASK;
+
+	*lo = first > vma->start ? first : vma->start;
+	*lo = *lo > tbl ? *lo : tbl;
+	*hi = first + folio_nr_pages(folio) * PAGE_SIZE;
+	*hi = *hi < vma->end ? *hi : vma->end;
+	*hi = *hi < tbl + PMD_SIZE ? *hi : tbl + PMD_SIZE;
+	return first;
+}
+
+/* Has @folio no reference but its mappings? The count is read first: a
+ * mapping takes its reference before its mapcount rises and drops it
+ * after its mapcount falls, and while a migration of the folio waits for
+ * the caller's table lock nothing raises the mapcount (fork waits for the
+ * family lock, the remap for this lock), so the count read first stays
+ * above a mapcount read after it while a migration holds references. */
+static bool folio_only_mapped(struct folio *folio)
+{
+	int refs = folio_ref_count(folio);
+
+	return refs == folio_mapcount(folio);
+}
+
+/*
  * wp_reuse_folio_run - @page (at @addr, entry @ptep) is being reused
- * although not AnonExclusive: its large folio has no reference but its
- * mappings. Mark exclusive each other page of the folio that an entry of
- * this table (inside @vma) maps and nothing else maps.
+ * although not AnonExclusive: when can_reuse() looked, its large folio had
+ * no reference but its mappings. Mark exclusive each other page of the
+ * folio that an entry of this table (inside @vma) maps and nothing else
+ * maps.
+ *
+ * A page's mapcount counts present mappings only. A migration of the
+ * folio that started after can_reuse() (its batch reference, a fully
+ * ordered grab) turns the other mms' mappings into migration entries,
+ * which keep the page shared but no longer count: a mapcount of 1 then
+ * does not mean exclusive (make stress, mix pct seed 1003951). So the
+ * mapcounts are read first and the pages marked only if the folio still
+ * has no reference but its mappings after a full barrier: a mapcount that
+ * fell to a migration entry is seen with the migration's reference, which
+ * stays until the migration has unmapped this table too (it waits for the
+ * lock held here). When the re-check fails nothing else is marked; each of
+ * those pages is decided by its own fault.
  * Context: the PTE table lock is held.
  */
 static void wp_reuse_folio_run(struct vma *vma, unsigned long addr, pte_t *ptep, struct page *page)
 {
 	struct folio *folio = page_folio(page);
-	unsigned long first = addr - (unsigned long)(page - &folio->page) * PAGE_SIZE;
-	unsigned long lo = first, hi = first + folio_nr_pages(folio) * PAGE_SIZE;
-	unsigned long tbl = addr & PMD_MASK;
+	uint64_t pick[PTRS_PER_TABLE / 64] = { 0 };
+	unsigned long lo, hi, first = folio_run_range(vma, addr, page, &lo, &hi);
+	unsigned long n = (hi - lo) >> PAGE_SHIFT, i0 = (lo - first) >> PAGE_SHIFT;
 
-	lo = lo > vma->start ? lo : vma->start;
-	lo = lo > tbl ? lo : tbl;
-	hi = hi < vma->end ? hi : vma->end;
-	hi = hi < tbl + PMD_SIZE ? hi : tbl + PMD_SIZE;
 	ptep -= (addr - lo) >> PAGE_SHIFT;
-	for (unsigned long a = lo; a < hi; a += PAGE_SIZE, ptep++) {
-		pte_t pte = ptep_get(ptep);
-		struct page *p = folio_page(folio, (a - first) >> PAGE_SHIFT);
+	for (unsigned long i = 0; i < n; i++) {
+		pte_t pte = ptep_get(ptep + i);
+		struct page *p = folio_page(folio, i0 + i);
 
 		if (pte_present(pte) && pte_pfn(pte) == page_to_pfn(p) && page_mapcount(p) == 1)
-			SetPageAnonExclusive(p);
+			pick[i / 64] |= 1ull << (i % 64);
 	}
+	mm_full_barrier(); /* the mapcounts before the references */
+	if (!folio_only_mapped(folio))
+		return;
+	for (unsigned long i = 0; i < n; i++)
+		if (pick[i / 64] >> (i % 64) & 1)
+			SetPageAnonExclusive(folio_page(folio, i0 + i));
 }
 
 /* Make the PTE at @ptep exclusive in place, and writable for a write. */
@@ -69,8 +119,11 @@ static void wp_reuse(struct vma *vma, unsigned long addr, pte_t *ptep, pte_t pte
 		     unsigned flags)
 {
 	if ((flags & FAULT_UNSHARE) && !PageAnonExclusive(page) &&
-	    folio_test_large(page_folio(page)))
+	    folio_test_large(page_folio(page))) {
+		if (wp_reuse_window_hook)
+			wp_reuse_window_hook(vma->mm, addr); /* tests: another CPU's step here */
 		wp_reuse_folio_run(vma, addr, ptep, page);
+	}
 	SetPageAnonExclusive(page);
 	count_event(cow_reuses, 1);
 	if (!(flags & FAULT_WRITE))

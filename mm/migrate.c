@@ -58,7 +58,7 @@ bool migrate_batch_add(struct migrate_batch *b, struct folio *folio, struct mm *
 {
 	struct migrate_item *it;
 
-	if (folio->page.flags & PG_locked)
+	if (page_flags(&folio->page) & PG_locked)
 		return false;
 	if (b->nr == MIGRATE_CHUNK)
 		panic("migrate_batch_add: batch full (%d folios)", b->nr);
@@ -354,7 +354,7 @@ static void migrate_copy(struct migrate_item *it, struct folio **pieces)
 {
 	struct folio *f = it->folio;
 	unsigned long n = folio_nr_pages(f);
-	uint32_t keep = f->page.flags & (PG_anon | PG_dirty | PG_referenced | PG_lazyfree);
+	uint32_t keep = page_flags(&f->page) & (PG_anon | PG_dirty | PG_referenced | PG_lazyfree);
 
 	if (it->dst) {
 		arch_copy_pages(page_address(&it->dst->page), page_address(&f->page), n);

@@ -126,6 +126,12 @@ int do_huge_pmd_wp_page(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsign
  * step (a migration) there. */
 extern void (*wp_fault_window_hook)(struct mm *mm, unsigned long addr);
 
+/* Tests only (NULL otherwise): called by an unshare fault that reuses a
+ * page of a large folio that is not AnonExclusive, after can_reuse()
+ * decided and before the other pages of the folio are looked at (the
+ * PTE lock held), so that a test can land another CPU's migration there. */
+extern void (*wp_reuse_window_hook)(struct mm *mm, unsigned long addr);
+
 /* Pins (mm/pin.c): mark @mm as having had pages pinned (MMF_HAS_PINNED). */
 void mm_set_has_pinned(struct mm *mm);
 

@@ -7,7 +7,9 @@
  *  - wp_fault_window_hook: a write fault on a COW-shared page has read the
  *    read-only PTE and chosen cow.c, which has not acted yet;
  *  - gup_pmd_window_hook: the slow path has read a PMD leaf without the
- *    page_table_lock and has not grabbed its folio yet.
+ *    page_table_lock and has not grabbed its folio yet;
+ *  - wp_reuse_window_hook: an unshare fault has decided to reuse a page of
+ *    a large folio and has not looked at the folio's other pages yet.
  *
  * The hook starts the migration and waits until it got through (its
  * entries stand, or it returned) or until it waits for the lock that the
@@ -207,6 +209,125 @@ TEST(fault_gup_race_pin_thp_meets_migration)
 	mm_case_end(r.mm, free0);
 }
 
+/* ---- race 4: an unshare fault's reuse of a large folio ----------------------- */
+
+#define RUN_PAGES 16		/* one 64K folio */
+#define WINDOW_NS 2000000000ull /* CPU 0's longest wait for the migration to reach it */
+
+/* CPU 0, reusing page 0 of the parent's folio: start CPU 1's migration
+ * from the child and wait until it has turned the child's mappings into
+ * migration entries (page 1's mapcount falls to the parent's one) and
+ * waits for the parent's PTE lock, or returned, or WINDOW_NS passed. */
+static void reuse_in_window(struct mm *mm, unsigned long addr)
+{
+	struct mig_race *r = mig_now;
+	uint64_t t0 = time_ns();
+
+	if (mm != r->mm || addr >> PAGE_SHIFT != r->a >> PAGE_SHIFT || r->hook_fired++)
+		return;
+	flag_set(&r->go);
+	while (!__atomic_load_n(&r->migrated, __ATOMIC_ACQUIRE) && time_ns() - t0 < WINDOW_NS &&
+	       (page_mapcount(r->page + 1) != 1 || !spin_is_contended(r->lock)))
+		arch_cpu_relax();
+	r->saw_waiter = page_mapcount(r->page + 1) == 1 && spin_is_contended(r->lock);
+}
+
+static void pin_read(struct mig_race *r)
+{
+	struct page *page;
+
+	r->ret = pin_user_pages(r->mm, r->a, 1, 0, &page);
+	if (r->ret == 1)
+		r->page = page;
+}
+
+static void reuse_during_migration(unsigned cpu, void *arg)
+{
+	struct mig_race *r = arg;
+
+	if (cpu == 1) {
+		flag_wait(&r->go);
+		r->migrate_ret = mm_migrate_pages(r->child, N0, N1, MPOL_MF_MOVE_ALL);
+		flag_set(&r->migrated);
+		return;
+	}
+	if (cpu == 0)
+		pin_read(r);
+}
+
+/* Pages of the run both mms map that are marked AnonExclusive. */
+static unsigned shared_but_exclusive(struct mig_race *r)
+{
+	unsigned n = 0;
+
+	for (unsigned long i = 1; i < RUN_PAGES; i++) {
+		struct folio *f = folio_at(r->mm, r->a + i * PAGE_SIZE);
+		struct page *p =
+			page_at(r->mm, r->a + i * PAGE_SIZE, &(bool){ false }, &(pte_t){ 0 });
+
+		n += f && f == folio_at(r->child, r->a + i * PAGE_SIZE) && PageAnonExclusive(p);
+	}
+	return n;
+}
+
+/* A 64K folio shared by a parent and its child after fork; the child
+ * unmapped page 0, so the parent alone maps it. A read-only pin of page 0
+ * in the parent unshares it: page 0 is reused (its only mapping, no
+ * reference but mappings) and the other pages that the parent alone maps
+ * become AnonExclusive with it. CPU 1 migrates the folio from the child
+ * in that window: the child's mappings of pages 1-15 are migration
+ * entries (not AnonExclusive, no mapcount) when the fault looks at them.
+ * They must stay shared. Guards the reuse's re-check of the folio's
+ * references after it read the mapcounts: without it pages 1-15 are
+ * marked AnonExclusive while the child maps them too (make stress, mix
+ * pct seed 1003951: "AnonExclusive but mapped 2 times"). */
+TEST(fault_gup_race_unshare_reuse_meets_migration)
+{
+	struct mig_race r = { 0 };
+	uint64_t free0;
+	struct page *pinned;
+	unsigned bad;
+
+	NEED_TWO_NODES();
+	r.mm = mm_case_begin(&free0);
+	r.a = test_mmap(r.mm, RUN_PAGES * PAGE_SIZE, RW | VM_NOHUGEPMD, ORDERS(4));
+	fill(r.mm, r.a, RUN_PAGES, 5);
+	r.child = mm_fork(r.mm, NULL);
+	CHECK(r.child != NULL);
+	CHECK_EQ(mm_munmap(r.child, r.a, PAGE_SIZE), 0);
+	r.page = &folio_at(r.mm, r.a)->page;
+	CHECK_EQ(folio_nr_pages(page_folio(r.page)), RUN_PAGES);
+	r.lock = &pmd_pt_page(pmdp_get(mm_find_pmd(r.mm, r.a, false)))->ptl;
+	if (smp_nr_cpus() < 2) {
+		printf("    1 CPU online: pin, then migrate\n");
+		pin_read(&r);
+		r.migrate_ret = mm_migrate_pages(r.child, N0, N1, MPOL_MF_MOVE_ALL);
+	} else {
+		mig_now = &r;
+		wp_reuse_window_hook = reuse_in_window;
+		smp_run(2, reuse_during_migration, &r);
+		wp_reuse_window_hook = NULL;
+		CHECK_EQ(r.hook_fired, 1);
+		CHECK(r.saw_waiter);
+	}
+	bad = shared_but_exclusive(&r);
+	printf("    unshare reuse%s: migrate returned %ld; %u of pages 1-%d shared with the "
+	       "child but AnonExclusive\n",
+	       r.saw_waiter ? " with the child's entries standing" : "", r.migrate_ret, bad,
+	       RUN_PAGES - 1);
+	CHECK_EQ(bad, 0);
+	CHECK_MM_OK();
+	CHECK_EQ(r.ret, 1);
+	pinned = page_at(r.mm, r.a, &(bool){ false }, &(pte_t){ 0 });
+	CHECK(r.ret != 1 || pinned == r.page);
+	CHECK_EQ(bad_bytes_at(r.child, r.a + PAGE_SIZE, 1, RUN_PAGES - 1, 5), 0);
+	CHECK_EQ(bad_bytes(r.mm, r.a, RUN_PAGES, 5), 0);
+	if (r.ret == 1)
+		unpin_user_pages(&r.page, 1);
+	mm_put(r.child);
+	mm_case_end(r.mm, free0);
+}
+
 /* ---- the full teardown's flush ----------------------------------------------- */
 
 static void switch_on_cpu1(unsigned cpu, void *arg)
@@ -242,5 +363,5 @@ TEST(fault_gup_race_teardown_while_live_elsewhere_panics)
 }
 
 TEST_SUITE(fault_gup_race, fault_gup_race_wp_fault_meets_migration,
-	   fault_gup_race_pin_thp_meets_migration,
+	   fault_gup_race_pin_thp_meets_migration, fault_gup_race_unshare_reuse_meets_migration,
 	   fault_gup_race_teardown_while_live_elsewhere_panics)
