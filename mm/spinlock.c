@@ -119,12 +119,72 @@ void spin_lock_init(struct spinlock *l, enum lock_class cls, const char *name)
 	*l = SPINLOCK_INIT(cls, name);
 }
 
-/* Serve the next ticket of @l. */
+bool lock_pv_halt;
+
+/* What each CPU halts for in ticket_halt(), for the unlocker's kick:
+ * written by that CPU (and `halted` cleared by the kicker), read by
+ * unlockers. */
+static struct lock_waiter {
+	const struct spinlock *lock;
+	uint16_t ticket;
+	uint8_t halted;
+} __attribute__((aligned(64))) lock_waiters[NR_CPUS];
+
+bool lock_cpu_halted(unsigned cpu)
+{
+	return __atomic_load_n(&lock_waiters[cpu].halted, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * ticket_halt - publish (@l, @t) and "halted", count this CPU in
+ * @l->halted, and halt unless @t is served by then (the protocol and its
+ * ordering: spinlock.h). Context: lock_pv_halt set.
+ */
+static void ticket_halt(struct spinlock *l, uint16_t t)
+{
+	struct lock_waiter *w = &lock_waiters[smp_processor_id()];
+
+	__atomic_store_n(&w->ticket, t, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->lock, l, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&l->halted, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&w->halted, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&l->owner, __ATOMIC_SEQ_CST) != t)
+		arch_lock_halt();
+	__atomic_store_n(&w->halted, 0, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&l->halted, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->lock, NULL, __ATOMIC_RELAXED);
+}
+
+/* Kick the CPU halted for ticket @t of @l, if one is: taking its
+ * `halted` to 0 makes the kick once per halt (a kick to a CPU that
+ * already saw @t served ends its next halt early, which is allowed). */
+static void ticket_kick(const struct spinlock *l, uint16_t t)
+{
+	for (unsigned cpu = 0; cpu < NR_CPUS; cpu++) {
+		struct lock_waiter *w = &lock_waiters[cpu];
+
+		if (__atomic_load_n(&w->lock, __ATOMIC_RELAXED) != l ||
+		    __atomic_load_n(&w->ticket, __ATOMIC_RELAXED) != t ||
+		    !__atomic_exchange_n(&w->halted, 0, __ATOMIC_SEQ_CST))
+			continue;
+		count_event(lock_kicks, 1);
+		arch_lock_kick(cpu);
+	}
+}
+
+/* Serve the next ticket of @l: a release store; with lock_pv_halt a
+ * sequentially consistent one, then the look for a halted waiter. */
 static void ticket_release(struct spinlock *l)
 {
 	uint16_t next = (uint16_t)(__atomic_load_n(&l->owner, __ATOMIC_RELAXED) + 1);
 
-	__atomic_store_n(&l->owner, next, __ATOMIC_RELEASE);
+	if (!lock_pv_halt) {
+		__atomic_store_n(&l->owner, next, __ATOMIC_RELEASE);
+		return;
+	}
+	__atomic_store_n(&l->owner, next, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&l->halted, __ATOMIC_SEQ_CST))
+		ticket_kick(l, next);
 }
 
 /* Wait for ticket @t of @l to be served: LOCK_SPIN_LIMIT spins, then
@@ -143,7 +203,10 @@ static void ticket_wait(struct spinlock *l, uint16_t t)
 			continue;
 		}
 		count_event(lock_waits, 1);
-		arch_lock_wait(&l->owner, cur);
+		if (lock_pv_halt)
+			ticket_halt(l, t);
+		else
+			arch_lock_wait(&l->owner, cur);
 	}
 }
 

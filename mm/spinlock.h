@@ -63,11 +63,11 @@ enum lock_class {
 
 /* 16 bytes: it shares struct page's lru slot on page-table pages. */
 struct spinlock {
-	uint16_t next;	/* the ticket the next locker takes */
-	uint16_t owner; /* the ticket being served */
-	uint8_t holder; /* holding CPU + 1, 0 when free */
-	uint8_t class;	/* enum lock_class */
-	uint16_t pad;
+	uint16_t next;	 /* the ticket the next locker takes */
+	uint16_t owner;	 /* the ticket being served */
+	uint8_t holder;	 /* holding CPU + 1, 0 when free */
+	uint8_t class;	 /* enum lock_class */
+	uint16_t halted; /* CPUs halted for a ticket of this lock (lock_pv_halt) */
 	const char *name;
 };
 
@@ -133,14 +133,40 @@ void arch_cpu_relax(void);
 
 /*
  * The slow path of a ticket wait (docs/smp.md, "When vCPUs outnumber
- * CPUs"): after LOCK_SPIN_LIMIT spins a waiter calls arch_lock_wait().
+ * CPUs"): after LOCK_SPIN_LIMIT spins a waiter stops spinning. With
+ * lock_pv_halt clear it calls arch_lock_wait() (arm64: WFE; x86 without
+ * KVM's PV unhalt and the host runner: one more spin). With lock_pv_halt
+ * set it halts until kicked: it publishes the ticket it waits for and
+ * that it is halted, re-reads owner, and calls arch_lock_halt(); the
+ * unlocker, after its store of owner, kicks (arch_lock_kick()) only a
+ * CPU that is halted for the ticket just served. The store of owner and
+ * the read of the halted state on one side, the store of the halted
+ * state and the read of owner on the other, are all sequentially
+ * consistent: one side sees the other's store, so either the waiter does
+ * not halt or the unlocker kicks it. A kick that lands before the halt
+ * ends that halt at once (arch_lock_halt's contract), so none is lost.
  *
- * arch_lock_wait - required hook: wait until *@word may have left @val
- * (arm64: WFE after an exclusive load of @word, ended by the unlocker's
- * store, and trapped by KVM to run another vCPU; x86 and the host runner:
- * one more spin). May return at any time.
+ * arch_lock_wait - required hook: wait until *@word may have left @val.
+ * May return at any time.
+ * arch_lock_halt - required hook: give the CPU away until
+ * arch_lock_kick() for this CPU (one kick since the last halt returned
+ * makes it return at once); may return early. Called only while
+ * lock_pv_halt is set. Context: interrupts as the waiter had them.
+ * arch_lock_kick - required hook: end CPU @cpu's arch_lock_halt().
+ * arch_lock_can_halt - required hook: may lock_pv_halt be set here (x86:
+ * on KVM with PV unhalt; arm64: WFE and SEV; the host runner: a flag)?
+ * lock_pv_halt - set by the arch at boot, before a second CPU runs (x86
+ * on KVM with PV unhalt), or by a test while one CPU runs: an unlock
+ * then reads the lock's halted count (one load more).
  */
 #define LOCK_SPIN_LIMIT 1024
 void arch_lock_wait(const uint16_t *word, uint16_t val);
+void arch_lock_halt(void);
+void arch_lock_kick(unsigned cpu);
+bool arch_lock_can_halt(void);
+extern bool lock_pv_halt;
+
+/* Is CPU @cpu halted in a lock's slow path (lock_pv_halt)? For tests. */
+bool lock_cpu_halted(unsigned cpu);
 
 #endif

@@ -22,3 +22,25 @@ void arch_lock_wait(const uint16_t *word, uint16_t val)
 	if (cur == val)
 		__asm__ volatile("wfe" ::: "memory");
 }
+
+/* The halt-and-kick contract with events: WFE returns at once when the
+ * event register is set, so a SEV before it is not lost. Not used by
+ * default (lock_pv_halt stays clear: arch_lock_wait's WFE needs no kick),
+ * but correct if a test turns it on. */
+void arch_lock_halt(void)
+{
+	__asm__ volatile("wfe" ::: "memory");
+}
+
+/* SEV wakes every CPU, @cpu among them; DSB first, so the store of owner
+ * is visible before any CPU wakes to read it. */
+void arch_lock_kick(unsigned cpu)
+{
+	(void)cpu;
+	__asm__ volatile("dsb ish; sev" ::: "memory");
+}
+
+bool arch_lock_can_halt(void)
+{
+	return true;
+}

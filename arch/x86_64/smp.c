@@ -45,6 +45,7 @@ void arch_smp_prepare(void)
 {
 	struct percpu *pc = this_cpu();
 
+	x86_lock_pv_init();
 	apic_cpu_init();
 	pc->arch.apic_id = apic_id();
 	if (pc->arch.apic_id != pc->hwid)

@@ -427,6 +427,71 @@ TEST(smp_gup_pins_from_several_cpus)
 	mm_case_end(c.mm, free0);
 }
 
+/* ---- a lock waiter that halts ------------------------------------------ */
+
+#define HALT_LOOKS (1u << 24) /* the holder's looks for the halted waiter */
+
+struct halt_case {
+	struct spinlock lock;
+	unsigned held;	       /* CPU 0 holds the lock */
+	unsigned got;	       /* CPU 1 took it after CPU 0's unlock */
+	unsigned saw_halted;   /* CPU 0 saw CPU 1 halted before it unlocked */
+	uint64_t waits, kicks; /* CPU 1's lock_waits, CPU 0's lock_kicks */
+};
+
+/* CPU @cpu's own count of @name (only that CPU writes it). */
+#define cpu_count(cpu, name) __atomic_load_n(&mm_counters_cpu[cpu].c.name, __ATOMIC_RELAXED)
+
+/* CPU 0 takes the lock, waits until CPU 1 is halted for it, unlocks;
+ * CPU 1 takes a ticket behind it. */
+static void halt_holder_waiter(unsigned cpu, void *arg)
+{
+	struct halt_case *c = arg;
+	uint64_t n0;
+
+	if (cpu == 0) {
+		spin_lock(&c->lock);
+		flag_set(&c->held);
+		for (unsigned i = 0; i < HALT_LOOKS && !lock_cpu_halted(1); i++)
+			arch_cpu_relax();
+		c->saw_halted = lock_cpu_halted(1);
+		n0 = cpu_count(0, lock_kicks);
+		spin_unlock(&c->lock);
+		c->kicks = cpu_count(0, lock_kicks) - n0;
+	} else if (cpu == 1) {
+		flag_wait(&c->held);
+		n0 = cpu_count(1, lock_waits);
+		spin_lock(&c->lock);
+		c->waits = cpu_count(1, lock_waits) - n0;
+		c->got = 1;
+		spin_unlock(&c->lock);
+	}
+}
+
+/* With the slow path's halt on (lock_pv_halt), a waiter that found the
+ * lock held halts, and the unlock wakes it: CPU 0 saw CPU 1 halted, its
+ * unlock kicked once, and CPU 1 took the lock (without the kick it
+ * would sleep for ever; the host runner's halt panics after 10 s). */
+TEST(smp_lock_waiter_halts_and_the_unlock_wakes_it)
+{
+	struct halt_case c = { .lock = SPINLOCK_INIT(LOCK_LEAF, "halt case lock") };
+	bool was = lock_pv_halt;
+
+	if (smp_nr_cpus() < 2 || !arch_lock_can_halt()) {
+		printf("    %s: nothing to check\n",
+		       smp_nr_cpus() < 2 ? "1 CPU online" : "no halt-and-kick on this machine");
+		return;
+	}
+	lock_pv_halt = true;
+	smp_run(2, halt_holder_waiter, &c);
+	lock_pv_halt = was;
+	CHECK_EQ(c.saw_halted, 1);
+	CHECK_EQ(c.got, 1);
+	CHECK(c.waits >= 1);
+	CHECK_EQ(c.kicks, 1);
+	CHECK(!spin_is_locked(&c.lock));
+}
+
 TEST_SUITE(concurrency, smp_faults_on_disjoint_pages, smp_faults_on_shared_pages,
 	   smp_fork_while_other_cpus_write, smp_mprotect_while_other_cpus_read,
-	   smp_gup_pins_from_several_cpus)
+	   smp_gup_pins_from_several_cpus, smp_lock_waiter_halts_and_the_unlock_wakes_it)

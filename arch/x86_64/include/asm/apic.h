@@ -30,4 +30,8 @@ void apic_send_sipi(uint32_t dest, uint8_t page);
 /* End of interrupt: the in-service vector may be delivered again. */
 void apic_eoi(void);
 
+/* Set lock_pv_halt when the hypervisor is KVM with PV unhalt
+ * (arch/x86_64/pvlock.c). Context: boot, before a second CPU runs. */
+void x86_lock_pv_init(void);
+
 #endif
