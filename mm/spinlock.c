@@ -121,9 +121,9 @@ void spin_lock_init(struct spinlock *l, enum lock_class cls, const char *name)
 
 bool lock_pv_halt;
 
-/* What each CPU halts for in ticket_halt(), for the unlocker's kick:
- * written by that CPU (and `halted` cleared by the kicker), read by
- * unlockers. */
+/* What each CPU waits for in ticket_wait_pv(), for the unlocker's kick
+ * and for the waiters behind it: written by that CPU (and `halted`
+ * cleared by the kicker), read by unlockers and other waiters. */
 static struct lock_waiter {
 	const struct spinlock *lock;
 	uint16_t ticket;
@@ -136,23 +136,21 @@ bool lock_cpu_halted(unsigned cpu)
 }
 
 /*
- * ticket_halt - publish (@l, @t) and "halted", count this CPU in
- * @l->halted, and halt unless @t is served by then (the protocol and its
- * ordering: spinlock.h). Context: lock_pv_halt set.
+ * ticket_halt - publish "halted" for ticket @t of @l (published by the
+ * caller), count this CPU in @l->halted, and halt unless @t is served by
+ * then (the protocol and its ordering: spinlock.h). Context:
+ * lock_pv_halt set.
  */
 static void ticket_halt(struct spinlock *l, uint16_t t)
 {
 	struct lock_waiter *w = &lock_waiters[smp_processor_id()];
 
-	__atomic_store_n(&w->ticket, t, __ATOMIC_RELAXED);
-	__atomic_store_n(&w->lock, l, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&l->halted, 1, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&w->halted, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&l->owner, __ATOMIC_SEQ_CST) != t)
 		arch_lock_halt();
 	__atomic_store_n(&w->halted, 0, __ATOMIC_RELAXED);
 	__atomic_fetch_sub(&l->halted, 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&w->lock, NULL, __ATOMIC_RELAXED);
 }
 
 /* Kick the CPU halted for ticket @t of @l, if one is: taking its
@@ -187,6 +185,64 @@ static void ticket_release(struct spinlock *l)
 		ticket_kick(l, next);
 }
 
+/*
+ * served_cpu_stalled - is the CPU that holds @l, or whose ticket @cur is
+ * served and has yet to see it, not running (its vCPU preempted by the
+ * host, or halted here)? A guess from racy reads: false when that CPU
+ * cannot be found.
+ */
+static bool served_cpu_stalled(const struct spinlock *l, uint16_t cur)
+{
+	unsigned holder = __atomic_load_n(&l->holder, __ATOMIC_RELAXED);
+
+	if (holder)
+		return arch_vcpu_is_preempted(holder - 1);
+	for (unsigned cpu = 0; cpu < NR_CPUS; cpu++) {
+		struct lock_waiter *w = &lock_waiters[cpu];
+
+		if (__atomic_load_n(&w->lock, __ATOMIC_RELAXED) == l &&
+		    __atomic_load_n(&w->ticket, __ATOMIC_RELAXED) == cur)
+			return __atomic_load_n(&w->halted, __ATOMIC_RELAXED) ||
+			       arch_vcpu_is_preempted(cpu);
+	}
+	return false;
+}
+
+/* Halt now? Not in the first LOCK_SPIN_LIMIT spins; then when the CPU
+ * served is stalled (looked at every LOCK_STALL_PERIOD spins), and at
+ * the latest after LOCK_HALT_SPINS. */
+static bool ticket_should_halt(const struct spinlock *l, uint16_t cur, unsigned spins)
+{
+	if (spins < LOCK_SPIN_LIMIT)
+		return false;
+	if (spins >= LOCK_HALT_SPINS)
+		return true;
+	return spins % LOCK_STALL_PERIOD == 0 && served_cpu_stalled(l, cur);
+}
+
+/* ticket_wait() with lock_pv_halt: this CPU's ticket is published for
+ * the whole wait (the waiters behind look at it), and it halts when
+ * ticket_should_halt() says so; after a halt it spins again. */
+static void ticket_wait_pv(struct spinlock *l, uint16_t t)
+{
+	struct lock_waiter *w = &lock_waiters[smp_processor_id()];
+	unsigned spins = 0;
+	uint16_t cur;
+
+	__atomic_store_n(&w->ticket, t, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->lock, l, __ATOMIC_RELAXED);
+	while ((cur = __atomic_load_n(&l->owner, __ATOMIC_ACQUIRE)) != t) {
+		if (!ticket_should_halt(l, cur, ++spins)) {
+			arch_cpu_relax();
+			continue;
+		}
+		count_event(lock_waits, 1);
+		ticket_halt(l, t);
+		spins = 0;
+	}
+	__atomic_store_n(&w->lock, NULL, __ATOMIC_RELAXED);
+}
+
 /* Wait for ticket @t of @l to be served: LOCK_SPIN_LIMIT spins, then
  * the slow path's waits (each counts lock_waits). */
 static void ticket_wait(struct spinlock *l, uint16_t t)
@@ -197,16 +253,17 @@ static void ticket_wait(struct spinlock *l, uint16_t t)
 	if (cur == t)
 		return;
 	count_contended((enum lock_class)l->class);
+	if (lock_pv_halt) {
+		ticket_wait_pv(l, t);
+		return;
+	}
 	for (; cur != t; cur = __atomic_load_n(&l->owner, __ATOMIC_ACQUIRE)) {
 		if (++spins < LOCK_SPIN_LIMIT) {
 			arch_cpu_relax();
 			continue;
 		}
 		count_event(lock_waits, 1);
-		if (lock_pv_halt)
-			ticket_halt(l, t);
-		else
-			arch_lock_wait(&l->owner, cur);
+		arch_lock_wait(&l->owner, cur);
 	}
 }
 

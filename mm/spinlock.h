@@ -133,18 +133,26 @@ void arch_cpu_relax(void);
 
 /*
  * The slow path of a ticket wait (docs/smp.md, "When vCPUs outnumber
- * CPUs"): after LOCK_SPIN_LIMIT spins a waiter stops spinning. With
- * lock_pv_halt clear it calls arch_lock_wait() (arm64: WFE; x86 without
- * KVM's PV unhalt and the host runner: one more spin). With lock_pv_halt
- * set it halts until kicked: it publishes the ticket it waits for and
- * that it is halted, re-reads owner, and calls arch_lock_halt(); the
- * unlocker, after its store of owner, kicks (arch_lock_kick()) only a
- * CPU that is halted for the ticket just served. The store of owner and
- * the read of the halted state on one side, the store of the halted
- * state and the read of owner on the other, are all sequentially
- * consistent: one side sees the other's store, so either the waiter does
- * not halt or the unlocker kicks it. A kick that lands before the halt
- * ends that halt at once (arch_lock_halt's contract), so none is lost.
+ * CPUs"). With lock_pv_halt clear a waiter spins LOCK_SPIN_LIMIT times,
+ * then calls arch_lock_wait() in its loop (arm64: WFE; x86 without KVM's
+ * PV unhalt and the host runner: one more spin).
+ *
+ * With lock_pv_halt set a waiter halts instead of spinning when spinning
+ * cannot help: after LOCK_SPIN_LIMIT spins, when the CPU that holds the
+ * lock (or whose ticket is served) is not running, its vCPU preempted
+ * (arch_vcpu_is_preempted()) or halted here, looked at every
+ * LOCK_STALL_PERIOD spins; and after LOCK_HALT_SPINS spins whatever it
+ * looks like. A waiter publishes its lock and ticket for the whole wait;
+ * to halt, it publishes that it is halted, re-reads owner, and calls
+ * arch_lock_halt(). The unlocker, after its store of owner, kicks
+ * (arch_lock_kick()) only a CPU halted for the ticket just served: a
+ * kick costs a hypercall, and a halt an exit and a wake-up in the host.
+ * The store of owner and the read of the halted state on one side, the
+ * store of the halted state and the read of owner on the other, are all
+ * sequentially consistent: one side sees the other's store, so either
+ * the waiter does not halt or the unlocker kicks it. A kick that lands
+ * before the halt ends that halt at once (arch_lock_halt's contract), so
+ * none is lost.
  *
  * arch_lock_wait - required hook: wait until *@word may have left @val.
  * May return at any time.
@@ -155,15 +163,21 @@ void arch_cpu_relax(void);
  * arch_lock_kick - required hook: end CPU @cpu's arch_lock_halt().
  * arch_lock_can_halt - required hook: may lock_pv_halt be set here (x86:
  * on KVM with PV unhalt; arm64: WFE and SEV; the host runner: a flag)?
+ * arch_vcpu_is_preempted - required hook: is CPU @cpu's vCPU descheduled
+ * by the host (x86: KVM's steal-time record says so)? False where
+ * nothing tells.
  * lock_pv_halt - set by the arch at boot, before a second CPU runs (x86
  * on KVM with PV unhalt), or by a test while one CPU runs: an unlock
  * then reads the lock's halted count (one load more).
  */
 #define LOCK_SPIN_LIMIT 1024
+#define LOCK_STALL_PERIOD 64
+#define LOCK_HALT_SPINS (1u << 15)
 void arch_lock_wait(const uint16_t *word, uint16_t val);
 void arch_lock_halt(void);
 void arch_lock_kick(unsigned cpu);
 bool arch_lock_can_halt(void);
+bool arch_vcpu_is_preempted(unsigned cpu);
 extern bool lock_pv_halt;
 
 /* Is CPU @cpu halted in a lock's slow path (lock_pv_halt)? For tests. */

@@ -44,3 +44,10 @@ bool arch_lock_can_halt(void)
 {
 	return true;
 }
+
+/* Nothing tells an arm64 guest whether another vCPU runs. */
+bool arch_vcpu_is_preempted(unsigned cpu)
+{
+	(void)cpu;
+	return false;
+}

@@ -86,6 +86,13 @@ bool arch_lock_can_halt(void)
 	return true;
 }
 
+/* The host runner's CPUs are threads: none is known to be descheduled. */
+bool arch_vcpu_is_preempted(unsigned cpu)
+{
+	(void)cpu;
+	return false;
+}
+
 /* The host CPUs take no interrupts: a sleep is a yielding spin. */
 void smp_wait(volatile unsigned *word, unsigned old)
 {

@@ -34,4 +34,8 @@ void apic_eoi(void);
  * (arch/x86_64/pvlock.c). Context: boot, before a second CPU runs. */
 void x86_lock_pv_init(void);
 
+/* Give KVM this CPU's steal-time record (whether its vCPU is preempted,
+ * for the lock waiters). Context: CPU @cpu's start. */
+void x86_lock_pv_cpu_init(unsigned cpu);
+
 #endif
