@@ -48,7 +48,6 @@
 	X(alloc_lock_contended, "allocator (per-node) lock acquisitions that had to wait")         \
 	X(other_lock_contended, "other lock acquisitions that had to wait")                        \
 	X(lock_waits, "ticket waits that left the spin for the slow path (halt or event)")         \
-	X(lock_kicks, "unlocks that kicked a CPU halted for the next ticket (PV halt)")            \
 	X(migration_waits, "faults that waited for a migration entry to go")                       \
 	X(lockless_waits, "page-table frees that waited for another CPU's lockless walk "          \
 			  "(gup-fast)")

@@ -128,11 +128,18 @@ static struct lock_waiter {
 	const struct spinlock *lock;
 	uint16_t ticket;
 	uint8_t halted;
+	uint64_t kicks; /* kicks this CPU sent (not an mm counter: the
+			 * counters' layout is the uncontended path's) */
 } __attribute__((aligned(64))) lock_waiters[NR_CPUS];
 
 bool lock_cpu_halted(unsigned cpu)
 {
 	return __atomic_load_n(&lock_waiters[cpu].halted, __ATOMIC_ACQUIRE);
+}
+
+uint64_t lock_cpu_kicks(unsigned cpu)
+{
+	return __atomic_load_n(&lock_waiters[cpu].kicks, __ATOMIC_RELAXED);
 }
 
 /*
@@ -153,6 +160,13 @@ static void ticket_halt(struct spinlock *l, uint16_t t)
 	__atomic_fetch_sub(&l->halted, 1, __ATOMIC_RELAXED);
 }
 
+static void lock_count_kick(void)
+{
+	uint64_t *n = &lock_waiters[smp_processor_id()].kicks;
+
+	__atomic_store_n(n, __atomic_load_n(n, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+}
+
 /* Kick the CPU halted for ticket @t of @l, if one is: taking its
  * `halted` to 0 makes the kick once per halt (a kick to a CPU that
  * already saw @t served ends its next halt early, which is allowed). */
@@ -165,24 +179,30 @@ static void ticket_kick(const struct spinlock *l, uint16_t t)
 		    __atomic_load_n(&w->ticket, __ATOMIC_RELAXED) != t ||
 		    !__atomic_exchange_n(&w->halted, 0, __ATOMIC_SEQ_CST))
 			continue;
-		count_event(lock_kicks, 1);
+		lock_count_kick();
 		arch_lock_kick(cpu);
 	}
 }
 
-/* Serve the next ticket of @l: a release store; with lock_pv_halt a
- * sequentially consistent one, then the look for a halted waiter. */
-static void ticket_release(struct spinlock *l)
+/* ticket_release() with lock_pv_halt: a sequentially consistent store
+ * of @next, then the look for a CPU halted for it. */
+static __attribute__((noinline)) void ticket_release_pv(struct spinlock *l, uint16_t next)
 {
-	uint16_t next = (uint16_t)(__atomic_load_n(&l->owner, __ATOMIC_RELAXED) + 1);
-
-	if (!lock_pv_halt) {
-		__atomic_store_n(&l->owner, next, __ATOMIC_RELEASE);
-		return;
-	}
 	__atomic_store_n(&l->owner, next, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&l->halted, __ATOMIC_SEQ_CST))
 		ticket_kick(l, next);
+}
+
+/* Serve the next ticket of @l: a release store, or ticket_release_pv().
+ * Inline: the uncontended unlock pays one load and branch for PV. */
+static inline __attribute__((always_inline)) void ticket_release(struct spinlock *l)
+{
+	uint16_t next = (uint16_t)(__atomic_load_n(&l->owner, __ATOMIC_RELAXED) + 1);
+
+	if (__builtin_expect(lock_pv_halt, 0))
+		ticket_release_pv(l, next);
+	else
+		__atomic_store_n(&l->owner, next, __ATOMIC_RELEASE);
 }
 
 /*
@@ -243,15 +263,13 @@ static void ticket_wait_pv(struct spinlock *l, uint16_t t)
 	__atomic_store_n(&w->lock, NULL, __ATOMIC_RELAXED);
 }
 
-/* Wait for ticket @t of @l to be served: LOCK_SPIN_LIMIT spins, then
- * the slow path's waits (each counts lock_waits). */
-static void ticket_wait(struct spinlock *l, uint16_t t)
+/* Wait for served ticket @cur of @l to become @t: LOCK_SPIN_LIMIT spins,
+ * then the slow path's waits (each counts lock_waits). */
+static __attribute__((noinline)) void ticket_wait_contended(struct spinlock *l, uint16_t t,
+							    uint16_t cur)
 {
-	uint16_t cur = __atomic_load_n(&l->owner, __ATOMIC_ACQUIRE);
 	unsigned spins = 0;
 
-	if (cur == t)
-		return;
 	count_contended((enum lock_class)l->class);
 	if (lock_pv_halt) {
 		ticket_wait_pv(l, t);
@@ -265,6 +283,16 @@ static void ticket_wait(struct spinlock *l, uint16_t t)
 		count_event(lock_waits, 1);
 		arch_lock_wait(&l->owner, cur);
 	}
+}
+
+/* Wait for ticket @t of @l to be served. Inline: the uncontended lock
+ * is one load and branch after the fetch-add. */
+static inline __attribute__((always_inline)) void ticket_wait(struct spinlock *l, uint16_t t)
+{
+	uint16_t cur = __atomic_load_n(&l->owner, __ATOMIC_ACQUIRE);
+
+	if (cur != t)
+		ticket_wait_contended(l, t, cur);
 }
 
 static void ticket_lock(struct spinlock *l, unsigned level)

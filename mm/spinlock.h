@@ -180,7 +180,9 @@ bool arch_lock_can_halt(void);
 bool arch_vcpu_is_preempted(unsigned cpu);
 extern bool lock_pv_halt;
 
-/* Is CPU @cpu halted in a lock's slow path (lock_pv_halt)? For tests. */
+/* Is CPU @cpu halted in a lock's slow path (lock_pv_halt)? How many
+ * kicks has it sent? For tests. */
 bool lock_cpu_halted(unsigned cpu);
+uint64_t lock_cpu_kicks(unsigned cpu);
 
 #endif

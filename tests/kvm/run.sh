@@ -89,6 +89,10 @@ prepare() {
 	cp "$K/$a/ptelab" "$K/$a/mkelf" "$K/$a/timeit" "$r/ptelab/build/"
 	for g in x86_64 arm64; do
 		[ -f "$TOP/build/$g/guest.elf" ] && cp "$TOP/build/$g/guest.elf" "$r/ptelab/build/$g/"
+		# Other builds of the guest to compare (SCALING_GUESTS).
+		for e in "$TOP/build/$g"/guest-*.elf; do
+			[ -f "$e" ] && cp "$e" "$r/ptelab/build/$g/"
+		done
 	done
 	mkcpio "$r" "$K/$a/initrd" || { why="cannot write the initramfs"; return 2; }
 }
@@ -97,7 +101,7 @@ prepare() {
 # command line (which reaches /init as its environment): a word list
 # travels with commas, since the kernel splits its command line at spaces.
 scaling_args() {
-	for v in SCALING_CPUS SCALING_BENCHES SCALING_REPS SCALING_SIZE; do
+	for v in SCALING_CPUS SCALING_BENCHES SCALING_REPS SCALING_SIZE SCALING_FOLIOS SCALING_GUESTS; do
 		eval "x=\${$v:-}"
 		[ -n "$x" ] && printf ' %s=%s' "$v" "$(echo "$x" | tr ' ' ,)"
 	done
@@ -142,7 +146,7 @@ collect() {
 		"ok   "*) PASSED=$((PASSED + 1)) ;;
 		"FAIL "*) FAILED=$((FAILED + 1)) ;;
 		"SKIP: "*) SKIPPED=$((SKIPPED + 1)) ;;
-		"kvm-stage: timing: "* | "kvm-stage: selftest"* | "kvm-stage: begin"* | "kvm-stage: end"*) ;;
+		"kvm-stage: timing: "* | "kvm-stage: selftest"* | "kvm-stage: scaling"* | "kvm-stage: begin"* | "kvm-stage: end"*) ;;
 		*) continue ;;
 		esac
 		echo "$line"

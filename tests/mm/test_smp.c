@@ -436,7 +436,7 @@ struct halt_case {
 	unsigned held;	       /* CPU 0 holds the lock */
 	unsigned got;	       /* CPU 1 took it after CPU 0's unlock */
 	unsigned saw_halted;   /* CPU 0 saw CPU 1 halted before it unlocked */
-	uint64_t waits, kicks; /* CPU 1's lock_waits, CPU 0's lock_kicks */
+	uint64_t waits, kicks; /* CPU 1's lock_waits, CPU 0's kicks */
 };
 
 /* CPU @cpu's own count of @name (only that CPU writes it). */
@@ -455,9 +455,9 @@ static void halt_holder_waiter(unsigned cpu, void *arg)
 		for (unsigned i = 0; i < HALT_LOOKS && !lock_cpu_halted(1); i++)
 			arch_cpu_relax();
 		c->saw_halted = lock_cpu_halted(1);
-		n0 = cpu_count(0, lock_kicks);
+		n0 = lock_cpu_kicks(0);
 		spin_unlock(&c->lock);
-		c->kicks = cpu_count(0, lock_kicks) - n0;
+		c->kicks = lock_cpu_kicks(0) - n0;
 	} else if (cpu == 1) {
 		flag_wait(&c->held);
 		n0 = cpu_count(1, lock_waits);
