@@ -162,7 +162,8 @@ void arch_cpu_relax(void);
  * lock_pv_halt is set. Context: interrupts as the waiter had them.
  * arch_lock_kick - required hook: end CPU @cpu's arch_lock_halt().
  * arch_lock_can_halt - required hook: may lock_pv_halt be set here (x86:
- * on KVM with PV unhalt; arm64: WFE and SEV; the host runner: a flag)?
+ * on KVM with PV unhalt; the host runner: a flag; arm64: no, its
+ * arch_lock_wait() is the event wait)?
  * arch_vcpu_is_preempted - required hook: is CPU @cpu's vCPU descheduled
  * by the host (x86: KVM's steal-time record says so)? False where
  * nothing tells.

@@ -24,9 +24,9 @@ void arch_lock_wait(const uint16_t *word, uint16_t val)
 }
 
 /* The halt-and-kick contract with events: WFE returns at once when the
- * event register is set, so a SEV before it is not lost. Not used by
- * default (lock_pv_halt stays clear: arch_lock_wait's WFE needs no kick),
- * but correct if a test turns it on. */
+ * event register is set, so a SEV before it is not lost. Not used:
+ * arch_lock_can_halt() says no, since arch_lock_wait's WFE needs no kick
+ * (and QEMU's TCG ends a WFE at once, so a halt there lasts no time). */
 void arch_lock_halt(void)
 {
 	__asm__ volatile("wfe" ::: "memory");
@@ -42,7 +42,7 @@ void arch_lock_kick(unsigned cpu)
 
 bool arch_lock_can_halt(void)
 {
-	return true;
+	return false;
 }
 
 /* Nothing tells an arm64 guest whether another vCPU runs. */
