@@ -228,14 +228,12 @@ static bool served_cpu_stalled(const struct spinlock *l, uint16_t cur)
 	return false;
 }
 
-/* Halt now? Not in the first LOCK_SPIN_LIMIT spins; then when the CPU
- * served is stalled (looked at every LOCK_STALL_PERIOD spins), and at
- * the latest after LOCK_HALT_SPINS. */
-static bool ticket_should_halt(const struct spinlock *l, uint16_t cur, unsigned spins)
+/* Halt now? After LOCK_SPIN_TICKS of arch_lock_clock() or
+ * LOCK_HALT_SPINS spins since @t0, or sooner when the CPU served is
+ * stalled (looked at every LOCK_STALL_PERIOD spins). */
+static bool ticket_should_halt(const struct spinlock *l, uint16_t cur, unsigned spins, uint64_t t0)
 {
-	if (spins < LOCK_SPIN_LIMIT)
-		return false;
-	if (spins >= LOCK_HALT_SPINS)
+	if (spins >= LOCK_HALT_SPINS || arch_lock_clock() - t0 >= LOCK_SPIN_TICKS)
 		return true;
 	return spins % LOCK_STALL_PERIOD == 0 && served_cpu_stalled(l, cur);
 }
@@ -246,19 +244,21 @@ static bool ticket_should_halt(const struct spinlock *l, uint16_t cur, unsigned 
 static void ticket_wait_pv(struct spinlock *l, uint16_t t)
 {
 	struct lock_waiter *w = &lock_waiters[smp_processor_id()];
+	uint64_t t0 = arch_lock_clock();
 	unsigned spins = 0;
 	uint16_t cur;
 
 	__atomic_store_n(&w->ticket, t, __ATOMIC_RELAXED);
 	__atomic_store_n(&w->lock, l, __ATOMIC_RELAXED);
 	while ((cur = __atomic_load_n(&l->owner, __ATOMIC_ACQUIRE)) != t) {
-		if (!ticket_should_halt(l, cur, ++spins)) {
+		if (!ticket_should_halt(l, cur, ++spins, t0)) {
 			arch_cpu_relax();
 			continue;
 		}
 		count_event(lock_waits, 1);
 		ticket_halt(l, t);
 		spins = 0;
+		t0 = arch_lock_clock();
 	}
 	__atomic_store_n(&w->lock, NULL, __ATOMIC_RELAXED);
 }

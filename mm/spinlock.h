@@ -138,11 +138,13 @@ void arch_cpu_relax(void);
  * PV unhalt and the host runner: one more spin).
  *
  * With lock_pv_halt set a waiter halts instead of spinning when spinning
- * cannot help: after LOCK_SPIN_LIMIT spins, when the CPU that holds the
- * lock (or whose ticket is served) is not running, its vCPU preempted
- * (arch_vcpu_is_preempted()) or halted here, looked at every
- * LOCK_STALL_PERIOD spins; and after LOCK_HALT_SPINS spins whatever it
- * looks like. A waiter publishes its lock and ticket for the whole wait;
+ * cannot help: when the CPU that holds the lock (or whose ticket is
+ * served) is not running, its vCPU preempted (arch_vcpu_is_preempted())
+ * or halted here, looked at every LOCK_STALL_PERIOD spins; and after
+ * LOCK_SPIN_TICKS of arch_lock_clock() or LOCK_HALT_SPINS spins whatever
+ * it looks like. The budget is in time as well as in spins because a
+ * spin's cost is the hypervisor's: on the nested KVM of tests/kvm, where
+ * every PAUSE leaves the guest, 1024 spins took about 100 ms. A waiter publishes its lock and ticket for the whole wait;
  * to halt, it publishes that it is halted, re-reads owner, and calls
  * arch_lock_halt(). The unlocker, after its store of owner, kicks
  * (arch_lock_kick()) only a CPU halted for the ticket just served: a
@@ -164,6 +166,8 @@ void arch_cpu_relax(void);
  * arch_lock_can_halt - required hook: may lock_pv_halt be set here (x86:
  * on KVM with PV unhalt; the host runner: a flag; arm64: no, its
  * arch_lock_wait() is the event wait)?
+ * arch_lock_clock - required hook: a clock for the spin budget, in ticks
+ * of about a nanosecond (x86: the TSC); 0 where nothing halts.
  * arch_vcpu_is_preempted - required hook: is CPU @cpu's vCPU descheduled
  * by the host (x86: KVM's steal-time record says so)? False where
  * nothing tells.
@@ -174,11 +178,13 @@ void arch_cpu_relax(void);
 #define LOCK_SPIN_LIMIT 1024
 #define LOCK_STALL_PERIOD 64
 #define LOCK_HALT_SPINS (1u << 15)
+#define LOCK_SPIN_TICKS (1u << 15)
 void arch_lock_wait(const uint16_t *word, uint16_t val);
 void arch_lock_halt(void);
 void arch_lock_kick(unsigned cpu);
 bool arch_lock_can_halt(void);
 bool arch_vcpu_is_preempted(unsigned cpu);
+uint64_t arch_lock_clock(void);
 extern bool lock_pv_halt;
 
 /* Is CPU @cpu halted in a lock's slow path (lock_pv_halt)? How many

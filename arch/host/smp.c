@@ -86,6 +86,12 @@ bool arch_lock_can_halt(void)
 	return true;
 }
 
+/* The host runner's spin budget is in spins only. */
+uint64_t arch_lock_clock(void)
+{
+	return 0;
+}
+
 /* The host runner's CPUs are threads: none is known to be descheduled. */
 bool arch_vcpu_is_preempted(unsigned cpu)
 {

@@ -23,6 +23,7 @@
 #include "spinlock.h"
 
 #include <asm/apic.h>
+#include <asm/io.h>
 #include <asm/mmu.h>
 
 #define KVM_CPUID_SIGNATURE 0x40000000u
@@ -56,6 +57,11 @@ static bool hypercall_amd;
 /* A kick that failed, reported once: the halted CPU then sleeps until
  * an interrupt, which is a hang when none comes. */
 static long kick_error;
+
+uint64_t arch_lock_clock(void)
+{
+	return rdtsc();
+}
 
 /* Context: a lock's slow path, lock_pv_halt set. */
 void arch_lock_halt(void)
