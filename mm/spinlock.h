@@ -142,9 +142,9 @@ void arch_cpu_relax(void);
  * served) is not running, its vCPU preempted (arch_vcpu_is_preempted())
  * or halted here, looked at every LOCK_STALL_PERIOD spins; and after
  * LOCK_SPIN_TICKS of arch_lock_clock() or LOCK_HALT_SPINS spins whatever
- * it looks like. The budget is in time as well as in spins because a
- * spin's cost is the hypervisor's: on the nested KVM of tests/kvm, where
- * every PAUSE leaves the guest, 1024 spins took about 100 ms. A waiter publishes its lock and ticket for the whole wait;
+ * it looks like. The budget is in time as well as in spins because what
+ * a spin costs is the machine's: a PAUSE may leave the guest (KVM's pause
+ * filter), and a vCPU of an emulated, loaded host runs its spins slowly. A waiter publishes its lock and ticket for the whole wait;
  * to halt, it publishes that it is halted, re-reads owner, and calls
  * arch_lock_halt(). The unlocker, after its store of owner, kicks
  * (arch_lock_kick()) only a CPU halted for the ticket just served: a
