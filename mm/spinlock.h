@@ -177,8 +177,8 @@ void arch_cpu_relax(void);
  */
 #define LOCK_SPIN_LIMIT 1024
 #define LOCK_STALL_PERIOD 64
-#define LOCK_HALT_SPINS (1u << 15)
-#define LOCK_SPIN_TICKS (1u << 15)
+#define LOCK_HALT_SPINS LOCK_SPIN_LIMIT
+#define LOCK_SPIN_TICKS (1u << 20)
 void arch_lock_wait(const uint16_t *word, uint16_t val);
 void arch_lock_halt(void);
 void arch_lock_kick(unsigned cpu);
