@@ -144,5 +144,8 @@ void x86_lock_pv_init(void)
 	a = kvm_features();
 	pv_unhalt = (a & KVM_FEATURE_PV_UNHALT) != 0;
 	has_steal_time = pv_unhalt && (a & KVM_FEATURE_STEAL_TIME);
-	lock_pv_halt = pv_unhalt;
+	/* Off until understood: with it on, the nested KVM stage's 4-vCPU
+	 * selftest stopped at its 600 s timeout in fault_gup_race/ (it
+	 * passes in 119 s without); the halt test turns it on for itself. */
+	lock_pv_halt = false;
 }
