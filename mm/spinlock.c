@@ -119,24 +119,162 @@ void spin_lock_init(struct spinlock *l, enum lock_class cls, const char *name)
 	*l = SPINLOCK_INIT(cls, name);
 }
 
-/* Serve the next ticket of @l. */
-static void ticket_release(struct spinlock *l)
+bool lock_pv_halt;
+
+/* What each CPU waits for in ticket_wait_pv(), for the unlocker's kick
+ * and for the waiters behind it: written by that CPU (and `halted`
+ * cleared by the kicker), read by unlockers and other waiters. */
+static struct lock_waiter {
+	const struct spinlock *lock;
+	uint16_t ticket;
+	uint8_t halted;
+	uint64_t kicks; /* kicks this CPU sent (not an mm counter: the
+			 * counters' layout is the uncontended path's) */
+} __attribute__((aligned(64))) lock_waiters[NR_CPUS];
+
+bool lock_cpu_halted(unsigned cpu)
+{
+	return __atomic_load_n(&lock_waiters[cpu].halted, __ATOMIC_ACQUIRE);
+}
+
+uint64_t lock_cpu_kicks(unsigned cpu)
+{
+	return __atomic_load_n(&lock_waiters[cpu].kicks, __ATOMIC_RELAXED);
+}
+
+/*
+ * ticket_halt - publish "halted" for ticket @t of @l (published by the
+ * caller), count this CPU in @l->halted, and halt unless @t is served by
+ * then (the protocol and its ordering: spinlock.h). Context:
+ * lock_pv_halt set.
+ */
+static void ticket_halt(struct spinlock *l, uint16_t t)
+{
+	struct lock_waiter *w = &lock_waiters[smp_processor_id()];
+
+	__atomic_fetch_add(&l->halted, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&w->halted, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&l->owner, __ATOMIC_SEQ_CST) != t)
+		arch_lock_halt();
+	__atomic_store_n(&w->halted, 0, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&l->halted, 1, __ATOMIC_RELAXED);
+}
+
+static void lock_count_kick(void)
+{
+	uint64_t *n = &lock_waiters[smp_processor_id()].kicks;
+
+	__atomic_store_n(n, __atomic_load_n(n, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+}
+
+/* Kick the CPU halted for ticket @t of @l, if one is: taking its
+ * `halted` to 0 makes the kick once per halt (a kick to a CPU that
+ * already saw @t served ends its next halt early, which is allowed). */
+static void ticket_kick(const struct spinlock *l, uint16_t t)
+{
+	for (unsigned cpu = 0; cpu < NR_CPUS; cpu++) {
+		struct lock_waiter *w = &lock_waiters[cpu];
+
+		if (__atomic_load_n(&w->lock, __ATOMIC_RELAXED) != l ||
+		    __atomic_load_n(&w->ticket, __ATOMIC_RELAXED) != t ||
+		    !__atomic_exchange_n(&w->halted, 0, __ATOMIC_SEQ_CST))
+			continue;
+		lock_count_kick();
+		arch_lock_kick(cpu);
+	}
+}
+
+/* ticket_release() with lock_pv_halt: a sequentially consistent store
+ * of @next, then the look for a CPU halted for it. */
+static __attribute__((noinline)) void ticket_release_pv(struct spinlock *l, uint16_t next)
+{
+	__atomic_store_n(&l->owner, next, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&l->halted, __ATOMIC_SEQ_CST))
+		ticket_kick(l, next);
+}
+
+/* Serve the next ticket of @l: a release store, or ticket_release_pv().
+ * Inline: the uncontended unlock pays one load and branch for PV. */
+static inline __attribute__((always_inline)) void ticket_release(struct spinlock *l)
 {
 	uint16_t next = (uint16_t)(__atomic_load_n(&l->owner, __ATOMIC_RELAXED) + 1);
 
-	__atomic_store_n(&l->owner, next, __ATOMIC_RELEASE);
+	if (__builtin_expect(lock_pv_halt, 0))
+		ticket_release_pv(l, next);
+	else
+		__atomic_store_n(&l->owner, next, __ATOMIC_RELEASE);
 }
 
-/* Wait for ticket @t of @l to be served: LOCK_SPIN_LIMIT spins, then
- * the slow path's waits (each counts lock_waits). */
-static void ticket_wait(struct spinlock *l, uint16_t t)
+/*
+ * served_cpu_stalled - is the CPU that holds @l, or whose ticket @cur is
+ * served and has yet to see it, not running (its vCPU preempted by the
+ * host, or halted here)? A guess from racy reads: false when that CPU
+ * cannot be found.
+ */
+static bool served_cpu_stalled(const struct spinlock *l, uint16_t cur)
 {
-	uint16_t cur = __atomic_load_n(&l->owner, __ATOMIC_ACQUIRE);
+	unsigned holder = __atomic_load_n(&l->holder, __ATOMIC_RELAXED);
+
+	if (holder)
+		return arch_vcpu_is_preempted(holder - 1);
+	for (unsigned cpu = 0; cpu < NR_CPUS; cpu++) {
+		struct lock_waiter *w = &lock_waiters[cpu];
+
+		if (__atomic_load_n(&w->lock, __ATOMIC_RELAXED) == l &&
+		    __atomic_load_n(&w->ticket, __ATOMIC_RELAXED) == cur)
+			return __atomic_load_n(&w->halted, __ATOMIC_RELAXED) ||
+			       arch_vcpu_is_preempted(cpu);
+	}
+	return false;
+}
+
+/* Halt now? After LOCK_SPIN_TICKS of arch_lock_clock() or
+ * LOCK_HALT_SPINS spins since @t0, or sooner when the CPU served is
+ * stalled (looked at every LOCK_STALL_PERIOD spins). */
+static bool ticket_should_halt(const struct spinlock *l, uint16_t cur, unsigned spins, uint64_t t0)
+{
+	if (spins >= LOCK_HALT_SPINS || arch_lock_clock() - t0 >= LOCK_SPIN_TICKS)
+		return true;
+	return spins % LOCK_STALL_PERIOD == 0 && served_cpu_stalled(l, cur);
+}
+
+/* ticket_wait() with lock_pv_halt: this CPU's ticket is published for
+ * the whole wait (the waiters behind look at it), and it halts when
+ * ticket_should_halt() says so; after a halt it spins again. */
+static void ticket_wait_pv(struct spinlock *l, uint16_t t)
+{
+	struct lock_waiter *w = &lock_waiters[smp_processor_id()];
+	uint64_t t0 = arch_lock_clock();
+	unsigned spins = 0;
+	uint16_t cur;
+
+	__atomic_store_n(&w->ticket, t, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->lock, l, __ATOMIC_RELAXED);
+	while ((cur = __atomic_load_n(&l->owner, __ATOMIC_ACQUIRE)) != t) {
+		if (!ticket_should_halt(l, cur, ++spins, t0)) {
+			arch_cpu_relax();
+			continue;
+		}
+		count_event(lock_waits, 1);
+		ticket_halt(l, t);
+		spins = 0;
+		t0 = arch_lock_clock();
+	}
+	__atomic_store_n(&w->lock, NULL, __ATOMIC_RELAXED);
+}
+
+/* Wait for served ticket @cur of @l to become @t: LOCK_SPIN_LIMIT spins,
+ * then the slow path's waits (each counts lock_waits). */
+static __attribute__((noinline)) void ticket_wait_contended(struct spinlock *l, uint16_t t,
+							    uint16_t cur)
+{
 	unsigned spins = 0;
 
-	if (cur == t)
-		return;
 	count_contended((enum lock_class)l->class);
+	if (lock_pv_halt) {
+		ticket_wait_pv(l, t);
+		return;
+	}
 	for (; cur != t; cur = __atomic_load_n(&l->owner, __ATOMIC_ACQUIRE)) {
 		if (++spins < LOCK_SPIN_LIMIT) {
 			arch_cpu_relax();
@@ -145,6 +283,16 @@ static void ticket_wait(struct spinlock *l, uint16_t t)
 		count_event(lock_waits, 1);
 		arch_lock_wait(&l->owner, cur);
 	}
+}
+
+/* Wait for ticket @t of @l to be served. Inline: the uncontended lock
+ * is one load and branch after the fetch-add. */
+static inline __attribute__((always_inline)) void ticket_wait(struct spinlock *l, uint16_t t)
+{
+	uint16_t cur = __atomic_load_n(&l->owner, __ATOMIC_ACQUIRE);
+
+	if (cur != t)
+		ticket_wait_contended(l, t, cur);
 }
 
 static void ticket_lock(struct spinlock *l, unsigned level)

@@ -63,11 +63,11 @@ enum lock_class {
 
 /* 16 bytes: it shares struct page's lru slot on page-table pages. */
 struct spinlock {
-	uint16_t next;	/* the ticket the next locker takes */
-	uint16_t owner; /* the ticket being served */
-	uint8_t holder; /* holding CPU + 1, 0 when free */
-	uint8_t class;	/* enum lock_class */
-	uint16_t pad;
+	uint16_t next;	 /* the ticket the next locker takes */
+	uint16_t owner;	 /* the ticket being served */
+	uint8_t holder;	 /* holding CPU + 1, 0 when free */
+	uint8_t class;	 /* enum lock_class */
+	uint16_t halted; /* CPUs halted for a ticket of this lock (lock_pv_halt) */
 	const char *name;
 };
 
@@ -133,14 +133,63 @@ void arch_cpu_relax(void);
 
 /*
  * The slow path of a ticket wait (docs/smp.md, "When vCPUs outnumber
- * CPUs"): after LOCK_SPIN_LIMIT spins a waiter calls arch_lock_wait().
+ * CPUs"). With lock_pv_halt clear a waiter spins LOCK_SPIN_LIMIT times,
+ * then calls arch_lock_wait() in its loop (arm64: WFE; x86 without KVM's
+ * PV unhalt and the host runner: one more spin).
  *
- * arch_lock_wait - required hook: wait until *@word may have left @val
- * (arm64: WFE after an exclusive load of @word, ended by the unlocker's
- * store, and trapped by KVM to run another vCPU; x86 and the host runner:
- * one more spin). May return at any time.
+ * With lock_pv_halt set a waiter halts instead of spinning when spinning
+ * cannot help: when the CPU that holds the lock (or whose ticket is
+ * served) is not running, its vCPU preempted (arch_vcpu_is_preempted())
+ * or halted here, looked at every LOCK_STALL_PERIOD spins; and after
+ * LOCK_SPIN_TICKS of arch_lock_clock() or LOCK_HALT_SPINS spins whatever
+ * it looks like. The budget is in time as well as in spins because what
+ * a spin costs is the machine's: a PAUSE may leave the guest (KVM's pause
+ * filter), and a vCPU of an emulated, loaded host runs its spins slowly. A waiter publishes its lock and ticket for the whole wait;
+ * to halt, it publishes that it is halted, re-reads owner, and calls
+ * arch_lock_halt(). The unlocker, after its store of owner, kicks
+ * (arch_lock_kick()) only a CPU halted for the ticket just served: a
+ * kick costs a hypercall, and a halt an exit and a wake-up in the host.
+ * The store of owner and the read of the halted state on one side, the
+ * store of the halted state and the read of owner on the other, are all
+ * sequentially consistent: one side sees the other's store, so either
+ * the waiter does not halt or the unlocker kicks it. A kick that lands
+ * before the halt ends that halt at once (arch_lock_halt's contract), so
+ * none is lost.
+ *
+ * arch_lock_wait - required hook: wait until *@word may have left @val.
+ * May return at any time.
+ * arch_lock_halt - required hook: give the CPU away until
+ * arch_lock_kick() for this CPU (one kick since the last halt returned
+ * makes it return at once); may return early. Called only while
+ * lock_pv_halt is set. Context: interrupts as the waiter had them.
+ * arch_lock_kick - required hook: end CPU @cpu's arch_lock_halt().
+ * arch_lock_can_halt - required hook: may lock_pv_halt be set here (x86:
+ * on KVM with PV unhalt; the host runner: a flag; arm64: no, its
+ * arch_lock_wait() is the event wait)?
+ * arch_lock_clock - required hook: a clock for the spin budget, in ticks
+ * of about a nanosecond (x86: the TSC); 0 where nothing halts.
+ * arch_vcpu_is_preempted - required hook: is CPU @cpu's vCPU descheduled
+ * by the host (x86: KVM's steal-time record says so)? False where
+ * nothing tells.
+ * lock_pv_halt - set by the arch at boot, before a second CPU runs (x86
+ * on KVM with PV unhalt), or by a test while one CPU runs: an unlock
+ * then reads the lock's halted count (one load more).
  */
 #define LOCK_SPIN_LIMIT 1024
+#define LOCK_STALL_PERIOD 64
+#define LOCK_HALT_SPINS LOCK_SPIN_LIMIT
+#define LOCK_SPIN_TICKS (1u << 20)
 void arch_lock_wait(const uint16_t *word, uint16_t val);
+void arch_lock_halt(void);
+void arch_lock_kick(unsigned cpu);
+bool arch_lock_can_halt(void);
+bool arch_vcpu_is_preempted(unsigned cpu);
+uint64_t arch_lock_clock(void);
+extern bool lock_pv_halt;
+
+/* Is CPU @cpu halted in a lock's slow path (lock_pv_halt)? How many
+ * kicks has it sent? For tests. */
+bool lock_cpu_halted(unsigned cpu);
+uint64_t lock_cpu_kicks(unsigned cpu);
 
 #endif

@@ -26,6 +26,7 @@
 #define GUEST_ADDR_SIZES 0x3028u
 
 #define CPUID_1_ECX_X2APIC (1u << 21)
+#define CPUID_1_ECX_HYPERVISOR (1u << 31)
 #define CR0_PE (1ULL << 0)
 #define CR0_ET (1ULL << 4)
 #define CR0_PG (1ULL << 31)
@@ -111,12 +112,15 @@ static struct kvm_cpuid2 *supported_cpuid(int sys_fd)
 
 /* The vCPU's APIC ID (= its id, the tree's cpu reg) where CPUID reports
  * it: leaf 1 EBX[31:24], and the x2APIC ID of leaves 0xb and 0x1f. The
- * in-kernel LAPIC emulates x2APIC, so leaf 1 offers it. */
+ * in-kernel LAPIC emulates x2APIC, so leaf 1 offers it. Leaf 1 also says
+ * "hypervisor" (KVM's supported table leaves that bit to the VMM, as
+ * QEMU and kvmtool set it): the guest then reads KVM's leaves
+ * 0x40000000.. and finds PV unhalt, its lock slow path's kick. */
 static void cpuid_set_apic_id(struct kvm_cpuid_entry2 *e, uint32_t id)
 {
 	if (e->function == 1) {
 		e->ebx = (e->ebx & 0x00ffffffu) | id << 24;
-		e->ecx |= CPUID_1_ECX_X2APIC;
+		e->ecx |= CPUID_1_ECX_X2APIC | CPUID_1_ECX_HYPERVISOR;
 	}
 	if (e->function == 0xb || e->function == 0x1f)
 		e->edx = id;

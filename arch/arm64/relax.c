@@ -22,3 +22,38 @@ void arch_lock_wait(const uint16_t *word, uint16_t val)
 	if (cur == val)
 		__asm__ volatile("wfe" ::: "memory");
 }
+
+/* The halt-and-kick contract with events: WFE returns at once when the
+ * event register is set, so a SEV before it is not lost. Not used:
+ * arch_lock_can_halt() says no, since arch_lock_wait's WFE needs no kick
+ * (and QEMU's TCG ends a WFE at once, so a halt there lasts no time). */
+void arch_lock_halt(void)
+{
+	__asm__ volatile("wfe" ::: "memory");
+}
+
+/* SEV wakes every CPU, @cpu among them; DSB first, so the store of owner
+ * is visible before any CPU wakes to read it. */
+void arch_lock_kick(unsigned cpu)
+{
+	(void)cpu;
+	__asm__ volatile("dsb ish; sev" ::: "memory");
+}
+
+bool arch_lock_can_halt(void)
+{
+	return false;
+}
+
+/* Nothing tells an arm64 guest whether another vCPU runs. */
+bool arch_vcpu_is_preempted(unsigned cpu)
+{
+	(void)cpu;
+	return false;
+}
+
+/* No halt, so no spin budget in time. */
+uint64_t arch_lock_clock(void)
+{
+	return 0;
+}

@@ -14,6 +14,7 @@
  */
 #include <pthread.h>
 #include <sched.h>
+#include <time.h>
 
 #include "explore.h"
 #include "kernel.h"
@@ -52,6 +53,50 @@ void arch_lock_wait(const uint16_t *word, uint16_t val)
 	(void)word;
 	(void)val;
 	arch_cpu_relax();
+}
+
+/* The halt and kick of mm/spinlock.h, for tests that set lock_pv_halt:
+ * a kick sets the CPU's flag, a halt waits (yielding) until it can take
+ * it, so a kick before the halt ends it at once, as KVM's PV unhalt does.
+ * A halt that no kick ends in HOST_HALT_LIMIT_S seconds panics: on a real
+ * machine that CPU would sleep for ever (a lost wake-up). */
+#define HOST_HALT_LIMIT_S 10
+static unsigned lock_kicked[NR_CPUS];
+
+void arch_lock_halt(void)
+{
+	unsigned cpu = smp_processor_id();
+	time_t t0 = time(NULL);
+
+	while (!__atomic_exchange_n(&lock_kicked[cpu], 0, __ATOMIC_ACQUIRE)) {
+		if (time(NULL) - t0 > HOST_HALT_LIMIT_S)
+			panic("arch_lock_halt: cpu%u halted %d s and no unlock kicked it", cpu,
+			      HOST_HALT_LIMIT_S);
+		arch_cpu_relax();
+	}
+}
+
+void arch_lock_kick(unsigned cpu)
+{
+	__atomic_store_n(&lock_kicked[cpu], 1, __ATOMIC_RELEASE);
+}
+
+bool arch_lock_can_halt(void)
+{
+	return true;
+}
+
+/* The host runner's spin budget is in spins only. */
+uint64_t arch_lock_clock(void)
+{
+	return 0;
+}
+
+/* The host runner's CPUs are threads: none is known to be descheduled. */
+bool arch_vcpu_is_preempted(unsigned cpu)
+{
+	(void)cpu;
+	return false;
 }
 
 /* The host CPUs take no interrupts: a sleep is a yielding spin. */

@@ -1,8 +1,7 @@
 /*
- * relax.c (x86_64) - how a CPU waits in a lock (mm/spinlock.h): PAUSE,
- * in the spin and in the slow path alike. (A halt-and-kick slow path on
- * KVM's PV unhalt was tried and measured badly on nested KVM: docs/smp.md,
- * "When vCPUs outnumber CPUs".)
+ * relax.c (x86_64) - how a CPU spins in a lock (mm/spinlock.h): PAUSE,
+ * in the spin and in the slow path without PV unhalt (the halt and kick
+ * with it: pvlock.c).
  */
 #include "spinlock.h"
 

@@ -45,6 +45,8 @@ void arch_smp_prepare(void)
 {
 	struct percpu *pc = this_cpu();
 
+	x86_lock_pv_init();
+	x86_lock_pv_cpu_init(pc->cpu);
 	apic_cpu_init();
 	pc->arch.apic_id = apic_id();
 	if (pc->arch.apic_id != pc->hwid)
@@ -85,6 +87,7 @@ void x86_secondary_start(struct percpu *pc)
 		panic("x86_secondary_start: cpu%u runs with APIC ID %u, expected %u", pc->cpu,
 		      apic_id(), pc->arch.apic_id);
 	x86_mmu_cpu_init();
+	x86_lock_pv_cpu_init(pc->cpu);
 	irq_enable();
 	smp_secondary_main(pc);
 }

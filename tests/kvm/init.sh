@@ -22,6 +22,12 @@ if [ "$arch" = x86_64 ]; then
 	done
 fi
 dmesg | grep -iE 'kvm|svm|hyp' | sed 's/^/kvm-stage: dmesg: /'
+# Whether a guest's PAUSE leaves it (AMD's pause filter), which decides
+# what a lock's spin costs on this KVM (docs/smp.md, "When vCPUs outnumber CPUs").
+if [ -d /sys/module/kvm_amd ]; then
+	echo "kvm-stage: kvm_amd pause_filter_count=$(cat /sys/module/kvm_amd/parameters/pause_filter_count 2>&1)" \
+		"cpu flags: $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -xE 'svm|pausefilter|pfthreshold' | tr '\n' ' ')"
+fi
 if [ -c /dev/kvm ]; then
 	echo "kvm-stage: begin kvm-$arch at $(cut -d' ' -f1 /proc/uptime) s"
 	# kvm_stage=bench on the kernel command line (it reaches us as an

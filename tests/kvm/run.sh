@@ -89,6 +89,10 @@ prepare() {
 	cp "$K/$a/ptelab" "$K/$a/mkelf" "$K/$a/timeit" "$r/ptelab/build/"
 	for g in x86_64 arm64; do
 		[ -f "$TOP/build/$g/guest.elf" ] && cp "$TOP/build/$g/guest.elf" "$r/ptelab/build/$g/"
+		# Other builds of the guest to compare (SCALING_GUESTS).
+		for e in "$TOP/build/$g"/guest-*.elf; do
+			[ -f "$e" ] && cp "$e" "$r/ptelab/build/$g/"
+		done
 	done
 	if [ -d "$TOP/build/user/$a" ]; then
 		mkdir -p "$r/ptelab/build/user" && cp -r "$TOP/build/user/$a" "$r/ptelab/build/user/"
@@ -96,14 +100,25 @@ prepare() {
 	mkcpio "$r" "$K/$a/initrd" || { why="cannot write the initramfs"; return 2; }
 }
 
+# The SCALING_* settings of tests/kvm/scaling.sh, for the nested VM's
+# command line (which reaches /init as its environment): a word list
+# travels with commas, since the kernel splits its command line at spaces.
+scaling_args() {
+	for v in SCALING_CPUS SCALING_BENCHES SCALING_REPS SCALING_SIZE SCALING_FOLIOS SCALING_GUESTS; do
+		eval "x=\${$v:-}"
+		[ -n "$x" ] && printf ' %s=%s' "$v" "$(echo "$x" | tr ' ' ,)"
+	done
+}
+
 # boot ARCH: run the nested VM; its console in $K/ARCH/console.log.
 boot() {
 	a=$1
+	args="panic=-1 quiet kvm_stage=$STAGE kvm_full=$FULL$(scaling_args)"
 	case $a in
 	x86_64) set -- qemu-system-x86_64 -M q35 -cpu max -kernel "$K/$a/kernel" \
-		-append "console=ttyS0 panic=-1 quiet kvm_stage=$STAGE kvm_full=$FULL" ;;
+		-append "console=ttyS0 $args" ;;
 	arm64) set -- qemu-system-aarch64 -M virt,virtualization=on,gic-version=3 -cpu max,pauth-impdef=on \
-		-kernel "$K/$a/kernel" -append "console=ttyAMA0 panic=-1 quiet kvm_stage=$STAGE kvm_full=$FULL" ;;
+		-kernel "$K/$a/kernel" -append "console=ttyAMA0 $args" ;;
 	esac
 	timeout "$NESTED_TIMEOUT" nice -n 10 "$@" -m 2G -smp "${NESTED_SMP:-1}" -nographic -no-reboot \
 		-initrd "$K/$a/initrd" </dev/null 2>&1 | tr -d '\r' >"$K/$a/console.log"
@@ -134,7 +149,7 @@ collect() {
 		"ok   "*) PASSED=$((PASSED + 1)) ;;
 		"FAIL "*) FAILED=$((FAILED + 1)) ;;
 		"SKIP: "*) SKIPPED=$((SKIPPED + 1)) ;;
-		"kvm-stage: timing: "* | "kvm-stage: selftest"* | "kvm-stage: begin"* | "kvm-stage: end"*) ;;
+		"kvm-stage: timing: "* | "kvm-stage: selftest"* | "kvm-stage: scaling"* | "kvm-stage: begin"* | "kvm-stage: end"*) ;;
 		*) continue ;;
 		esac
 		echo "$line"

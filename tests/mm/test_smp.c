@@ -427,6 +427,89 @@ TEST(smp_gup_pins_from_several_cpus)
 	mm_case_end(c.mm, free0);
 }
 
+/* ---- a lock waiter that halts ------------------------------------------ */
+
+#define HALT_LOOKS (1u << 24) /* the holder's looks for the waiter */
+
+struct halt_case {
+	struct spinlock lock;
+	bool halt;	       /* lock_pv_halt is on for the case */
+	unsigned held;	       /* CPU 0 holds the lock */
+	unsigned got;	       /* CPU 1 took it after CPU 0's unlock */
+	unsigned saw_waiter;   /* CPU 0 saw CPU 1 halted (or waiting) before it unlocked */
+	uint64_t waits, kicks; /* CPU 1's lock_waits, CPU 0's kicks */
+};
+
+/* CPU @cpu's own count of @name (only that CPU writes it). */
+#define cpu_count(cpu, name) __atomic_load_n(&mm_counters_cpu[cpu].c.name, __ATOMIC_RELAXED)
+
+/* Is CPU 1 where the case wants it: halted for the lock, or (no halt
+ * here) holding a ticket behind CPU 0's? */
+static bool halt_waiter_ready(struct halt_case *c)
+{
+	return c->halt ? lock_cpu_halted(1) : spin_is_contended(&c->lock);
+}
+
+/* CPU 0 takes the lock, waits until CPU 1 waits for it (halted, where
+ * the machine can halt), unlocks; CPU 1 takes a ticket behind it. */
+static void halt_holder_waiter(unsigned cpu, void *arg)
+{
+	struct halt_case *c = arg;
+	uint64_t n0;
+
+	if (cpu == 0) {
+		spin_lock(&c->lock);
+		flag_set(&c->held);
+		for (unsigned i = 0; i < HALT_LOOKS && !halt_waiter_ready(c); i++)
+			arch_cpu_relax();
+		c->saw_waiter = halt_waiter_ready(c);
+		n0 = lock_cpu_kicks(0);
+		spin_unlock(&c->lock);
+		c->kicks = lock_cpu_kicks(0) - n0;
+	} else if (cpu == 1) {
+		flag_wait(&c->held);
+		n0 = cpu_count(1, lock_waits);
+		spin_lock(&c->lock);
+		c->waits = cpu_count(1, lock_waits) - n0;
+		c->got = 1;
+		spin_unlock(&c->lock);
+	}
+}
+
+/* With the slow path's halt on (lock_pv_halt: the host runner, x86 on
+ * KVM with PV unhalt), a waiter that found the lock held halts, and the
+ * unlock wakes it: CPU 0 saw CPU 1 halted, its unlock kicked once, and
+ * CPU 1 took the lock (without the kick it would sleep for ever; the
+ * host runner's halt panics after 10 s). Where nothing halts, the same
+ * hand-over through the spin. */
+TEST(smp_lock_waiter_halts_and_the_unlock_wakes_it)
+{
+	struct halt_case c = { .lock = SPINLOCK_INIT(LOCK_LEAF, "halt case lock") };
+	bool was = lock_pv_halt;
+
+	if (smp_nr_cpus() < 2) {
+		printf("    1 CPU online: the single-CPU part only\n");
+		spin_lock(&c.lock);
+		CHECK(spin_is_locked(&c.lock) && !spin_is_contended(&c.lock));
+		spin_unlock(&c.lock);
+		CHECK(!spin_is_locked(&c.lock));
+		return;
+	}
+	c.halt = arch_lock_can_halt();
+	if (!c.halt)
+		printf("    no halt-and-kick on this machine: the hand-over through the spin\n");
+	lock_pv_halt = c.halt;
+	smp_run(2, halt_holder_waiter, &c);
+	lock_pv_halt = was;
+	CHECK_EQ(c.saw_waiter, 1);
+	CHECK_EQ(c.got, 1);
+	CHECK(!spin_is_locked(&c.lock));
+	if (c.halt) {
+		CHECK(c.waits >= 1);
+		CHECK_EQ(c.kicks, 1);
+	}
+}
+
 TEST_SUITE(concurrency, smp_faults_on_disjoint_pages, smp_faults_on_shared_pages,
 	   smp_fork_while_other_cpus_write, smp_mprotect_while_other_cpus_read,
-	   smp_gup_pins_from_several_cpus)
+	   smp_gup_pins_from_several_cpus, smp_lock_waiter_halts_and_the_unlock_wakes_it)

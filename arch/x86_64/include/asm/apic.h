@@ -30,4 +30,12 @@ void apic_send_sipi(uint32_t dest, uint8_t page);
 /* End of interrupt: the in-service vector may be delivered again. */
 void apic_eoi(void);
 
+/* Set lock_pv_halt when the hypervisor is KVM with PV unhalt
+ * (arch/x86_64/pvlock.c). Context: boot, before a second CPU runs. */
+void x86_lock_pv_init(void);
+
+/* Give KVM this CPU's steal-time record (whether its vCPU is preempted,
+ * for the lock waiters). Context: CPU @cpu's start. */
+void x86_lock_pv_cpu_init(unsigned cpu);
+
 #endif
