@@ -13,36 +13,13 @@
 #include <stdio.h>
 
 #include "initramfs.h"
+#include "ptelab/newc.h"
 
-#define NEWC_HDR 110
 #define NEWC_FIELDS 13 /* after the magic */
 enum { F_INO, F_MODE, F_UID, F_GID, F_NLINK, F_MTIME, F_SIZE, F_NAMESIZE = 11 };
 
 static struct ifile *files;
 static int nr_files;
-
-static int hex8(const char *s, uint32_t *out)
-{
-	uint32_t v = 0;
-
-	for (int i = 0; i < 8; i++) {
-		char c = s[i];
-		int d = c >= '0' && c <= '9'   ? c - '0'
-			: c >= 'a' && c <= 'f' ? c - 'a' + 10
-			: c >= 'A' && c <= 'F' ? c - 'A' + 10
-					       : -1;
-		if (d < 0)
-			return -1;
-		v = v << 4 | (uint32_t)d;
-	}
-	*out = v;
-	return 0;
-}
-
-static size_t pad4(size_t n)
-{
-	return (n + 3) & ~(size_t)3;
-}
 
 /* Write @path in normal form ("/a/b": one leading slash, no "." parts, no
  * doubled or trailing slashes) into @out. Return: 0, or -1 when too long. */
@@ -103,10 +80,10 @@ static long parse_member(const uint8_t *p, size_t left, char *err, size_t errlen
 	if (memcmp(p, "070701", 6))
 		return snprintf(err, errlen, "not a cpio newc header (magic '%.6s')", p), -1;
 	for (int i = 0; i < NEWC_FIELDS; i++)
-		if (hex8((const char *)p + 6 + 8 * i, &v[i]))
+		if (newc_hex8((const char *)p + 6 + 8 * i, &v[i]))
 			return snprintf(err, errlen, "cpio header field %d is not hex", i), -1;
-	name_end = pad4(NEWC_HDR + v[F_NAMESIZE]);
-	body_end = name_end + pad4(v[F_SIZE]);
+	name_end = newc_pad4(NEWC_HDR + v[F_NAMESIZE]);
+	body_end = name_end + newc_pad4(v[F_SIZE]);
 	if (!v[F_NAMESIZE] || NEWC_HDR + (size_t)v[F_NAMESIZE] > left || name[v[F_NAMESIZE] - 1])
 		return snprintf(err, errlen, "cpio name past the end of the archive"), -1;
 	if (!strcmp(name, "TRAILER!!!"))
@@ -142,7 +119,7 @@ int initramfs_parse(const void *buf, size_t len, char *err, size_t errlen)
 		if (n < 0)
 			return -1;
 		/* The trailer's own size: header and name, padded. */
-		off += n ? (size_t)n : pad4(NEWC_HDR + sizeof("TRAILER!!!"));
+		off += n ? (size_t)n : newc_pad4(NEWC_HDR + sizeof("TRAILER!!!"));
 	}
 	return nr_files;
 }

@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 
 #include "ptelab/abi.h"
+#include "ptelab/newc.h"
 #include "vmm_initramfs.h"
 
-#define NEWC_HDR 110
 #define MAX_DEPTH 16
 
 struct packer {
@@ -26,11 +26,6 @@ struct packer {
 	char *err;
 	size_t errlen;
 };
-
-static size_t pad4(size_t n)
-{
-	return (n + 3) & ~(size_t)3;
-}
 
 static int grow(struct packer *p, size_t more)
 {
@@ -57,10 +52,10 @@ static int grow(struct packer *p, size_t more)
 /* One member: header, @name, @size bytes of @body (NULL: zeroes). */
 static int emit(struct packer *p, const char *name, uint32_t mode, const void *body, size_t size)
 {
-	size_t nlen = strlen(name) + 1, hdr_name = pad4(NEWC_HDR + nlen);
+	size_t nlen = strlen(name) + 1, hdr_name = newc_pad4(NEWC_HDR + nlen);
 	char hdr[NEWC_HDR + 1];
 
-	if (grow(p, hdr_name + pad4(size)))
+	if (grow(p, hdr_name + newc_pad4(size)))
 		return -1;
 	snprintf(hdr, sizeof(hdr), "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X",
 		 p->ino++, mode, 0, 0, 1, 0, (unsigned)size, 0, 0, 0, 0, (unsigned)nlen, 0);
@@ -69,7 +64,7 @@ static int emit(struct packer *p, const char *name, uint32_t mode, const void *b
 	p->len += hdr_name;
 	if (size && body)
 		memcpy(p->buf + p->len, body, size);
-	p->len += pad4(size);
+	p->len += newc_pad4(size);
 	return 0;
 }
 
@@ -161,23 +156,6 @@ static int pack_dir(struct packer *p, const char *dir, const char *rel, int dept
 	return r;
 }
 
-static int hex8(const uint8_t *s, uint32_t *out)
-{
-	uint32_t v = 0;
-
-	for (int i = 0; i < 8; i++) {
-		int c = s[i], d = c >= '0' && c <= '9'	 ? c - '0'
-				  : c >= 'a' && c <= 'f' ? c - 'a' + 10
-				  : c >= 'A' && c <= 'F' ? c - 'A' + 10
-							 : -1;
-		if (d < 0)
-			return -1;
-		v = v << 4 | (uint32_t)d;
-	}
-	*out = v;
-	return 0;
-}
-
 int vmm_initramfs_check(const uint8_t *buf, size_t len, char *err, size_t errlen)
 {
 	size_t off = 0;
@@ -195,7 +173,7 @@ int vmm_initramfs_check(const uint8_t *buf, size_t len, char *err, size_t errlen
 					"not a cpio newc archive (bad header at byte %zu)", off),
 			       -1;
 		for (int i = 0; i < 13; i++)
-			if (hex8(buf + off + 6 + 8 * i, &v[i]))
+			if (newc_hex8((const char *)buf + off + 6 + 8 * i, &v[i]))
 				return snprintf(err, errlen,
 						"cpio header at byte %zu: field %d not hex", off,
 						i),
@@ -207,11 +185,11 @@ int vmm_initramfs_check(const uint8_t *buf, size_t len, char *err, size_t errlen
 			       -1;
 		if (!strcmp((const char *)buf + off + NEWC_HDR, "TRAILER!!!"))
 			return 0;
-		if (pad4(name_end) > len || (size_t)v[6] > len - pad4(name_end))
+		if (newc_pad4(name_end) > len || (size_t)v[6] > len - newc_pad4(name_end))
 			return snprintf(err, errlen, "cpio member '%.40s' runs past the end",
 					(const char *)buf + off + NEWC_HDR),
 			       -1;
-		off = pad4(name_end) + pad4(v[6]);
+		off = newc_pad4(name_end) + newc_pad4(v[6]);
 	}
 	return snprintf(err, errlen, "cpio archive without its TRAILER!!! (truncated?)"), -1;
 }
