@@ -5,7 +5,7 @@
  * checks what the hardware checks (a present table at each level,
  * pte_user() on the leaf, pte_user_writable() for a write) and caches
  * the translation. A fault goes to handle_mm_fault(), then the access is
- * retried once.
+ * re-executed (see MMU_FAULT_RETRIES).
  *
  * Young and dirty: where the MMU updates them (arch_has_hw_ad(), x86) the
  * walk sets them as the hardware would. Where it does not (arm64 here, as
@@ -110,25 +110,38 @@ static int mmu_copy(unsigned long va, char *k, unsigned long n, bool write, bool
 }
 
 /*
- * mmu_access - translate and copy; on a miss fault once into the current
- * mm (no TLB lock held: the fault flushes) and retry, as the hardware
- * would re-execute the access.
- * Return: 0, the fault's error (-EFAULT, -ENOMEM), or -EFAULT when the
- * retry still misses (a fault handler that resolved nothing; the TLB
- * model reports it first if a stale entry was the reason).
+ * The hardware re-executes a faulting access for as long as the handler
+ * returns: an entry the fault installed can be gone again before the
+ * re-execution (another CPU's THP split clears the PMD before it writes
+ * the table, a migration or munmap takes the page), and then the access
+ * faults again. The model does the same, but a bounded number of times:
+ * a handler that resolves nothing would otherwise hang the runner, and
+ * the other CPUs' operations are finite, so every retry past the first
+ * few means a fault that makes no progress.
+ */
+#define MMU_FAULT_RETRIES 32
+
+/*
+ * mmu_access - translate and copy; on a miss fault into the current mm
+ * (no TLB lock held: the fault flushes) and re-execute, as the hardware
+ * does.
+ * Return: 0, the fault's error (-EFAULT, -ENOMEM), or -EFAULT when
+ * MMU_FAULT_RETRIES faults in a row resolved nothing (the TLB model
+ * reports it first if a stale entry was the reason).
  */
 static int mmu_access(unsigned long va, char *k, unsigned long n, bool write)
 {
-	int err;
+	for (int tries = 0;; tries++) {
+		int err;
 
-	if (mmu_copy(va, k, n, write, false) == 0)
-		return 0;
-	if (!current_mm)
-		return -EFAULT;
-	err = handle_mm_fault(current_mm, va, write ? FAULT_WRITE : 0);
-	if (err)
-		return err;
-	return mmu_copy(va, k, n, write, true) == 0 ? 0 : -EFAULT;
+		if (mmu_copy(va, k, n, write, tries > 0) == 0)
+			return 0;
+		if (!current_mm || tries == MMU_FAULT_RETRIES)
+			return -EFAULT;
+		err = handle_mm_fault(current_mm, va, write ? FAULT_WRITE : 0);
+		if (err)
+			return err;
+	}
 }
 
 int arch_copy_user(unsigned long uaddr, void *kbuf, unsigned long len, int write)

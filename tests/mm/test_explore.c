@@ -175,4 +175,51 @@ TEST(pin_fork)
 	explore_case("pin_fork");
 }
 
-TEST_SUITE(explore, mix, pin_migrate, cow_migrate, pmd_pin_migrate, pin_fork)
+/*
+ * The schedules make stress found failing, replayed (pct, 4 CPUs) on both
+ * formats whatever format found them: each fails with its fix reverted.
+ * docs/smp.md tells each one's story.
+ */
+static const struct found_schedule {
+	const char *mix;
+	uint64_t seed;
+} found_schedules[] = {
+	{ "mix", 1001944 }, /* folio_try_grab: size read before the grab */
+	{ "mix", 1003951 }, /* unshare reuse against a MOVE_ALL migration */
+	{ "mix", 1008150 }, /* host MMU: a fault's entry gone again (THP split) */
+	{ "mix", 1011691 }, /* the same */
+	{ "mix", 1011960 }, /* the same */
+};
+
+TEST(found)
+{
+	struct explore_cfg saved;
+	unsigned failed = 0;
+
+	if (!getenv("MM_EXPLORE_SCHEDULES"))
+		SKIP_CASE("the explorer's stage runs it (tests/mm/explore.sh)");
+	if (max_cpus() < 4 || env_mode() != EXPLORE_PCT)
+		SKIP_CASE("the schedules are pct ones on 4 CPUs (MM_TEST_CPUS=4)");
+	if (nr_pglists < 2)
+		SKIP_CASE("needs two nodes");
+	explore_get(&saved);
+	mix_schedule_hook = explore_round;
+	for (unsigned i = 0; i < (sizeof(found_schedules) / sizeof(found_schedules[0])); i++) {
+		const struct found_schedule *f = &found_schedules[i];
+		const struct mix_profile *p = NULL;
+
+		for (unsigned j = 0; j < mix_nr_profiles; j++)
+			if (!strcmp(mix_profiles[j].name, f->mix))
+				p = &mix_profiles[j];
+		CHECK(p != NULL);
+		if (p)
+			failed += one_schedule(p, f->seed) != 0;
+	}
+	mix_schedule_hook = NULL;
+	explore_set(&saved);
+	printf("    %u found schedule(s) replayed, %u failed\n",
+	       (unsigned)(sizeof(found_schedules) / sizeof(found_schedules[0])), failed);
+	CHECK_EQ(failed, 0);
+}
+
+TEST_SUITE(explore, mix, pin_migrate, cow_migrate, pmd_pin_migrate, pin_fork, found)
