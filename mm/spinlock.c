@@ -335,16 +335,50 @@ static inline __attribute__((always_inline)) void ticket_wait(struct spinlock *l
 		ticket_wait_contended(l, t, cur);
 }
 
-/* Take @l: under lock_virt out of turn, else by ticket. The trylock is
- * sequentially consistent, as the rwlock's writer needs (spinlock.c's
- * head). */
-static inline __attribute__((always_inline)) void ticket_take(struct spinlock *l, int order)
+/*
+ * lock_slow - mm_debug_vm || lock_virt: the one flag the lock paths test
+ * (one load and branch, as a test of mm_debug_vm alone was) before they
+ * take lock_take_slow(). Starts as mm_debug_vm's default.
+ */
+static bool lock_slow = true;
+
+void lock_mode_changed(void)
 {
-	if (__builtin_expect(lock_virt, 0)) {
-		if (!ticket_trylock(l))
-			virt_lock_contended(l);
+	__atomic_store_n(&lock_slow, mm_debug_vm || lock_virt, __ATOMIC_RELAXED);
+}
+
+void lock_set_virt(bool on)
+{
+	lock_virt = on;
+	lock_mode_changed();
+}
+
+/* Take @l, first recording @key (the lock the caller will unlock: @l,
+ * or the rwlock around it) named @name at @level for the order check
+ * (mm_debug_vm); under lock_virt out of turn, else by ticket. Every take
+ * is sequentially consistent here, as the rwlock's writer needs (this
+ * file's head). */
+static __attribute__((noinline)) void lock_take_slow(struct spinlock *l, const void *key,
+						     const char *name, unsigned level)
+{
+	order_push(smp_processor_id(), key, name, level);
+	arch_sched_point(SCHED_LOCK);
+	if (!lock_virt)
+		ticket_wait(l, __atomic_fetch_add(&l->next, 1, __ATOMIC_SEQ_CST));
+	else if (!ticket_trylock(l))
+		virt_lock_contended(l);
+}
+
+/* Take @l: lock_take_slow() while lock_slow is set, else a ticket with
+ * memory order @order (constant after inlining). */
+static inline __attribute__((always_inline)) void
+lock_take(struct spinlock *l, const void *key, const char *name, unsigned level, int order)
+{
+	if (__builtin_expect(lock_slow, 0)) {
+		lock_take_slow(l, key, name, level);
 		return;
 	}
+	arch_sched_point(SCHED_LOCK);
 	ticket_wait(l, __atomic_fetch_add(&l->next, 1, order));
 }
 
@@ -355,9 +389,7 @@ static void ticket_lock(struct spinlock *l, unsigned level)
 
 	if (__atomic_load_n(&l->holder, __ATOMIC_RELAXED) == me)
 		panic("spin_lock: %s already held on this CPU (a deadlock)", lock_name(l));
-	order_push(cpu, l, lock_name(l), level);
-	arch_sched_point(SCHED_LOCK);
-	ticket_take(l, __ATOMIC_ACQUIRE);
+	lock_take(l, l, lock_name(l), level, __ATOMIC_ACQUIRE);
 	__atomic_store_n(&l->holder, me, __ATOMIC_RELAXED);
 }
 
@@ -445,9 +477,7 @@ static void write_lock_level(struct rwlock *l, unsigned level)
 
 	if (__atomic_load_n(&l->wlock.holder, __ATOMIC_RELAXED) == me)
 		panic("write_lock: %s already held on this CPU (a deadlock)", l->name);
-	order_push(cpu, l, l->name, level);
-	arch_sched_point(SCHED_LOCK);
-	ticket_take(&l->wlock, __ATOMIC_SEQ_CST);
+	lock_take(&l->wlock, l, l->name, level, __ATOMIC_SEQ_CST);
 	arch_sched_point(SCHED_LOCK);
 	if (__atomic_load_n(&l->readers, __ATOMIC_SEQ_CST)) {
 		count_contended((enum lock_class)l->wlock.class);

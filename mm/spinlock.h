@@ -202,13 +202,20 @@ extern bool lock_pv_halt;
  * ticket. Unfair, so a waiter can starve in theory; but a lock is never
  * handed to a CPU that is not running, which is what a ticket lock does
  * when vCPUs outnumber host CPUs (Linux's virt_spin_lock() makes the
- * same choice for a guest without PV spinlocks). Set by the arch at boot
- * (x86 on KVM without lock_pv_halt), or by a test at any time: the two
- * disciplines share the representation and the unlock, so a ticket
- * waiter and a lock_virt one may meet on one lock. Costs the ticket
- * path one load and branch in spin_lock().
+ * same choice for a guest without PV spinlocks). Set with
+ * lock_set_virt() by the arch at boot (x86 on KVM without lock_pv_halt),
+ * or by a test at any time: the two disciplines share the representation
+ * and the unlock, so a ticket waiter and a lock_virt one may meet on one
+ * lock. It costs the ticket path nothing: spin_lock() and write_lock()
+ * test one flag, set while mm_debug_vm or lock_virt is, and take an
+ * out-of-line path (the order check, then the ticket or lock_virt) when
+ * it is set.
  */
 extern bool lock_virt;
+void lock_set_virt(bool on);
+
+/* Recompute the lock path's flag: mm_debug_vm or lock_virt changed. */
+void lock_mode_changed(void);
 
 /* Is CPU @cpu halted in a lock's slow path (lock_pv_halt)? How many
  * kicks has it sent? For tests. */

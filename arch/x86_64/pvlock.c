@@ -155,5 +155,5 @@ void x86_lock_pv_init(void)
 	 * passes in 119 s without); the halt test turns it on for itself. */
 	lock_pv_halt = false;
 	/* A KVM vCPU may be descheduled with a ticket served to it. */
-	lock_virt = kvm && !lock_pv_halt;
+	lock_set_virt(kvm && !lock_pv_halt);
 }

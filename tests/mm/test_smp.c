@@ -564,9 +564,9 @@ TEST(smp_lock_virt_takes_locks_out_of_turn_and_still_excludes)
 	struct mm_counters c0 = mm_counters_read();
 	unsigned long writes = 0;
 
-	lock_virt = true;
+	lock_set_virt(true);
 	smp_run(n, virt_lockers, &c);
-	lock_virt = was;
+	lock_set_virt(was);
 	for (unsigned cpu = 0; cpu < n; cpu++)
 		for (unsigned i = 0; i < VIRT_ROUNDS; i++)
 			writes += (i + cpu) % 4 == 0;
