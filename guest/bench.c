@@ -381,7 +381,8 @@ static void print_counters(const struct bench_variant *vs, int nv, const int *ro
 				continue;
 			printf("  %-8s %-20s", "", counter_names[i]);
 			for (int v = 0; v < nv; v++)
-				printf(" %12llu", (unsigned long long)counter_at(&res[r][v].counters, i));
+				printf(" %12llu",
+				       (unsigned long long)counter_at(&res[r][v].counters, i));
 			printf("\n");
 		}
 	}
