@@ -38,6 +38,7 @@
 #include "mm_internal.h"
 #include "folio_walk.h"
 #include "pte_batch.h"
+#include "trace.h"
 
 /* One get/pin call: what it asks for and where it stopped. */
 struct gup_ctx {
@@ -478,6 +479,14 @@ static long gup_call(struct mm *mm, unsigned long start, unsigned long nr_pages,
 		return 0;
 	if (flags & FOLL_PIN)
 		mm_set_has_pinned(mm);
+	if (mm_tracing()) {
+		long got;
+
+		trace_op_begin("gup", mm, start, start + nr_pages * PAGE_SIZE, caps.gup_grab);
+		got = get_user_pages_locked(&g, start, nr_pages, pages);
+		trace_op_end("gup");
+		return got;
+	}
 	return get_user_pages_locked(&g, start, nr_pages, pages);
 }
 

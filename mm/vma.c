@@ -17,6 +17,7 @@
 #include "kernel.h"
 #include "mm.h"
 #include "mm_internal.h"
+#include "trace.h"
 
 #define MMAP_BASE 0x200000000ul /* first address mm_mmap() picks: 8 GiB */
 
@@ -223,9 +224,11 @@ int mm_munmap(struct mm *mm, unsigned long addr, unsigned long len)
 {
 	int ret;
 
+	TRACE(trace_op_begin("munmap", mm, addr, addr + len, caps.zap));
 	mmap_write_lock(mm);
 	ret = do_munmap(mm, addr, len);
 	mmap_write_unlock(mm);
+	TRACE(trace_op_end("munmap"));
 	return ret;
 }
 
@@ -255,9 +258,11 @@ int mm_mprotect(struct mm *mm, unsigned long addr, unsigned long len, unsigned v
 {
 	int ret;
 
+	TRACE(trace_op_begin("mprotect", mm, addr, addr + len, caps.mprotect));
 	mmap_write_lock(mm);
 	ret = do_mprotect(mm, addr, len, vm_flags);
 	mmap_write_unlock(mm);
+	TRACE(trace_op_end("mprotect"));
 	return ret;
 }
 
