@@ -217,4 +217,6 @@ clean:
 		$(B)/timeit $(B)/mm-host-* $(B)/mm-tests-* $(B)/mm-tsan-* $(B)/mkelf $(B)/hostrun-* \
 		$(B)/ptelab-host-* $(B)/gen
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+# build/selftests holds an unpacked Linux tree (tests/selftests/fetch.sh),
+# whose directories named *.d are no dependency files.
+-include $(shell find $(B) -path $(B)/selftests -prune -o -name '*.d' -type f -print 2>/dev/null)
