@@ -8,11 +8,12 @@
 # number of cases the file does not list.
 #
 # Without the sources (no network to Debian, no apt) the stage prints
-# "SKIP: reason". SELFTESTS_ARCHES (default "x86_64 arm64") picks arches.
+# "SKIP: reason". SELFTESTS_ARCHES (default "x86_64 arm64") picks arches;
+# SELFTESTS_DIR (default build/selftests) is where fetch.sh builds.
 . "$(dirname "$0")/../lib.sh"
 
 EXPECTED=$TOP/tests/selftests/expected
-BIN=$TOP/build/selftests
+BIN=${SELFTESTS_DIR:-$TOP/build/selftests}
 
 # check_cases ARCH PROG OUT: compare OUT's TAP lines with PROG's lines of
 # the expected file; print "pass|skip|fail<TAB>name<TAB>why" per case.
@@ -78,7 +79,7 @@ run_prog() {
 	done <"$TMPD/cases"
 }
 
-sh "$TOP/tests/selftests/fetch.sh" >"$TMPD/fetch" 2>&1
+sh "$TOP/tests/selftests/fetch.sh" "$BIN" >"$TMPD/fetch" 2>&1
 rc=$?
 if [ $rc -eq 3 ]; then
 	skip "selftests" "$(sed -n 's/^SKIP: //p' "$TMPD/fetch")"
