@@ -24,7 +24,9 @@
 #include "procfs.h"
 #include "spinlock.h"
 
-#define NAME_COLUMN 72 /* Linux pads a named line to 25 + 6 * sizeof(long) - 1 */
+/* Linux pads a named line to 25 + 6 * sizeof(long) - 1 characters, then
+ * a space, then the name (seq_pad()). */
+#define NAME_PAD 72
 
 /* What smaps counts in one VMA, in bytes. */
 struct smaps_count {
@@ -75,16 +77,14 @@ static void vma_header(struct process *p, const struct vma *v, struct proc_text 
 {
 	const char *name = vma_name(p, v);
 	size_t line = t->len;
+	int pad;
 
 	proc_printf(t, "%08lx-%08lx %c%c%cp %08x %02x:%02x %lu ", v->start, v->end,
 		    v->flags & VM_READ ? 'r' : '-', v->flags & VM_WRITE ? 'w' : '-',
 		    v->flags & VM_EXEC ? 'x' : '-', 0, 0, 0, 0ul);
+	pad = NAME_PAD - (int)(t->len - line);
 	if (name)
-		proc_printf(t, "%*s%s",
-			    (int)(NAME_COLUMN - (t->len - line)) > 0
-				    ? (int)(NAME_COLUMN - (t->len - line))
-				    : 0,
-			    "", name);
+		proc_printf(t, "%*s %s", pad > 0 ? pad : 0, "", name);
 	proc_printf(t, "\n");
 }
 

@@ -86,13 +86,13 @@ void proc_printf(struct proc_text *t, const char *fmt, ...)
 
 int procfs_open(struct process *p, struct fd *f, const struct proc_entry *e)
 {
-	struct proc_text t = { .buf = malloc(4096), .size = 4096 };
+	struct proc_text t = { .size = 4096 };
 
 	if (!e->text) {
-		free(t.buf);
 		*f = (struct fd){ .kind = FD_PROC, .proc = e };
 		return 0;
 	}
+	t.buf = malloc(t.size);
 	if (!t.buf)
 		return -ENOMEM;
 	t.buf[0] = 0;
