@@ -16,7 +16,7 @@ B := build
 
 DEB_PKGS := libfdt-dev device-tree-compiler newlib-source qemu-system-x86 qemu-system-arm \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross linux-libc-dev gnuplot-nox parallel \
-	openssh-server rsync
+	openssh-server rsync xz-utils
 DEPS := $(B)/.deps-ok
 
 # Quiet by default: one "CC file" line per step; V=1 prints whole commands.
@@ -236,4 +236,6 @@ clean:
 		$(B)/timeit $(B)/mm-host-* $(B)/mm-tests-* $(B)/mm-tsan-* $(B)/mkelf $(B)/hostrun-* \
 		$(B)/ptelab-host-* $(B)/gen
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+# build/selftests holds an unpacked Linux tree (tests/selftests/fetch.sh),
+# whose directories named *.d are no dependency files.
+-include $(shell find $(B) -path $(B)/selftests -prune -o -name '*.d' -type f -print 2>/dev/null)

@@ -379,13 +379,15 @@ static long follow_page_mask(struct gup_ctx *g, unsigned long addr, unsigned lon
 	return follow_page_pte(g, pmdp, addr, end, pages);
 }
 
-/* May this call touch @vma's pages at all (Linux's check_vma_flags)? */
+/* May this call touch @vma's pages at all (Linux's check_vma_flags)? A
+ * write needs VM_WRITE, a read VM_READ: a write-only VMA may be written
+ * through GUP, not read (mm.h, VM_ACCESS_FLAGS). */
 static int check_vma_flags(struct vma *vma, unsigned flags)
 {
 	if (!vma)
 		return -EFAULT;
-	if ((flags & FOLL_WRITE) && !(vma->flags & VM_WRITE))
-		return -EFAULT;
+	if (flags & FOLL_WRITE)
+		return vma->flags & VM_WRITE ? 0 : -EFAULT;
 	return vma->flags & VM_READ ? 0 : -EFAULT;
 }
 

@@ -292,7 +292,7 @@ static int madvise_populate(struct mm *mm, unsigned long start, unsigned long en
 
 		if (!v)
 			err = -ENOMEM;
-		else if (write && !(v->flags & VM_WRITE))
+		else if (write ? !(v->flags & VM_WRITE) : !(v->flags & VM_READ))
 			err = -EINVAL;
 		if (err)
 			break;

@@ -25,6 +25,10 @@
 #define VM_EXEC (1u << 2)
 #define VM_DONTCOPY (1u << 3)  /* not copied into a fork child (MADV_DONTFORK) */
 #define VM_NOHUGEPMD (1u << 4) /* order-9 folios are mapped by 512 PTEs, not a PMD */
+/* A VMA has at least one of these. Any set is kept as given, as Linux
+ * keeps PROT_WRITE or PROT_EXEC alone; no arch here has write- or
+ * exec-only entries, so the user may read such a VMA, while GUP and
+ * MADV_POPULATE_READ, which go by the VMA's flags, may not. */
 #define VM_ACCESS_FLAGS (VM_READ | VM_WRITE | VM_EXEC)
 
 /* mm flags. */
