@@ -187,6 +187,7 @@ static int cmd_help(const char *arg);
 int cmd_bench(const char *arg);
 int bench_cmd_check(const char *arg, char *err, size_t errlen);
 int cmd_ptdump(const char *arg);
+int check_ptdump(const char *arg, char *err, size_t errlen);
 int cmd_numa_maps(const char *arg);
 
 static const struct command commands[] = {
@@ -200,7 +201,10 @@ static const struct command commands[] = {
 	  cmd_stress, check_stress, 1 },
 	{ "bench", "bench[:NAME] - run one benchmark or all (run=help lists their keys)", 1,
 	  cmd_bench, bench_cmd_check, 0 },
-	{ "ptdump", "watch PTE runs form and break (batching caps apply)", 0, cmd_ptdump, NULL, 0 },
+	{ "ptdump",
+	  "ptdump[:OP] - watch PTE runs form and break (batching caps apply); OP (munmap, "
+	  "mprotect, fork, gup, migrate) on folios= folios, with PTE strips before and after",
+	  1, cmd_ptdump, check_ptdump, 0 },
 	{ "numa_maps", "mbind, migrate_pages, move_pages of a small mm, numa_maps after each", 0,
 	  cmd_numa_maps, NULL, 0 },
 	{ "exec", "exec:PATH - run the static program PATH from the initramfs as a user process", 2,

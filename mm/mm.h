@@ -187,6 +187,18 @@ int mm_touch(struct mm *mm, unsigned long addr, unsigned long len, bool write);
 void mm_ptdump(struct mm *mm);
 void mm_ptdump_to(struct mm *mm, void (*out)(void *ctx, const char *line), void *ctx);
 
+/*
+ * mm_ptstrip - [@start, @end) as a PTE strip, one character per entry
+ * (W/w writable dirty/clean, R/r read-only dirty/clean, m a migration
+ * entry, . none), 64 a row in groups of 16, with rows beneath naming each
+ * entry's folio (a letter that changes with the folio), its AnonExclusive
+ * state, its node (with more than one) and, where the arch has blocks,
+ * its contiguous bit; a PMD leaf is one line. mm_ptstrip_to() hands each line to @out.
+ */
+void mm_ptstrip(struct mm *mm, unsigned long start, unsigned long end);
+void mm_ptstrip_to(struct mm *mm, unsigned long start, unsigned long end,
+		   void (*out)(void *ctx, const char *line), void *ctx);
+
 /* Check every invariant of every live mm and of all memory (mm/check.c
  * lists them); return the number of problems, each printed. @mm is
  * unused (a folio's mappings may come from any mm, so all are walked).

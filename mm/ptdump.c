@@ -19,6 +19,7 @@
 #include "folio_walk.h"
 #include "mm_internal.h"
 #include "pte_batch.h"
+#include "swapops.h"
 
 #define DUMP_LINE_MAX 200
 
@@ -155,6 +156,133 @@ void mm_ptdump_to(struct mm *mm, void (*out)(void *ctx, const char *line), void 
 	read_unlock(&mm->mmap_lock);
 }
 
+/* ---- the PTE strip ------------------------------------------------------- */
+
+#define STRIP_ROW 64 /* entries a row, in groups of 16 */
+
+/* One character for the entry @pte: its state at a glance. */
+static char strip_char(pte_t pte)
+{
+	if (pte_none(pte))
+		return '.';
+	if (!pte_present(pte))
+		return is_migration_entry(pte) ? 'm' : '?';
+	if (pte_write(pte))
+		return pte_dirty(pte) ? 'W' : 'w';
+	return pte_dirty(pte) ? 'R' : 'r';
+}
+
+struct strip_row {
+	char ent[STRIP_ROW + STRIP_ROW / 16 + 1];   /* the entries */
+	char folio[STRIP_ROW + STRIP_ROW / 16 + 1]; /* a letter per folio */
+	char cont[STRIP_ROW + STRIP_ROW / 16 + 1];  /* 'c' in an arch block */
+	char excl[STRIP_ROW + STRIP_ROW / 16 + 1];  /* 'x' AnonExclusive */
+	char node[STRIP_ROW + STRIP_ROW / 16 + 1];  /* the folio's node, 0..9 */
+	unsigned n;
+	bool any_cont, any_page;
+};
+
+/* The folio letters cycle a..z; a new letter whenever the folio changes. */
+struct strip_folios {
+	const struct folio *last;
+	char letter;
+};
+
+static void row_add(struct strip_row *r, struct strip_folios *sf, pte_t pte)
+{
+	unsigned at = r->n + r->n / 16;
+	char f = ' ', x = ' ', nid = ' ';
+
+	if (r->n && r->n % 16 == 0)
+		r->ent[at - 1] = r->folio[at - 1] = r->cont[at - 1] = r->excl[at - 1] =
+			r->node[at - 1] = ' ';
+	if (pte_present(pte)) {
+		struct page *page = pfn_to_page(pte_pfn(pte));
+
+		if (page_folio(page) != sf->last) {
+			sf->letter = sf->last ? (char)('a' + (sf->letter - 'a' + 1) % 26) : 'a';
+			sf->last = page_folio(page);
+		}
+		f = sf->letter;
+		x = PageAnonExclusive(page) ? 'x' : '-';
+		nid = (char)('0' + folio_nid(page_folio(page)) % 10);
+		r->any_page = true;
+	}
+	r->ent[at] = strip_char(pte);
+	r->folio[at] = f;
+	r->excl[at] = x;
+	r->node[at] = nid;
+	r->cont[at] = pte_present(pte) && pte_cont(pte) ? 'c' : ' ';
+	r->any_cont |= r->cont[at] == 'c';
+	r->n++;
+	r->ent[at + 1] = r->folio[at + 1] = r->cont[at + 1] = r->excl[at + 1] = r->node[at + 1] =
+		'\0';
+}
+
+static void row_print(struct dump *d, struct strip_row *r, unsigned long addr)
+{
+	snprintf(d->line, sizeof(d->line), "  %#lx  %s", addr, r->ent);
+	d->out(d->ctx, d->line);
+	if (r->any_page) {
+		snprintf(d->line, sizeof(d->line), "  %-11s  %s", "folio", r->folio);
+		d->out(d->ctx, d->line);
+		snprintf(d->line, sizeof(d->line), "  %-11s  %s", "exclusive", r->excl);
+		d->out(d->ctx, d->line);
+		if (nr_pglists > 1) {
+			snprintf(d->line, sizeof(d->line), "  %-11s  %s", "node", r->node);
+			d->out(d->ctx, d->line);
+		}
+	}
+	if (r->any_cont) {
+		snprintf(d->line, sizeof(d->line), "  %-11s  %s", "contpte", r->cont);
+		d->out(d->ctx, d->line);
+	}
+	*r = (struct strip_row){ 0 };
+}
+
+void mm_ptstrip_to(struct mm *mm, unsigned long start, unsigned long end,
+		   void (*out)(void *ctx, const char *line), void *ctx)
+{
+	struct dump d = { .out = out, .ctx = ctx };
+	struct strip_folios sf = { 0 };
+	struct strip_row r = { 0 };
+	unsigned long row = start;
+
+	snprintf(d.line, sizeof(d.line),
+		 "strip %#lx-%#lx: W/w writable dirty/clean, R/r read-only dirty/clean, "
+		 "m migration, . none",
+		 start, end);
+	out(ctx, d.line);
+	read_lock(&mm->mmap_lock);
+	for (unsigned long addr = start; addr < end; addr += PAGE_SIZE) {
+		pmd_t *pmdp = mm_find_pmd(mm, addr, false);
+		pmd_t pmd = pmdp ? pmdp_get(pmdp) : (pmd_t){ 0 };
+		pte_t pte = { 0 };
+
+		if (pmd_state(pmd) == PMD_LEAF || pmd_state(pmd) == PMD_MIGRATION) {
+			if (r.n)
+				row_print(&d, &r, row);
+			snprintf(d.line, sizeof(d.line), "  %#lx  pmd %s: a 2 MiB folio, one entry",
+				 addr & PMD_MASK,
+				 pmd_state(pmd) == PMD_LEAF ? "leaf" : "migration entry");
+			out(ctx, d.line);
+			addr = (addr & PMD_MASK) + PMD_SIZE - PAGE_SIZE;
+			row = addr + PAGE_SIZE;
+			continue;
+		}
+		if (pmd_state(pmd) == PMD_TABLE)
+			pte = __ptep_get(&pmd_table(pmd)[pte_index(addr)]);
+		if (!r.n)
+			row = addr;
+		row_add(&r, &sf, pte);
+		if (r.n == STRIP_ROW)
+			row_print(&d, &r, row);
+	}
+	if (r.n)
+		row_print(&d, &r, row);
+	read_unlock(&mm->mmap_lock);
+}
+
 static void print_line(void *ctx, const char *line)
 {
 	(void)ctx;
@@ -164,4 +292,9 @@ static void print_line(void *ctx, const char *line)
 void mm_ptdump(struct mm *mm)
 {
 	mm_ptdump_to(mm, print_line, NULL);
+}
+
+void mm_ptstrip(struct mm *mm, unsigned long start, unsigned long end)
+{
+	mm_ptstrip_to(mm, start, end, print_line, NULL);
 }
