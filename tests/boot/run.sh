@@ -174,6 +174,15 @@ trace_case() {
 	expect_status "$name" 2 "$PTELAB" $(backend_args "$1") --timeout 60 \
 		--kernel "$TOP/build/${1#*-}/guest.elf" run=hello trace=on || return
 	out_has "$name" "this image has no trace built in" && pass "$name"
+	name="$1: ptdump:fork prints the strips of parent and child"
+	# shellcheck disable=SC2046
+	expect_status "$name" 0 "$PTELAB" $(backend_args "$1") --timeout 60 run=ptdump:fork || return
+	out_has "$name" "^-- the child" && out_has "$name" "^  folio +aaaaaaaaaaaaaaaa " &&
+		pass "$name"
+	name="$1: ptdump:bogus -> exit 2"
+	# shellcheck disable=SC2046
+	expect_status "$name" 2 "$PTELAB" $(backend_args "$1") --timeout 60 run=ptdump:bogus || return
+	out_has "$name" "the operation is one of munmap, mprotect, fork, gup, migrate" && pass "$name"
 }
 
 # KVM runs the guest of the host's arch.
@@ -184,7 +193,7 @@ esac
 for be in $kvm_be qemu-x86_64 qemu-arm64; do
 	if ! backend_ok "$be"; then
 		for c in hello-1G-2 hello-768M-3 hello-big $STATUS_CASES hello-cpus-4 stress selftest-cpus-1 \
-			selftest-cpus-4 usage trace trace-refused; do
+			selftest-cpus-4 usage trace trace-refused ptdump-fork ptdump-bogus; do
 			skip "$be: $c" "$why"
 		done
 		continue
