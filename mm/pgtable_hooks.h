@@ -136,6 +136,16 @@ static inline bool set_ptes_needs_break(unsigned long addr, pte_t *ptep, pte_t p
 }
 #endif
 
+#ifndef pte_mkdirty_hw
+/* @pte as the MMU leaves it after a write where it tracks dirtiness
+ * (x86: the D bit, as pte_mkdirty()); for tests of the code that reads
+ * what the MMU wrote. */
+static inline pte_t pte_mkdirty_hw(pte_t pte)
+{
+	return pte_mkdirty(pte);
+}
+#endif
+
 #ifndef arch_pte_block_order
 /* The order of an arch block of entries (arm64 contpte: 4, 16 entries),
  * 0 when the arch has none: a folio of a smaller order is never in one. */

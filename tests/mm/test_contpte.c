@@ -153,6 +153,25 @@ TEST(ptep_get_gathers_young_and_dirty)
 	ct_teardown(&t);
 }
 
+/* The dirtiness the MMU writes into one entry (arm64 FEAT_HAFDBS: AP[2]
+ * cleared, no software bit) is the whole block's too. */
+TEST(ptep_get_sees_a_hardware_dirty_entry)
+{
+	bool has = arch_has_pte_blocks();
+	struct ct t;
+
+	if (!ct_setup(&t, 4))
+		return;
+	set_ptes(NULL, CT_BASE, t.ptes, pte_mkclean(ct_pte(&t, 0)), 16);
+	CHECK(!pte_dirty(ptep_get(t.ptes + 0)));
+	set_pte(t.ptes + 5, pte_mkdirty_hw(__ptep_get(t.ptes + 5)));
+	CHECK(pte_dirty(__ptep_get(t.ptes + 5)));
+	CHECK(!pte_dirty(__ptep_get(t.ptes + 0)));
+	CHECK_EQ(pte_dirty(ptep_get(t.ptes + 0)), has);
+	CHECK_EQ(pte_dirty(ptep_get(t.ptes + 15)), has);
+	ct_teardown(&t);
+}
+
 /* Write-protecting one entry splits its block first (break-before-make:
  * one flush), and the split keeps the block's dirtiness in every entry. */
 TEST(partial_change_unfolds_and_keeps_state)
@@ -354,8 +373,8 @@ TEST(contpte_off_never_folds)
 }
 
 TEST_SUITE(contpte, format_folds_as_it_declares, set_ptes_folds_aligned_runs_only,
-	   ptep_get_gathers_young_and_dirty, partial_change_unfolds_and_keeps_state,
-	   whole_block_ops_keep_the_block, access_flags_apply_to_the_whole_block,
-	   single_entry_writes_fold_at_the_last_entry, batch_reads_a_block_once,
-	   blocks_through_fault_fork_mprotect_munmap, checker_finds_a_misprogrammed_block,
-	   contpte_off_never_folds)
+	   ptep_get_gathers_young_and_dirty, ptep_get_sees_a_hardware_dirty_entry,
+	   partial_change_unfolds_and_keeps_state, whole_block_ops_keep_the_block,
+	   access_flags_apply_to_the_whole_block, single_entry_writes_fold_at_the_last_entry,
+	   batch_reads_a_block_once, blocks_through_fault_fork_mprotect_munmap,
+	   checker_finds_a_misprogrammed_block, contpte_off_never_folds)

@@ -129,6 +129,16 @@ static inline bool pte_hw_dirty(pte_t pte)
 	return (pte.val & (PTE_WRITE | PTE_RDONLY)) == PTE_WRITE;
 }
 
+/* What FEAT_HAFDBS hardware writes on a store through a writable (DBM)
+ * entry: AP[2] cleared, no software dirty bit. */
+static inline pte_t pte_mkdirty_hw(pte_t pte)
+{
+	if (pte.val & PTE_WRITE)
+		pte.val &= ~PTE_RDONLY;
+	return pte;
+}
+#define pte_mkdirty_hw pte_mkdirty_hw
+
 static inline bool pte_dirty(pte_t pte)
 {
 	return (pte.val & PTE_DIRTY) || pte_hw_dirty(pte);
