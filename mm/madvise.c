@@ -278,7 +278,7 @@ static int populate_pmd(struct mm *mm, unsigned long addr, unsigned long end, bo
 /*
  * MADV_POPULATE_READ/WRITE, as Linux's madvise_populate(): -ENOMEM at
  * the first hole (what comes before it is populated), -EINVAL for a VMA
- * that does not allow the access.
+ * that does not allow the access (PROT_NONE allows none).
  */
 static int madvise_populate(struct mm *mm, unsigned long start, unsigned long end, bool write)
 {
@@ -291,7 +291,7 @@ static int madvise_populate(struct mm *mm, unsigned long start, unsigned long en
 
 		if (!v)
 			err = -ENOMEM;
-		else if (write && !(v->flags & VM_WRITE))
+		else if (!(v->flags & VM_READ) || (write && !(v->flags & VM_WRITE)))
 			err = -EINVAL;
 		if (err)
 			break;

@@ -27,6 +27,19 @@
 #define VM_NOHUGEPMD (1u << 4) /* order-9 folios are mapped by 512 PTEs, not a PMD */
 #define VM_ACCESS_FLAGS (VM_READ | VM_WRITE | VM_EXEC)
 
+/*
+ * vm_access_ok - may a VMA carry the access flags of @vm_flags? None of
+ * them (PROT_NONE: the range is reserved, its entries refuse user mode),
+ * or VM_READ with any of the others: every arch here reads what it can
+ * write or execute, so write- or exec-only is not a protection mm/ has.
+ */
+static inline bool vm_access_ok(unsigned vm_flags)
+{
+	unsigned acc = vm_flags & VM_ACCESS_FLAGS;
+
+	return !acc || (acc & VM_READ);
+}
+
 /* mm flags. */
 #define MMF_HAS_PINNED (1u << 0) /* something in this mm was ever FOLL_PIN-ned */
 
@@ -116,6 +129,8 @@ long mm_mmap(struct mm *mm, unsigned long addr, unsigned long len, unsigned vm_f
 	     unsigned map_flags, unsigned long orders);
 
 /* munmap / mprotect of any page-aligned sub-range: split VMAs as needed.
+ * mprotect to no access (PROT_NONE) keeps every folio mapped, its entries
+ * present to mm/ but refused to user mode (docs/mm-core.md).
  * Return: 0 or a negative errno; on error nothing changed. */
 int mm_munmap(struct mm *mm, unsigned long addr, unsigned long len);
 int mm_mprotect(struct mm *mm, unsigned long addr, unsigned long len, unsigned vm_flags);

@@ -136,7 +136,7 @@ static long do_mmap(struct mm *mm, unsigned long addr, unsigned long len, unsign
 	struct vma *v;
 	int err;
 
-	if (!(vm_flags & VM_READ) || (vm_flags & ~(VM_ACCESS_FLAGS | VM_NOHUGEPMD)) ||
+	if (!vm_access_ok(vm_flags) || (vm_flags & ~(VM_ACCESS_FLAGS | VM_NOHUGEPMD)) ||
 	    orders >> (PMD_ORDER + 1))
 		return -EINVAL;
 	if (map_flags & MAP_FIXED_ADDR) {
@@ -234,7 +234,7 @@ static int do_mprotect(struct mm *mm, unsigned long addr, unsigned long len, uns
 	unsigned long end = addr + len;
 	int err;
 
-	if (!range_ok(addr, len) || !(vm_flags & VM_READ) || (vm_flags & ~VM_ACCESS_FLAGS))
+	if (!range_ok(addr, len) || !vm_access_ok(vm_flags) || (vm_flags & ~VM_ACCESS_FLAGS))
 		return -EINVAL;
 	if (!range_mapped(mm, addr, end))
 		return -ENOMEM;
