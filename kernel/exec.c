@@ -67,8 +67,8 @@ static unsigned long page_up(unsigned long a)
 
 static unsigned segment_vm_flags(const struct elf64_phdr *p)
 {
-	/* mm/ needs VM_READ in every mapping; no arch here maps write- or
-	 * execute-only pages anyway. */
+	/* mm/ wants VM_READ beside VM_WRITE or VM_EXEC; no arch here maps
+	 * write- or execute-only pages anyway. */
 	return VM_READ | (p->flags & PF_W ? VM_WRITE : 0) | (p->flags & PF_X ? VM_EXEC : 0);
 }
 

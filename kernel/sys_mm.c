@@ -30,11 +30,10 @@ static int prot_to_vm(int prot, unsigned *vm)
 {
 	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC))
 		return -EINVAL;
-	/* mm/ has no PROT_NONE VMA yet; every arch here can read what it
-	 * can write or execute. */
-	if (!prot)
-		return -ENOTSUP;
-	*vm = VM_READ | (prot & PROT_WRITE ? VM_WRITE : 0) | (prot & PROT_EXEC ? VM_EXEC : 0);
+	/* PROT_NONE is a VMA without access; every arch here can read what
+	 * it can write or execute, so any other protection reads too. */
+	*vm = prot ? VM_READ | (prot & PROT_WRITE ? VM_WRITE : 0) | (prot & PROT_EXEC ? VM_EXEC : 0)
+		   : 0;
 	return 0;
 }
 
