@@ -13,6 +13,23 @@ static int *this_cpu_nid(void)
 	return &cpu_nid[smp_processor_id()];
 }
 
+static int nid_saved;
+
+/* A case: begin() with the test's CPU on node 0, whatever node the machine
+ * gave it; nh_end() puts its node back. */
+static struct mm *nh_begin(int batched)
+{
+	nid_saved = *this_cpu_nid();
+	*this_cpu_nid() = 0;
+	return begin(batched);
+}
+
+static void nh_end(struct mm *mm)
+{
+	mm_case_end(mm, free_before);
+	*this_cpu_nid() = nid_saved;
+}
+
 /* Is every page of [a, +pages) mapped by a present entry closed to user
  * mode (a hinting entry in these cases)? Does none of them? */
 static unsigned long hinted_pages(struct mm *mm, unsigned long a, unsigned long pages)
@@ -54,7 +71,7 @@ TEST(numa_hint_marks_then_fault_moves_the_folio)
 	NEED_TWO_NODES();
 	for (unsigned k = 0; k < NH_NR_SIZES; k++) {
 		FOR_BOTH_CAPS(batched) {
-			struct mm *mm = begin(batched);
+			struct mm *mm = nh_begin(batched);
 			unsigned long a = nh_map(mm, k), fp;
 			struct mm_counters c0 = mm_counters_read(), d;
 			unsigned char b;
@@ -83,7 +100,7 @@ TEST(numa_hint_marks_then_fault_moves_the_folio)
 			CHECK_EQ(bad_bytes(mm, a, NH_PAGES, k), 0); /* the others open, in place */
 			CHECK_EQ(hinted_pages(mm, a, NH_PAGES), 0);
 			CHECK_EQ(off_node(mm, a + fp * PAGE_SIZE, NH_PAGES - fp, 0), 0);
-			mm_case_end(mm, free_before);
+			nh_end(mm);
 		}
 	}
 }
@@ -95,7 +112,7 @@ TEST(numa_hint_skips_folios_on_the_target_node)
 {
 	NEED_TWO_NODES();
 	FOR_BOTH_CAPS(batched) {
-		struct mm *mm = begin(batched);
+		struct mm *mm = nh_begin(batched);
 		unsigned long a = nh_map(mm, 1);
 		struct mm_counters c0;
 
@@ -108,7 +125,7 @@ TEST(numa_hint_skips_folios_on_the_target_node)
 		CHECK_EQ(change_prot_numa(mm, a, a + NH_LEN, 1), 0);
 		CHECK_EQ(counters_since(&c0).tlb_flushes, 0);
 		CHECK_MM_OK();
-		mm_case_end(mm, free_before);
+		nh_end(mm);
 	}
 }
 
@@ -122,7 +139,7 @@ TEST(numa_hint_batches_per_folio)
 
 	NEED_TWO_NODES();
 	FOR_BOTH_CAPS(batched) {
-		struct mm *mm = begin(batched);
+		struct mm *mm = nh_begin(batched);
 		unsigned long a = nh_map(mm, 1);
 		struct mm_counters c0 = mm_counters_read(), d;
 		unsigned char b;
@@ -136,7 +153,7 @@ TEST(numa_hint_batches_per_folio)
 		CHECK_EQ(hinted_pages(mm, a, 16), 0);
 		if (batched)
 			CHECK_EQ(pte_cont(pte_at(mm, a)), arch_has_pte_blocks());
-		mm_case_end(mm, free_before);
+		nh_end(mm);
 	}
 	printf("    entry reads: cap 1 %llu, batched %llu; blocks unfolded: %llu, %llu\n",
 	       (unsigned long long)gets[0], (unsigned long long)gets[1],
@@ -154,7 +171,7 @@ TEST(numa_hint_keeps_each_entry_write_bit)
 {
 	NEED_TWO_NODES();
 	FOR_BOTH_CAPS(batched) {
-		struct mm *mm = begin(batched), *child;
+		struct mm *mm = nh_begin(batched), *child;
 		unsigned long a = nh_map(mm, 1);
 		unsigned char b = 0x77;
 
@@ -164,8 +181,10 @@ TEST(numa_hint_keeps_each_entry_write_bit)
 		CHECK(pte_user(pte_at(mm, a)) && pte_write(pte_at(mm, a)));
 		child = mm_fork(mm, NULL);
 		CHECK(child != NULL);
-		if (!child)
+		if (!child) {
+			nh_end(mm);
 			break;
+		}
 		CHECK_EQ(change_prot_numa(mm, a, a + 64 * PAGE_SIZE, 1), 16); /* the open folio */
 		CHECK_EQ(change_prot_numa(mm, a, a + 64 * PAGE_SIZE, 1), 0);
 		CHECK_EQ(mm_access(mm, a + 16 * PAGE_SIZE, &b, 1, false), 0);
@@ -176,7 +195,7 @@ TEST(numa_hint_keeps_each_entry_write_bit)
 		CHECK_EQ(mm_access(child, a + 16 * PAGE_SIZE, &b, 1, true), 0);
 		CHECK_EQ(bad_bytes(mm, a, 64, 1), 0);
 		mm_put(child);
-		mm_case_end(mm, free_before);
+		nh_end(mm);
 	}
 }
 
@@ -186,7 +205,7 @@ TEST(numa_hint_gup_opens_without_moving)
 {
 	NEED_TWO_NODES();
 	for (unsigned k = 0; k < NH_NR_SIZES; k++) {
-		struct mm *mm = begin(1);
+		struct mm *mm = nh_begin(1);
 		unsigned long a = nh_map(mm, k);
 		struct page *pages[16];
 		struct mm_counters c0;
@@ -203,7 +222,7 @@ TEST(numa_hint_gup_opens_without_moving)
 		CHECK_EQ(off_node(mm, a, 16, 0), 0);
 		unpin_user_pages(pages, 16);
 		CHECK_MM_OK();
-		mm_case_end(mm, free_before);
+		nh_end(mm);
 	}
 }
 
@@ -212,7 +231,7 @@ TEST(numa_hint_gup_opens_without_moving)
 TEST(numa_hint_and_mprotect)
 {
 	NEED_TWO_NODES();
-	struct mm *mm = begin(1);
+	struct mm *mm = nh_begin(1);
 	unsigned long a = nh_map(mm, 1);
 
 	CHECK_EQ(mm_mprotect(mm, a, NH_LEN / 2, 0), 0);
@@ -222,7 +241,7 @@ TEST(numa_hint_and_mprotect)
 	CHECK_EQ(bad_bytes(mm, a, NH_PAGES, 1), 0);
 	CHECK_EQ(change_prot_numa(mm, a, a + NH_LEN, 9), -EINVAL);
 	CHECK_MM_OK();
-	mm_case_end(mm, free_before);
+	nh_end(mm);
 }
 
 TEST_SUITE(numa_hint, numa_hint_marks_then_fault_moves_the_folio,
