@@ -16,7 +16,7 @@ B := build
 
 DEB_PKGS := libfdt-dev device-tree-compiler newlib-source qemu-system-x86 qemu-system-arm \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross linux-libc-dev gnuplot-nox parallel \
-	openssh-server rsync
+	openssh-server rsync xz-utils
 DEPS := $(B)/.deps-ok
 
 # Quiet by default: one "CC file" line per step; V=1 prints whole commands.
@@ -43,7 +43,7 @@ HOST_INC = $(VMM_INC)
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 .PHONY: all run test bench clean format deps
-all: $(B)/ptelab $(foreach a,$(GUEST_ARCHES),$(B)/$(a)/guest.elf) $(B)/host-tests $(B)/timeit \
+all: $(B)/ptelab $(foreach a,$(GUEST_ARCHES),$(B)/$(a)/guest.elf $(B)/$(a)/guest-trace.elf) $(B)/host-tests $(B)/timeit \
 	extra-all
 
 # --- Debian packages -------------------------------------------------------
@@ -181,6 +181,25 @@ $(B)/$(1)/guest.elf: $$($(1)_OBJS) linker/$(1).ld
 	$$(call quiet,LD,$$@)
 	$(Q)$(CC_$(1)) -nostdlib -static -no-pie -T linker/$(1).ld -Wl,--build-id=none -Wl,-z,noexecstack \
 		-Wl,-Map=$(B)/$(1)/guest.map -o $$@ $$($(1)_OBJS) $$($(1)_LIBS)
+
+# The same kernel with trace=on built in (mm/trace.h): ptelab boots it
+# for trace=on, so the measured image carries no trace at all.
+$(1)_TOBJS := $$(patsubst %,$(B)/$(1)/obj-trace/%.o,$$($(1)_SRCS))
+
+$(B)/$(1)/obj-trace/%.c.o: %.c | $(B)/newlib/.built-$(TRIPLE_$(1))
+	@mkdir -p $$(dir $$@)
+	$$(call quiet,CC,$$@)
+	$(Q)$(CC_$(1)) $$($(1)_CFLAGS) -DPTELAB_TRACE -c $$< -o $$@
+
+$(B)/$(1)/obj-trace/%.S.o: %.S | $(B)/newlib/.built-$(TRIPLE_$(1))
+	@mkdir -p $$(dir $$@)
+	$$(call quiet,AS,$$@)
+	$(Q)$(CC_$(1)) $$($(1)_CFLAGS) -DPTELAB_TRACE -D__ASSEMBLER__ -c $$< -o $$@
+
+$(B)/$(1)/guest-trace.elf: $$($(1)_TOBJS) linker/$(1).ld
+	$$(call quiet,LD,$$@)
+	$(Q)$(CC_$(1)) -nostdlib -static -no-pie -T linker/$(1).ld -Wl,--build-id=none -Wl,-z,noexecstack \
+		-o $$@ $$($(1)_TOBJS) $$($(1)_LIBS)
 endef
 # Fragments: one per part of the build with its own runner or target (mm
 # host runner, tsan, host backend, VMM test tools, compare, kvm, sweep).
@@ -217,4 +236,6 @@ clean:
 		$(B)/timeit $(B)/mm-host-* $(B)/mm-tests-* $(B)/mm-tsan-* $(B)/mkelf $(B)/hostrun-* \
 		$(B)/ptelab-host-* $(B)/gen
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+# build/selftests holds an unpacked Linux tree (tests/selftests/fetch.sh),
+# whose directories named *.d are no dependency files.
+-include $(shell find $(B) -path $(B)/selftests -prune -o -name '*.d' -type f -print 2>/dev/null)

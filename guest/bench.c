@@ -336,6 +336,58 @@ static void print_table(const struct bench_params *p, const struct bench_variant
 		print_row(&folio_sizes[rows[r]], res[r], nv, p);
 }
 
+/* Counter @i of @c, in MM_COUNTER_LIST order. */
+static uint64_t counter_at(const struct mm_counters *c, int i)
+{
+	int k = 0;
+
+#define COUNTER_AT(name, meaning)                                                                  \
+	if (k++ == i)                                                                              \
+		return c->name;
+	MM_COUNTER_LIST(COUNTER_AT)
+#undef COUNTER_AT
+	return 0;
+}
+
+static const char *const counter_names[] = {
+#define COUNTER_NAME(name, meaning) #name,
+	MM_COUNTER_LIST(COUNTER_NAME)
+#undef COUNTER_NAME
+};
+
+/*
+ * Under the table, what each variant did: per folio size, one row per
+ * counter that is not 0 in some variant, one column per variant, the
+ * counts of the last repetition (each repetition does the same work, so
+ * the counts are those of any one of them).
+ */
+static void print_counters(const struct bench_variant *vs, int nv, const int *rows, int nrows,
+			   struct variant_result (*res)[BENCH_MAX_VARIANTS])
+{
+	int n = (int)(sizeof(counter_names) / sizeof(counter_names[0]));
+
+	printf("  counters of one repetition (those not 0):\n");
+	for (int r = 0; r < nrows; r++) {
+		printf("  %-8s %-20s", folio_sizes[rows[r]].label, "");
+		for (int v = 0; v < nv; v++)
+			printf(" %12s", vs[v].name);
+		printf("\n");
+		for (int i = 0; i < n; i++) {
+			bool any = false;
+
+			for (int v = 0; v < nv; v++)
+				any |= counter_at(&res[r][v].counters, i) != 0;
+			if (!any)
+				continue;
+			printf("  %-8s %-20s", "", counter_names[i]);
+			for (int v = 0; v < nv; v++)
+				printf(" %12llu",
+				       (unsigned long long)counter_at(&res[r][v].counters, i));
+			printf("\n");
+		}
+	}
+}
+
 /* With active=K: the shootdowns and IPIs of one repetition per variant. */
 static void print_ipis(const struct bench_params *p, const struct bench_variant *vs, int nv,
 		       const int *rows, int nrows, struct variant_result (*res)[BENCH_MAX_VARIANTS])
@@ -390,6 +442,7 @@ int bench_run(const struct bench *b, const struct bench_params *p)
 		rows[nrows++] = i;
 	}
 	print_table(p, vs, nv, rows, nrows, res);
+	print_counters(vs, nv, rows, nrows, res);
 	if (p->active)
 		print_ipis(p, vs, nv, rows, nrows, res);
 	return PTELAB_EXIT_OK;

@@ -172,7 +172,8 @@ int cmd_bench(const char *arg)
 
 	mm_init();
 	bench_params(&p);
-	mm_debug_poison = mm_debug_vm = false; /* measure a production kernel */
+	mm_debug_poison = false; /* measure a production kernel */
+	mm_set_debug_vm(false);
 	for (int i = 0; i < NR_BENCHES && status == PTELAB_EXIT_OK; i++) {
 		struct bench_params one = p;
 
@@ -190,6 +191,7 @@ int cmd_bench(const char *arg)
 		}
 		status = bench_run(benches[i], &one);
 	}
-	mm_debug_poison = mm_debug_vm = true;
+	mm_debug_poison = true;
+	mm_set_debug_vm(true);
 	return status;
 }

@@ -8,6 +8,7 @@
 
 #include "dt.h"
 #include "kernel.h"
+#include "trace.h"
 #include "knob_parse.h"
 #include "ptelab/abi.h"
 #include "knobs.h"
@@ -54,6 +55,13 @@ static void read_machine(void)
 	}
 	mm_boot_verbose = cmdline_get(&cmdline, "ptelab.verbose") &&
 			  !strcmp(cmdline_get(&cmdline, "ptelab.verbose"), "on");
+	if (cmdline_get(&cmdline, "trace") && !strcmp(cmdline_get(&cmdline, "trace"), "on") &&
+	    !mm_set_trace(true)) {
+		printf("guest: command line: trace=on: this image has no trace built in (ptelab "
+		       "boots <arch>/guest-trace.elf for trace=on unless --kernel names "
+		       "another)\n");
+		arch_exit(PTELAB_EXIT_USAGE);
+	}
 }
 
 void run_constructors(void);

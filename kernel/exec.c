@@ -67,8 +67,9 @@ static unsigned long page_up(unsigned long a)
 
 static unsigned segment_vm_flags(const struct elf64_phdr *p)
 {
-	/* mm/ wants VM_READ beside VM_WRITE or VM_EXEC; no arch here maps
-	 * write- or execute-only pages anyway. */
+	/* VM_READ whatever the segment says: system calls that read the
+	 * image (write(2) of a string in .rodata) go through GUP, which
+	 * reads only VMAs with VM_READ. */
 	return VM_READ | (p->flags & PF_W ? VM_WRITE : 0) | (p->flags & PF_X ? VM_EXEC : 0);
 }
 

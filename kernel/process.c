@@ -19,6 +19,7 @@
 #include "mm.h"
 #include "page.h"
 #include "process.h"
+#include "procfs.h"
 #include "syscall.h"
 
 struct process *current_process;
@@ -47,6 +48,9 @@ static struct process *process_alloc(void)
 
 static void process_free(struct process *p)
 {
+	for (int fd = 0; fd < PROC_NR_FDS; fd++)
+		if (p->fds[fd].kind == FD_PROC)
+			procfs_release(&p->fds[fd]);
 	mm_put(p->mm);
 	free(p->kstack);
 	free(p);

@@ -15,18 +15,22 @@
 
 struct mm;
 struct ifile;
+struct proc_entry;
 
 #define PROC_NR_FDS 64
 #define PROC_NR_SIGNALS 64
 #define PROC_KSTACK_SIZE (64u << 10)
 #define PROC_PATH_MAX 256
 
-enum fd_kind { FD_NONE, FD_CONSOLE, FD_FILE };
+enum fd_kind { FD_NONE, FD_CONSOLE, FD_FILE, FD_PROC };
 
 struct fd {
 	enum fd_kind kind;
 	const struct ifile *file; /* FD_FILE */
 	uint64_t pos;
+	const struct proc_entry *proc; /* FD_PROC (procfs.h) */
+	char *text;		       /* FD_PROC: a text file's snapshot (malloc) */
+	size_t text_len;
 };
 
 struct process {

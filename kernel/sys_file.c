@@ -1,7 +1,8 @@
 /*
- * sys_file.c - file descriptors: the console (0, 1, 2 at start) and
- * read-only initramfs files. Writes go to the console only; anything
- * that would change the file table answers -EROFS.
+ * sys_file.c - file descriptors: the console (0, 1, 2 at start),
+ * read-only initramfs files and the /proc/self files (procfs.h). Writes
+ * go to the console only; anything that would change the file table
+ * answers -EROFS.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include "initramfs.h"
 #include "kernel.h"
 #include "process.h"
+#include "procfs.h"
 #include "syscall.h"
 
 #define IO_CHUNK 512
@@ -51,6 +53,8 @@ static long file_read(const struct fd *f, unsigned long buf, size_t len, uint64_
 {
 	const struct ifile *file = f->file;
 
+	if (f->kind == FD_PROC)
+		return procfs_read(current_process, f, buf, len, pos);
 	if ((file->mode & S_IFMT) == S_IFDIR)
 		return -EISDIR;
 	if (pos >= file->size)
@@ -153,14 +157,45 @@ static const struct ifile *lookup_user(unsigned long upath, long *err)
 	return f;
 }
 
+/* A free fd of the current process, or -EMFILE. */
+static int fd_alloc(void)
+{
+	for (int fd = 0; fd < PROC_NR_FDS; fd++)
+		if (current_process->fds[fd].kind == FD_NONE)
+			return fd;
+	return -EMFILE;
+}
+
+/* Open the /proc file @e read-only. */
+static long open_proc(const struct proc_entry *e, long flags)
+{
+	int fd = fd_alloc(), err;
+
+	if ((flags & O_ACCMODE) != 0)
+		return -EACCES;
+	if (flags & O_DIRECTORY)
+		return -ENOTDIR;
+	if (fd < 0)
+		return fd;
+	err = procfs_open(current_process, &current_process->fds[fd], e);
+	return err ? err : fd;
+}
+
 static long do_open(long dirfd, unsigned long upath, long flags)
 {
 	struct process *p = current_process;
-	long err = 0;
+	char path[PROC_PATH_MAX];
+	long err = strncpy_from_user(path, upath, sizeof(path));
+	const struct proc_entry *e;
 	const struct ifile *f;
 
 	if ((int)dirfd != AT_FDCWD && !fd_get(dirfd))
 		return -EBADF;
+	if (err < 0)
+		return err;
+	e = procfs_lookup(p, path);
+	if (e)
+		return open_proc(e, flags);
 	f = lookup_user(upath, &err);
 	if (!f)
 		return (flags & O_CREAT) && err == -ENOENT ? -EROFS : err;
@@ -168,13 +203,10 @@ static long do_open(long dirfd, unsigned long upath, long flags)
 		return (f->mode & S_IFMT) == S_IFDIR ? -EISDIR : -EROFS;
 	if ((flags & O_DIRECTORY) && (f->mode & S_IFMT) != S_IFDIR)
 		return -ENOTDIR;
-	for (int fd = 0; fd < PROC_NR_FDS; fd++) {
-		if (p->fds[fd].kind != FD_NONE)
-			continue;
-		p->fds[fd] = (struct fd){ .kind = FD_FILE, .file = f };
-		return fd;
-	}
-	return -EMFILE;
+	err = fd_alloc();
+	if (err >= 0)
+		p->fds[err] = (struct fd){ .kind = FD_FILE, .file = f };
+	return err;
 }
 
 long sys_openat(struct user_regs *r, const long *a)
@@ -196,6 +228,8 @@ long sys_close(struct user_regs *r, const long *a)
 	(void)r;
 	if (!f)
 		return -EBADF;
+	if (f->kind == FD_PROC)
+		procfs_release(f);
 	f->kind = FD_NONE;
 	return 0;
 }
@@ -207,7 +241,7 @@ long sys_pread64(struct user_regs *r, const long *a)
 	(void)r;
 	if (!f)
 		return -EBADF;
-	if (f->kind != FD_FILE)
+	if (f->kind == FD_CONSOLE)
 		return -ESPIPE;
 	if (a[3] < 0)
 		return -EINVAL;
@@ -222,14 +256,14 @@ long sys_lseek(struct user_regs *r, const long *a)
 	(void)r;
 	if (!f)
 		return -EBADF;
-	if (f->kind != FD_FILE)
+	if (f->kind == FD_CONSOLE)
 		return -ESPIPE;
 	if (a[2] == SEEK_SET)
 		base = 0;
 	else if (a[2] == SEEK_CUR)
 		base = (long)f->pos;
 	else if (a[2] == SEEK_END)
-		base = (long)f->file->size;
+		base = f->kind == FD_PROC ? (long)f->text_len : (long)f->file->size;
 	else
 		return -EINVAL;
 	if (base + a[1] < 0)
@@ -260,6 +294,17 @@ static long stat_to_user(const struct ifile *f, unsigned long ubuf)
 	return copy_to_user(ubuf, out, n);
 }
 
+/* What fstat() says of @f: its initramfs file, a /proc file (an empty
+ * read-only regular file, as Linux shows them), or NULL: the console. */
+static const struct ifile *fd_stat_file(const struct fd *f)
+{
+	static const struct ifile proc_file = { .mode = S_IFREG | 0444, .ino = 2 };
+
+	if (f->kind == FD_PROC)
+		return &proc_file;
+	return f->kind == FD_FILE ? f->file : NULL;
+}
+
 long sys_fstat(struct user_regs *r, const long *a)
 {
 	struct fd *f = fd_get(a[0]);
@@ -267,7 +312,7 @@ long sys_fstat(struct user_regs *r, const long *a)
 	(void)r;
 	if (!f)
 		return -EBADF;
-	return stat_to_user(f->kind == FD_FILE ? f->file : NULL, (unsigned long)a[1]);
+	return stat_to_user(fd_stat_file(f), (unsigned long)a[1]);
 }
 
 long sys_newfstatat(struct user_regs *r, const long *a)
@@ -282,7 +327,7 @@ long sys_newfstatat(struct user_regs *r, const long *a)
 
 		if (!f)
 			return -EBADF;
-		return stat_to_user(f->kind == FD_FILE ? f->file : NULL, (unsigned long)a[2]);
+		return stat_to_user(fd_stat_file(f), (unsigned long)a[2]);
 	}
 	if ((int)a[0] != AT_FDCWD && !fd_get(a[0]))
 		return -EBADF;

@@ -26,7 +26,7 @@ MM_HOST_SRCS_arm64 := arch/arm64/contpte.c
 define mm_host_rules
 MM_HOST_CFLAGS_$(1) := -O2 -g -std=gnu11 $(WARN) $(SAN) -MMD -MP \
 	-include arch/host/include/arch.h -Iarch/host/include -Iarch/$(1)/include \
-	-Ikernel -Imm -Iguest/include -Iinclude -Itests -DHOST_PTE_FORMAT='"$(1)"'
+	-Ikernel -Imm -Iguest/include -Iinclude -Itests -DHOST_PTE_FORMAT='"$(1)"' -DPTELAB_TRACE
 MM_HOST_OBJS_$(1) := $$(patsubst %.c,$(B)/mm-host-$(1)/%.o,$(MM_HOST_SRCS) $(MM_HOST_SRCS_$(1)))
 
 $(B)/mm-host-$(1)/%.o: %.c

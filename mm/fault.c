@@ -114,14 +114,16 @@ static int do_anonymous_page(struct vma *vma, pte_t *ptep, unsigned long addr, b
 	return 0;
 }
 
-/* Check @flags against @vma's protection. */
+/* Check @flags against @vma's protection. A read needs any access: the
+ * entries of a write- or exec-only VMA are readable (VM_ACCESS_FLAGS), as
+ * on Linux's x86 fault path. */
 static bool access_ok(struct vma *vma, unsigned flags)
 {
 	if ((flags & FAULT_WRITE) && !(vma->flags & VM_WRITE))
 		return false;
 	if ((flags & FAULT_EXEC) && !(vma->flags & VM_EXEC))
 		return false;
-	return vma->flags & VM_READ;
+	return vma->flags & VM_ACCESS_FLAGS;
 }
 
 /* Does a fault with @flags on a present entry mapping @page (writable

@@ -48,6 +48,7 @@
 #include "folio_walk.h"
 #include "mm_internal.h"
 #include "pte_batch.h"
+#include "trace.h"
 
 struct fork_ctx {
 	struct mm *dst, *src;
@@ -471,7 +472,7 @@ static void fork_copy(struct fork_ctx *c)
 		flush_tlb_range(c->src, c->flush_start, c->flush_end);
 }
 
-struct mm *mm_fork(struct mm *src, int *errp)
+static struct mm *fork_mm(struct mm *src, int *errp)
 {
 	struct fork_ctx c = { .src = src };
 	int err = -ENOMEM;
@@ -511,4 +512,16 @@ err_out:
 	if (errp)
 		*errp = err;
 	return NULL;
+}
+
+struct mm *mm_fork(struct mm *src, int *errp)
+{
+	struct mm *dst;
+
+	if (!mm_tracing())
+		return fork_mm(src, errp);
+	trace_op_begin("fork", src, 0, MM_USER_END, caps.fork);
+	dst = fork_mm(src, errp);
+	trace_op_end("fork");
+	return dst;
 }

@@ -38,6 +38,7 @@
 #include "mm_internal.h"
 #include "folio_walk.h"
 #include "pte_batch.h"
+#include "trace.h"
 
 /* One get/pin call: what it asks for and where it stopped. */
 struct gup_ctx {
@@ -379,13 +380,15 @@ static long follow_page_mask(struct gup_ctx *g, unsigned long addr, unsigned lon
 	return follow_page_pte(g, pmdp, addr, end, pages);
 }
 
-/* May this call touch @vma's pages at all (Linux's check_vma_flags)? */
+/* May this call touch @vma's pages at all (Linux's check_vma_flags)? A
+ * write needs VM_WRITE, a read VM_READ: a write-only VMA may be written
+ * through GUP, not read (mm.h, VM_ACCESS_FLAGS). */
 static int check_vma_flags(struct vma *vma, unsigned flags)
 {
 	if (!vma)
 		return -EFAULT;
-	if ((flags & FOLL_WRITE) && !(vma->flags & VM_WRITE))
-		return -EFAULT;
+	if (flags & FOLL_WRITE)
+		return vma->flags & VM_WRITE ? 0 : -EFAULT;
 	return vma->flags & VM_READ ? 0 : -EFAULT;
 }
 
@@ -479,6 +482,14 @@ static long gup_call(struct mm *mm, unsigned long start, unsigned long nr_pages,
 		return 0;
 	if (flags & FOLL_PIN)
 		mm_set_has_pinned(mm);
+	if (mm_tracing()) {
+		long got;
+
+		trace_op_begin("gup", mm, start, start + nr_pages * PAGE_SIZE, caps.gup_grab);
+		got = get_user_pages_locked(&g, start, nr_pages, pages);
+		trace_op_end("gup");
+		return got;
+	}
 	return get_user_pages_locked(&g, start, nr_pages, pages);
 }
 

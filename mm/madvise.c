@@ -40,6 +40,7 @@
 #include "madvise.h"
 #include "mm_internal.h"
 #include "pte_batch.h"
+#include "trace.h"
 
 /* What one MADV_FREE walk of a VMA part cleared and has to flush. */
 struct free_walk {
@@ -293,7 +294,7 @@ static int madvise_populate(struct mm *mm, unsigned long start, unsigned long en
 
 		if (!v)
 			err = -ENOMEM;
-		else if (!(v->flags & VM_READ) || (write && !(v->flags & VM_WRITE)))
+		else if (write ? !(v->flags & VM_WRITE) : !(v->flags & VM_READ))
 			err = -EINVAL;
 		if (err)
 			break;
@@ -343,7 +344,7 @@ static int madvise_flags(struct mm *mm, unsigned long start, unsigned long len, 
 	}
 }
 
-int mm_madvise(struct mm *mm, unsigned long start, unsigned long len, int advice)
+static int madvise_call(struct mm *mm, unsigned long start, unsigned long len, int advice)
 {
 	unsigned long end, rounded = (len + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
 	int err;
@@ -369,4 +370,16 @@ int mm_madvise(struct mm *mm, unsigned long start, unsigned long len, int advice
 	err = madvise_walk_vmas(mm, start, end, advice);
 	mmap_write_unlock(mm);
 	return err;
+}
+
+int mm_madvise(struct mm *mm, unsigned long start, unsigned long len, int advice)
+{
+	int ret;
+
+	if (!mm_tracing())
+		return madvise_call(mm, start, len, advice);
+	trace_op_begin("madvise", mm, start, start + len, caps.madvise);
+	ret = madvise_call(mm, start, len, advice);
+	trace_op_end("madvise");
+	return ret;
 }

@@ -8,6 +8,7 @@
 #include "kernel.h"
 #include "folio_walk.h"
 #include "migrate.h"
+#include "trace.h"
 
 void (*migrate_phase_hook)(bool queueing);
 
@@ -183,9 +184,11 @@ int mbind(struct mm *mm, unsigned long start, unsigned long len, unsigned mode, 
 	err = set_policy(mm, start, end, mode, nodes);
 	if (err || !(flags & MPOL_MF_VALID))
 		return err;
+	TRACE(trace_op_begin("mbind", mm, start, end, caps.migrate));
 	migrate_lock_mm(mm);
 	failed = queue_pages_range(mm, start, end, &want, flags);
 	migrate_unlock_mm(mm);
+	TRACE(trace_op_end("mbind"));
 	if (failed < 0)
 		return (int)failed;
 	return failed && (flags & MPOL_MF_STRICT) ? -EIO : 0;
@@ -274,9 +277,11 @@ long mm_migrate_pages(struct mm *mm, unsigned long from, unsigned long to, unsig
 	}
 	long failed;
 
+	TRACE(trace_op_begin("migrate_pages", mm, 0, MM_USER_END, caps.migrate));
 	migrate_lock_mm(mm);
 	failed = queue_pages_range(mm, 0, MM_USER_END, &want, flags | MPOL_MF_MOVE);
 	migrate_unlock_mm(mm);
+	TRACE(trace_op_end("migrate_pages"));
 	return failed;
 }
 

@@ -11,6 +11,7 @@
 
 #include "kernel.h"
 #include "mm_internal.h"
+#include "trace.h"
 
 struct mm *cpu_current_mm[NR_CPUS];
 struct mm *mm_list;
@@ -104,6 +105,7 @@ void mm_put(struct mm *mm)
 		panic("mm_put: mm %d has %d users", mm->id, users + 1);
 	if (users > 0)
 		return;
+	TRACE(trace_op_begin("exit", mm, 0, MM_USER_END, caps.zap));
 	if (current_mm == mm)
 		switch_mm(NULL);
 	mm_check_unloaded(mm);
@@ -118,6 +120,7 @@ void mm_put(struct mm *mm)
 	pgd_free(mm, mm->pgd);
 	mm_unlist(mm);
 	free(mm);
+	TRACE(trace_op_end("exit"));
 }
 
 void switch_mm(struct mm *mm)

@@ -25,20 +25,12 @@
 #define VM_EXEC (1u << 2)
 #define VM_DONTCOPY (1u << 3)  /* not copied into a fork child (MADV_DONTFORK) */
 #define VM_NOHUGEPMD (1u << 4) /* order-9 folios are mapped by 512 PTEs, not a PMD */
+/* A VMA has any set of these, kept as given, as Linux keeps them: none
+ * (PROT_NONE: the range is reserved, its entries refuse user mode), or
+ * PROT_WRITE or PROT_EXEC alone; no arch here has write- or exec-only
+ * entries, so the user may read such a VMA, while GUP and
+ * MADV_POPULATE_READ, which go by the VMA's flags, may not. */
 #define VM_ACCESS_FLAGS (VM_READ | VM_WRITE | VM_EXEC)
-
-/*
- * vm_access_ok - may a VMA carry the access flags of @vm_flags? None of
- * them (PROT_NONE: the range is reserved, its entries refuse user mode),
- * or VM_READ with any of the others: every arch here reads what it can
- * write or execute, so write- or exec-only is not a protection mm/ has.
- */
-static inline bool vm_access_ok(unsigned vm_flags)
-{
-	unsigned acc = vm_flags & VM_ACCESS_FLAGS;
-
-	return !acc || (acc & VM_READ);
-}
 
 /* mm flags. */
 #define MMF_HAS_PINNED (1u << 0) /* something in this mm was ever FOLL_PIN-ned */

@@ -13,6 +13,7 @@
 #include "kernel.h"
 #include "mm_internal.h"
 #include "pte_batch.h"
+#include "trace.h"
 
 struct mprotect_walk {
 	struct vma *vma;
@@ -108,6 +109,7 @@ static int change_huge_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsig
 	(void)mm;
 	if (addr & ~PMD_MASK || end - addr != PMD_SIZE)
 		panic("change_protection: partial PMD leaf at %#lx", addr);
+	TRACE(trace_pmd(addr, "re-protected"));
 	/* cleared and rewritten, as the PTEs are: no young or dirty bit lost */
 	pmd = pmd_modify(pmdp_get_and_clear(pmdp), w->prot);
 	if (w->writable && PageAnonExclusive(pfn_to_page(pmd_pfn(pmd))))

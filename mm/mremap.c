@@ -44,6 +44,7 @@
 #include "folio_walk.h"
 #include "mm_internal.h"
 #include "pte_batch.h"
+#include "trace.h"
 
 /* Bytes from @old (moving to @new) that stay inside one PMD at both
  * ends, at most @left. */
@@ -415,8 +416,10 @@ long mm_mremap(struct mm *mm, unsigned long old, unsigned long old_len, unsigned
 {
 	long ret;
 
+	TRACE(trace_op_begin("mremap", mm, old, old + old_len, caps.mremap));
 	mmap_write_lock(mm);
 	ret = do_mremap(mm, old, old_len, new_len, flags, new_addr);
 	mmap_write_unlock(mm);
+	TRACE(trace_op_end("mremap"));
 	return ret;
 }

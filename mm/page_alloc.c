@@ -25,11 +25,18 @@
 #include "kernel.h"
 #include "memblock.h"
 #include "page_internal.h"
+#include "spinlock.h"
 
 struct pglist pglists[MAX_NUMNODES];
 int nr_pglists;
 bool mm_debug_poison = true;
 bool mm_debug_vm = true;
+
+void mm_set_debug_vm(bool on)
+{
+	mm_debug_vm = on;
+	lock_mode_changed();
+}
 uint64_t mm_poison_errors;
 
 /* Put the block at @p (free, blank) on @pg's order-@order list. The

@@ -34,3 +34,18 @@ void folio_pte_batch_check(struct folio *folio, unsigned long addr, pte_t *ptep,
 		panic("folio_pte_batch: %#lx is slot %u, but the entry is slot %u", addr,
 		      pte_index(addr), pte_slot(ptep));
 }
+
+void folio_pte_batch_trace(struct folio *folio, unsigned long addr, pte_t *ptep, pte_t pte,
+			   unsigned max_nr, unsigned nr)
+{
+	unsigned long nr_pages = folio_nr_pages(folio);
+	unsigned long in_folio = nr_pages - (pte_pfn(pte) & (nr_pages - 1));
+	unsigned in_table = PTRS_PER_TABLE - pte_slot(ptep);
+	unsigned limit = max_nr;
+
+	if (in_folio < limit)
+		limit = (unsigned)in_folio;
+	if (in_table < limit)
+		limit = in_table;
+	trace_run(addr, nr, limit, in_folio, in_table, max_nr);
+}

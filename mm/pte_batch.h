@@ -7,6 +7,7 @@
 #define MM_PTE_BATCH_H
 
 #include "pgtable.h"
+#include "trace.h"
 
 #define FPB_IGNORE_DIRTY (1u << 0) /* differing dirty bits do not end a run */
 #define FPB_IGNORE_YOUNG (1u << 1) /* differing young bits do not end a run */
@@ -82,8 +83,8 @@ static inline __attribute__((always_inline)) unsigned folio_pte_batch_limit(stru
 }
 
 static inline __attribute__((always_inline)) unsigned
-folio_pte_batch(struct folio *folio, unsigned long addr, pte_t *ptep, pte_t pte, unsigned max_nr,
-		unsigned flags, bool *any_writable)
+__folio_pte_batch(struct folio *folio, unsigned long addr, pte_t *ptep, pte_t pte, unsigned max_nr,
+		  unsigned flags, bool *any_writable)
 {
 	unsigned limit = folio_pte_batch_limit(folio, addr, ptep, pte, max_nr);
 	unsigned nr = pte_batch_hint(ptep, pte);
@@ -104,6 +105,25 @@ folio_pte_batch(struct folio *folio, unsigned long addr, pte_t *ptep, pte_t pte,
 	if (any_writable)
 		*any_writable = writable;
 	return nr < limit ? nr : limit;
+}
+
+/* Trace the run of @nr entries folio_pte_batch() found (mm/pte_batch.c). */
+void folio_pte_batch_trace(struct folio *folio, unsigned long addr, pte_t *ptep, pte_t pte,
+			   unsigned max_nr, unsigned nr);
+
+/* The run, traced under trace=on. In an image without the trace the
+ * TRACE() folds away before the register allocation, so the callers'
+ * code is what it is without it. */
+static inline __attribute__((always_inline)) unsigned
+folio_pte_batch(struct folio *folio, unsigned long addr, pte_t *ptep, pte_t pte, unsigned max_nr,
+		unsigned flags, bool *any_writable)
+{
+	unsigned nr;
+
+	TRACE(trace_run_begin());
+	nr = __folio_pte_batch(folio, addr, ptep, pte, max_nr, flags, any_writable);
+	TRACE(folio_pte_batch_trace(folio, addr, ptep, pte, max_nr, nr));
+	return nr;
 }
 
 #endif

@@ -144,7 +144,7 @@ uint64_t lock_cpu_kicks(unsigned cpu)
 
 /*
  * ticket_halt - publish "halted" for ticket @t of @l (published by the
- * caller), count this CPU in @l->halted, and halt unless @t is served by
+ * caller), count this CPU in @l->waiting, and halt unless @t is served by
  * then (the protocol and its ordering: spinlock.h). Context:
  * lock_pv_halt set.
  */
@@ -152,12 +152,12 @@ static void ticket_halt(struct spinlock *l, uint16_t t)
 {
 	struct lock_waiter *w = &lock_waiters[smp_processor_id()];
 
-	__atomic_fetch_add(&l->halted, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&l->waiting, 1, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&w->halted, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&l->owner, __ATOMIC_SEQ_CST) != t)
 		arch_lock_halt();
 	__atomic_store_n(&w->halted, 0, __ATOMIC_RELAXED);
-	__atomic_fetch_sub(&l->halted, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&l->waiting, 1, __ATOMIC_RELAXED);
 }
 
 static void lock_count_kick(void)
@@ -189,7 +189,7 @@ static void ticket_kick(const struct spinlock *l, uint16_t t)
 static __attribute__((noinline)) void ticket_release_pv(struct spinlock *l, uint16_t next)
 {
 	__atomic_store_n(&l->owner, next, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&l->halted, __ATOMIC_SEQ_CST))
+	if (__atomic_load_n(&l->waiting, __ATOMIC_SEQ_CST))
 		ticket_kick(l, next);
 }
 
@@ -285,6 +285,46 @@ static __attribute__((noinline)) void ticket_wait_contended(struct spinlock *l, 
 	}
 }
 
+bool lock_virt;
+
+/* Take @l if no ticket is outstanding: true when taken. The acquire
+ * load of owner pairs with the last unlock's release store of it (a
+ * 16-bit access meeting a 16-bit one: ThreadSanitizer, and C11, order
+ * no access of another size); the compare-and-swap then checks that
+ * next is owner too and takes the next ticket. */
+static inline __attribute__((always_inline)) bool ticket_trylock(struct spinlock *l)
+{
+	uint16_t owner = __atomic_load_n(&l->owner, __ATOMIC_ACQUIRE);
+	uint32_t old = (uint32_t)owner << 16 | owner;
+
+	return __atomic_compare_exchange_n(&l->tickets, &old,
+					   (uint32_t)owner << 16 | (uint16_t)(owner + 1), false,
+					   __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
+/* lock_virt's wait: spin, then the slow path's waits (each counts
+ * lock_waits), until a ticket trylock succeeds. Counted in @l->waiting
+ * meanwhile (spin_is_contended()). */
+static __attribute__((noinline)) void virt_lock_contended(struct spinlock *l)
+{
+	unsigned spins = 0;
+
+	count_contended((enum lock_class)l->class);
+	__atomic_fetch_add(&l->waiting, 1, __ATOMIC_RELAXED);
+	while (!ticket_trylock(l)) {
+		uint16_t cur = __atomic_load_n(&l->owner, __ATOMIC_RELAXED);
+
+		if (++spins < LOCK_SPIN_LIMIT) {
+			arch_cpu_relax();
+			continue;
+		}
+		count_event(lock_waits, 1);
+		if (__atomic_load_n(&l->next, __ATOMIC_RELAXED) != cur)
+			arch_lock_wait(&l->owner, cur);
+	}
+	__atomic_fetch_sub(&l->waiting, 1, __ATOMIC_RELAXED);
+}
+
 /* Wait for ticket @t of @l to be served. Inline: the uncontended lock
  * is one load and branch after the fetch-add. */
 static inline __attribute__((always_inline)) void ticket_wait(struct spinlock *l, uint16_t t)
@@ -295,6 +335,53 @@ static inline __attribute__((always_inline)) void ticket_wait(struct spinlock *l
 		ticket_wait_contended(l, t, cur);
 }
 
+/*
+ * lock_slow - mm_debug_vm || lock_virt: the one flag the lock paths test
+ * (one load and branch, as a test of mm_debug_vm alone was) before they
+ * take lock_take_slow(). Starts as mm_debug_vm's default.
+ */
+static bool lock_slow = true;
+
+void lock_mode_changed(void)
+{
+	__atomic_store_n(&lock_slow, mm_debug_vm || lock_virt, __ATOMIC_RELAXED);
+}
+
+void lock_set_virt(bool on)
+{
+	lock_virt = on;
+	lock_mode_changed();
+}
+
+/* Take @l, first recording @key (the lock the caller will unlock: @l,
+ * or the rwlock around it) named @name at @level for the order check
+ * (mm_debug_vm); under lock_virt out of turn, else by ticket. Every take
+ * is sequentially consistent here, as the rwlock's writer needs (this
+ * file's head). */
+static __attribute__((noinline)) void lock_take_slow(struct spinlock *l, const void *key,
+						     const char *name, unsigned level)
+{
+	order_push(smp_processor_id(), key, name, level);
+	arch_sched_point(SCHED_LOCK);
+	if (!lock_virt)
+		ticket_wait(l, __atomic_fetch_add(&l->next, 1, __ATOMIC_SEQ_CST));
+	else if (!ticket_trylock(l))
+		virt_lock_contended(l);
+}
+
+/* Take @l: lock_take_slow() while lock_slow is set, else a ticket with
+ * memory order @order (constant after inlining). */
+static inline __attribute__((always_inline)) void
+lock_take(struct spinlock *l, const void *key, const char *name, unsigned level, int order)
+{
+	if (__builtin_expect(lock_slow, 0)) {
+		lock_take_slow(l, key, name, level);
+		return;
+	}
+	arch_sched_point(SCHED_LOCK);
+	ticket_wait(l, __atomic_fetch_add(&l->next, 1, order));
+}
+
 static void ticket_lock(struct spinlock *l, unsigned level)
 {
 	unsigned cpu = smp_processor_id();
@@ -302,9 +389,7 @@ static void ticket_lock(struct spinlock *l, unsigned level)
 
 	if (__atomic_load_n(&l->holder, __ATOMIC_RELAXED) == me)
 		panic("spin_lock: %s already held on this CPU (a deadlock)", lock_name(l));
-	order_push(cpu, l, lock_name(l), level);
-	arch_sched_point(SCHED_LOCK);
-	ticket_wait(l, __atomic_fetch_add(&l->next, 1, __ATOMIC_ACQUIRE));
+	lock_take(l, l, lock_name(l), level, __ATOMIC_ACQUIRE);
 	__atomic_store_n(&l->holder, me, __ATOMIC_RELAXED);
 }
 
@@ -340,7 +425,8 @@ bool spin_is_contended(const struct spinlock *l)
 {
 	uint16_t next = __atomic_load_n(&l->next, __ATOMIC_RELAXED);
 
-	return (uint16_t)(next - __atomic_load_n(&l->owner, __ATOMIC_RELAXED)) > 1;
+	return (uint16_t)(next - __atomic_load_n(&l->owner, __ATOMIC_RELAXED)) > 1 ||
+	       __atomic_load_n(&l->waiting, __ATOMIC_RELAXED);
 }
 
 /* ---- the reader/writer lock --------------------------------------------- */
@@ -388,14 +474,10 @@ static void write_lock_level(struct rwlock *l, unsigned level)
 {
 	unsigned cpu = smp_processor_id();
 	uint8_t me = (uint8_t)(cpu + 1);
-	uint16_t t;
 
 	if (__atomic_load_n(&l->wlock.holder, __ATOMIC_RELAXED) == me)
 		panic("write_lock: %s already held on this CPU (a deadlock)", l->name);
-	order_push(cpu, l, l->name, level);
-	arch_sched_point(SCHED_LOCK);
-	t = __atomic_fetch_add(&l->wlock.next, 1, __ATOMIC_SEQ_CST);
-	ticket_wait(&l->wlock, t);
+	lock_take(&l->wlock, l, l->name, level, __ATOMIC_SEQ_CST);
 	arch_sched_point(SCHED_LOCK);
 	if (__atomic_load_n(&l->readers, __ATOMIC_SEQ_CST)) {
 		count_contended((enum lock_class)l->wlock.class);

@@ -61,13 +61,21 @@ enum lock_class {
 	NR_LOCK_CLASSES,
 };
 
-/* 16 bytes: it shares struct page's lru slot on page-table pages. */
+/* 16 bytes: it shares struct page's lru slot on page-table pages. The
+ * lock is free when next == owner (little-endian: tickets is next in
+ * its low half, owner in its high half). */
 struct spinlock {
-	uint16_t next;	 /* the ticket the next locker takes */
-	uint16_t owner;	 /* the ticket being served */
-	uint8_t holder;	 /* holding CPU + 1, 0 when free */
-	uint8_t class;	 /* enum lock_class */
-	uint16_t halted; /* CPUs halted for a ticket of this lock (lock_pv_halt) */
+	union {
+		struct {
+			uint16_t next;	/* the ticket the next locker takes */
+			uint16_t owner; /* the ticket being served */
+		};
+		uint32_t tickets; /* both, for lock_virt's compare-and-swap */
+	};
+	uint8_t holder;	  /* holding CPU + 1, 0 when free */
+	uint8_t class;	  /* enum lock_class */
+	uint16_t waiting; /* CPUs halted for a ticket (lock_pv_halt), or
+			   * spinning to take it (lock_virt) */
 	const char *name;
 };
 
@@ -186,6 +194,28 @@ bool arch_lock_can_halt(void);
 bool arch_vcpu_is_preempted(unsigned cpu);
 uint64_t arch_lock_clock(void);
 extern bool lock_pv_halt;
+
+/*
+ * lock_virt - take locks out of turn: a CPU takes a lock only when no
+ * ticket is outstanding (a compare-and-swap of next and owner together,
+ * a ticket trylock) and otherwise spins until it is free, holding no
+ * ticket. Unfair, so a waiter can starve in theory; but a lock is never
+ * handed to a CPU that is not running, which is what a ticket lock does
+ * when vCPUs outnumber host CPUs (Linux's virt_spin_lock() makes the
+ * same choice for a guest without PV spinlocks). Set with
+ * lock_set_virt() by the arch at boot (x86 on KVM without lock_pv_halt),
+ * or by a test at any time: the two disciplines share the representation
+ * and the unlock, so a ticket waiter and a lock_virt one may meet on one
+ * lock. It costs the ticket path nothing: spin_lock() and write_lock()
+ * test one flag, set while mm_debug_vm or lock_virt is, and take an
+ * out-of-line path (the order check, then the ticket or lock_virt) when
+ * it is set.
+ */
+extern bool lock_virt;
+void lock_set_virt(bool on);
+
+/* Recompute the lock path's flag: mm_debug_vm or lock_virt changed. */
+void lock_mode_changed(void);
 
 /* Is CPU @cpu halted in a lock's slow path (lock_pv_halt)? How many
  * kicks has it sent? For tests. */

@@ -8,6 +8,7 @@
 #include "kernel.h"
 #include "lockless_walk.h"
 #include "mm_internal.h"
+#include "trace.h"
 
 void flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end)
 {
@@ -16,6 +17,7 @@ void flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end)
 
 	if (end <= start)
 		return;
+	TRACE(trace_flush(start, end, (last - first) >> PAGE_SHIFT));
 	count_event(tlb_flushes, 1);
 	count_event(tlb_pages, (last - first) >> PAGE_SHIFT);
 	arch_sched_point(SCHED_TLB);
@@ -71,6 +73,19 @@ static void tlb_free_tables(struct mmu_gather *tlb)
  * no CPU can reach a freed page through a stale entry of it before the
  * final flush (which an arch with ASIDs needs before it reuses one).
  */
+/* What a release gives back, for trace=on. */
+static __attribute__((noinline, cold)) void trace_gather_release(const struct mmu_gather *tlb)
+{
+	unsigned long refs = 0, tables = 0;
+	struct list_head *pos;
+
+	for (int i = 0; i < tlb->nr; i++)
+		refs += (unsigned long)tlb->item[i].refs;
+	list_for_each(pos, &tlb->tables)
+		tables++;
+	trace_gather(refs, tables);
+}
+
 static void tlb_flush_release(struct mmu_gather *tlb, bool last)
 {
 	if (tlb->end > tlb->start && (last || !tlb->full)) {
@@ -78,6 +93,7 @@ static void tlb_flush_release(struct mmu_gather *tlb, bool last)
 		tlb->start = ~0ul;
 		tlb->end = 0;
 	}
+	TRACE(trace_gather_release(tlb));
 	for (int i = 0; i < tlb->nr; i++)
 		folio_put_refs(tlb->item[i].folio, tlb->item[i].refs);
 	tlb_free_tables(tlb);

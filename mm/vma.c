@@ -17,6 +17,7 @@
 #include "kernel.h"
 #include "mm.h"
 #include "mm_internal.h"
+#include "trace.h"
 
 #define MMAP_BASE 0x200000000ul /* first address mm_mmap() picks: 8 GiB */
 
@@ -136,8 +137,7 @@ static long do_mmap(struct mm *mm, unsigned long addr, unsigned long len, unsign
 	struct vma *v;
 	int err;
 
-	if (!vm_access_ok(vm_flags) || (vm_flags & ~(VM_ACCESS_FLAGS | VM_NOHUGEPMD)) ||
-	    orders >> (PMD_ORDER + 1))
+	if ((vm_flags & ~(VM_ACCESS_FLAGS | VM_NOHUGEPMD)) || orders >> (PMD_ORDER + 1))
 		return -EINVAL;
 	if (map_flags & MAP_FIXED_ADDR) {
 		if (!range_ok(addr, len))
@@ -223,9 +223,11 @@ int mm_munmap(struct mm *mm, unsigned long addr, unsigned long len)
 {
 	int ret;
 
+	TRACE(trace_op_begin("munmap", mm, addr, addr + len, caps.zap));
 	mmap_write_lock(mm);
 	ret = do_munmap(mm, addr, len);
 	mmap_write_unlock(mm);
+	TRACE(trace_op_end("munmap"));
 	return ret;
 }
 
@@ -234,7 +236,7 @@ static int do_mprotect(struct mm *mm, unsigned long addr, unsigned long len, uns
 	unsigned long end = addr + len;
 	int err;
 
-	if (!range_ok(addr, len) || !vm_access_ok(vm_flags) || (vm_flags & ~VM_ACCESS_FLAGS))
+	if (!range_ok(addr, len) || (vm_flags & ~VM_ACCESS_FLAGS))
 		return -EINVAL;
 	if (!range_mapped(mm, addr, end))
 		return -ENOMEM;
@@ -255,9 +257,11 @@ int mm_mprotect(struct mm *mm, unsigned long addr, unsigned long len, unsigned v
 {
 	int ret;
 
+	TRACE(trace_op_begin("mprotect", mm, addr, addr + len, caps.mprotect));
 	mmap_write_lock(mm);
 	ret = do_mprotect(mm, addr, len, vm_flags);
 	mmap_write_unlock(mm);
+	TRACE(trace_op_end("mprotect"));
 	return ret;
 }
 

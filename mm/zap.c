@@ -13,6 +13,7 @@
 #include "kernel.h"
 #include "mm_internal.h"
 #include "pte_batch.h"
+#include "trace.h"
 
 /*
  * zap_present_ptes - clear the run of present PTEs starting at @ptep
@@ -77,6 +78,7 @@ static int zap_huge_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsigned
 	(void)mm;
 	if (addr & ~PMD_MASK || end - addr != PMD_SIZE)
 		panic("zap_vma_range: partial PMD leaf at %#lx", addr);
+	TRACE(trace_pmd(addr, "cleared"));
 	pmd = pmdp_get_and_clear(pmdp); /* with the dirty bit as it was at the clear */
 	if (pmd_dirty(pmd))
 		page_set_flags(&folio->page, PG_dirty);

@@ -31,7 +31,8 @@ const char vmm_usage_text[] =
 	"                           every backend runs all of them (docs/smp.md)\n"
 	"  --timeout SEC            stop the guest after SEC seconds, 1..86400\n"
 	"                           (default 120, 3600 with run=bench; exit status 124)\n"
-	"  --kernel ELF             guest image (default <ptelab's dir>/<arch>/guest.elf)\n"
+	"  --kernel ELF             guest image (default <ptelab's dir>/<arch>/guest.elf, or\n"
+	"                           guest-trace.elf with trace=on)\n"
 	"  --results FILE           write the JSON of every 'RESULT ' line to FILE\n"
 	"  --csv FILE               write every RESULT line as a CSV row to FILE\n"
 	"  --quiet                  no benchmark progress lines (tables and RESULTs stay)\n"
@@ -463,6 +464,17 @@ int vmm_args_parse(int argc, char *const argv[], struct vmm_config *cfg, char *e
 	return 0;
 }
 
+/* Is @word one of the space-separated words of @args? */
+static bool bootargs_has_word(const char *args, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = args; (p = strstr(p, word)); p += n)
+		if ((p == args || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return true;
+	return false;
+}
+
 int vmm_config_default_kernel(struct vmm_config *cfg, const char *self_exe)
 {
 	const char *slash = strrchr(self_exe, '/');
@@ -472,7 +484,9 @@ int vmm_config_default_kernel(struct vmm_config *cfg, const char *self_exe)
 
 	if (cfg->kernel[0])
 		return 0;
-	n = snprintf(cfg->kernel, sizeof(cfg->kernel), "%.*s/%s/guest.elf", dirlen, dir,
-		     vmm_arch_name(cfg->arch));
+	n = snprintf(cfg->kernel, sizeof(cfg->kernel), "%.*s/%s/%s", dirlen, dir,
+		     vmm_arch_name(cfg->arch),
+		     bootargs_has_word(cfg->bootargs, "trace=on") ? "guest-trace.elf"
+								  : "guest.elf");
 	return n < (int)sizeof(cfg->kernel) ? 0 : -1;
 }

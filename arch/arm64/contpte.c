@@ -21,6 +21,7 @@
 #include "kernel.h"
 #include "knobs.h"
 #include "mm.h"
+#include "trace.h"
 
 /* The first entry of the block that @ptep is in. */
 static pte_t *cont_first(pte_t *ptep)
@@ -64,6 +65,7 @@ static void contpte_convert(struct mm *mm, unsigned long addr, pte_t *ptep, pte_
 	unsigned long start = addr & CONT_PTE_MASK;
 	pte_t *first = cont_first(ptep);
 
+	TRACE(trace_cont(start, pte_cont(pte)));
 	pte = pfn_pte(pte_pfn(pte) - (unsigned long)(ptep - first), pte_pgprot(pte));
 	for (int i = 0; i < CONT_PTES; i++) {
 		pte = pte_gather_ad(pte, __ptep_get(first + i));
@@ -162,6 +164,8 @@ void contpte_set_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte,
 		n = n < nr ? n : nr;
 		fold = caps.contpte && n == CONT_PTES && pte_present(pte) &&
 		       !(pte_pfn(pte) & (CONT_PTES - 1));
+		if (fold)
+			TRACE(trace_cont(addr, true));
 		set_run(ptep, fold ? pte_mkcont(pte) : pte, n);
 		if (fold)
 			count_event(cont_folds, 1);

@@ -26,6 +26,7 @@
 #include "mm.h"
 #include "percpu.h"
 #include "pgtable.h"
+#include "trace.h"
 
 #include <asm/mmu.h>
 
@@ -81,12 +82,17 @@ static void flush_user_pages(unsigned long start, unsigned long end)
 void arch_flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end)
 {
 	dsb(ish);
-	if (mm && !__atomic_load_n(&mm->context.cpumask, __ATOMIC_RELAXED))
+	if (mm && !__atomic_load_n(&mm->context.cpumask, __ATOMIC_RELAXED)) {
+		TRACE(trace_flush_how("none: no CPU has the mm loaded"));
 		return;
-	if (end - start > TLBI_PAGES_MAX * PAGE_SIZE)
+	}
+	if (end - start > TLBI_PAGES_MAX * PAGE_SIZE) {
+		TRACE(trace_flush_how("TLBI ASIDE1IS: the whole address space, broadcast"));
 		TLB_SYNC(tlbi_aside1is_0());
-	else
+	} else {
+		TRACE(trace_flush_how("TLBI VAE1IS a page, broadcast"));
 		flush_user_pages(start, end);
+	}
 }
 
 /* IRQs are always masked in this kernel, so nothing runs between the

@@ -9,6 +9,7 @@
 
 #include "kernel.h"
 #include "mm.h"
+#include "trace.h"
 
 #include <asm/mmu.h>
 #include <host_tlb.h>
@@ -26,6 +27,7 @@ uint64_t host_tlb_range_calls, host_mm_switches;
 void arch_flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end)
 {
 	__atomic_fetch_add(&host_tlb_range_calls, 1, __ATOMIC_RELAXED);
+	TRACE(trace_flush_how("the host TLB model: this CPU and every CPU in the mm's cpumask"));
 	if (mm && mm == host_tlb_live_mm())
 		host_tlb_flush_local(start, end);
 	host_tlb_flush_others(mm, start, end);

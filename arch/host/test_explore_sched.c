@@ -174,8 +174,8 @@ static void abba_child(void)
 {
 	struct abba x;
 
-	alarm(60);	     /* a hang ends in SIGALRM, which the parent reports */
-	mm_debug_vm = false; /* the order check would catch ABBA before it deadlocks */
+	alarm(60);		/* a hang ends in SIGALRM, which the parent reports */
+	mm_set_debug_vm(false); /* the order check would catch ABBA before it deadlocks */
 	for (uint64_t seed = 1; seed <= SEEDS; seed++) {
 		struct explore_cfg cfg = { .mode = EXPLORE_RANDOM, .seed = seed };
 

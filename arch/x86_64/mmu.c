@@ -23,6 +23,7 @@
 #include "mm.h"
 #include "percpu.h"
 #include "pgtable.h"
+#include "trace.h"
 
 #include <asm/apic.h>
 #include <asm/mmu.h>
@@ -55,8 +56,13 @@ static bool gbpages;
  */
 void arch_flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end)
 {
-	if (mm == this_cpu()->arch.loaded_mm)
+	if (mm == this_cpu()->arch.loaded_mm) {
+		TRACE(trace_flush_how(
+			(end - start + PAGE_SIZE - 1) / PAGE_SIZE > X86_TLB_FLUSH_CEILING
+				? "this CPU: a CR3 reload (more pages than the ceiling)"
+				: "this CPU: INVLPG a page"));
 		x86_flush_tlb_local(start, end);
+	}
 	x86_flush_tlb_others(mm, start, end);
 }
 

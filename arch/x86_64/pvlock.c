@@ -14,7 +14,8 @@
  * involuntarily and clears when it runs it again.
  *
  * Elsewhere (QEMU TCG, no hypervisor, a hypervisor that is not KVM or
- * lacks PV unhalt) lock_pv_halt stays clear and waiters spin.
+ * lacks PV unhalt) lock_pv_halt stays clear and waiters spin. On KVM
+ * without the halt, locks are taken out of turn (lock_virt).
  */
 #include <string.h>
 
@@ -102,21 +103,25 @@ bool arch_vcpu_is_preempted(unsigned cpu)
 	       (__atomic_load_n(&steal_time[cpu].preempted, __ATOMIC_RELAXED) & KVM_VCPU_PREEMPTED);
 }
 
-/* KVM's PV features (CPUID 0x40000001 EAX), 0 when this is not KVM.
- * KVM_GET_SUPPORTED_CPUID does not set the hypervisor bit of leaf 1, so
- * a VMM must (ptelab's does, as QEMU). */
-static uint32_t kvm_features(void)
+/* Is this KVM? Then *@features is its PV features (CPUID 0x40000001
+ * EAX, 0 when the leaf is absent). KVM_GET_SUPPORTED_CPUID does not set
+ * the hypervisor bit of leaf 1, so a VMM must (ptelab's does, as QEMU). */
+static bool on_kvm(uint32_t *features)
 {
 	uint32_t a, b, c, d, sig[3];
 
+	*features = 0;
 	cpuid(1, &a, &b, &c, &d);
 	if (!(c & CPUID_1_ECX_HYPERVISOR))
-		return 0;
+		return false;
 	cpuid(KVM_CPUID_SIGNATURE, &a, &sig[0], &sig[1], &sig[2]);
-	if (memcmp(sig, "KVMKVMKVM\0\0\0", 12) || a < KVM_CPUID_FEATURES)
-		return 0;
-	cpuid(KVM_CPUID_FEATURES, &a, &b, &c, &d);
-	return a;
+	if (memcmp(sig, "KVMKVMKVM\0\0\0", 12))
+		return false;
+	if (a >= KVM_CPUID_FEATURES) {
+		cpuid(KVM_CPUID_FEATURES, &b, &c, &d, &sig[0]);
+		*features = b;
+	}
+	return true;
 }
 
 static bool pv_unhalt;
@@ -138,14 +143,17 @@ bool arch_lock_can_halt(void)
 void x86_lock_pv_init(void)
 {
 	uint32_t a, sig[3];
+	bool kvm;
 
 	cpuid(0, &a, &sig[0], &sig[2], &sig[1]);
 	hypercall_amd = !memcmp(sig, "AuthenticAMD", 12) || !memcmp(sig, "HygonGenuine", 12);
-	a = kvm_features();
+	kvm = on_kvm(&a);
 	pv_unhalt = (a & KVM_FEATURE_PV_UNHALT) != 0;
 	has_steal_time = pv_unhalt && (a & KVM_FEATURE_STEAL_TIME);
 	/* Off until understood: with it on, the nested KVM stage's 4-vCPU
 	 * selftest stopped at its 600 s timeout in fault_gup_race/ (it
 	 * passes in 119 s without); the halt test turns it on for itself. */
 	lock_pv_halt = false;
+	/* A KVM vCPU may be descheduled with a ticket served to it. */
+	lock_set_virt(kvm && !lock_pv_halt);
 }

@@ -20,6 +20,7 @@
 #include "kernel.h"
 #include "mm_internal.h"
 #include "percpu.h"
+#include "trace.h"
 
 #include <asm/apic.h>
 #include <asm/mmu.h>
@@ -70,6 +71,13 @@ void x86_flush_tlb_others(struct mm *mm, unsigned long start, unsigned long end)
 		count_event(tlb_ipis, 1);
 	}
 	count_event(tlb_shootdowns, 1);
+	if (mm_tracing()) {
+		char how[64];
+
+		snprintf(how, sizeof(how), "IPIs to the CPU mask %#lx, then a wait for their acks",
+			 mask);
+		trace_flush_how(how);
+	}
 	while (__atomic_load_n(&r->acks, __ATOMIC_ACQUIRE))
 		__asm__ volatile("pause" : : : "memory");
 }

@@ -52,6 +52,9 @@ static const struct key_rule rules[] = {
 	/* clang-format on */
 	{ "gup_walk", K_ONOFF, "GUP walks every PTE of a table in one call: on or off" },
 	{ "contpte", K_CONTPTE, "arm64 only: fold aligned 16-PTE runs into blocks: on or off" },
+	{ "trace", K_ONOFF,
+	  "one line per batch decision (runs, flushes, folds): on or off (default off; ptelab "
+	  "boots guest-trace.elf for on)" },
 	{ "active", K_ACTIVE,
 	  "bench zap, mprotect, migrate: other CPUs in the mm while cpu0 times, 0..7 "
 	  "(needs --cpus K+1; default 0)" },

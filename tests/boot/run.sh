@@ -159,6 +159,23 @@ verbose_case() {
 	pass "$name"
 }
 
+# trace_case BACKEND: trace=on boots guest-trace.elf, whose selftest of
+# the trace passes and prints trace lines; the measured image refuses
+# trace=on with a usage error.
+trace_case() {
+	name="$1: trace=on boots the trace image"
+	# shellcheck disable=SC2046
+	expect_status "$name" 0 "$PTELAB" $(backend_args "$1") --timeout 120 \
+		run=selftest:trace/ trace=on || return
+	out_has "$name" "^2 passed, 0 failed" && out_has "$name" "^trace: cpu0 exit " &&
+		pass "$name"
+	name="$1: trace=on on the measured image -> exit 2"
+	# shellcheck disable=SC2046
+	expect_status "$name" 2 "$PTELAB" $(backend_args "$1") --timeout 60 \
+		--kernel "$TOP/build/${1#*-}/guest.elf" run=hello trace=on || return
+	out_has "$name" "this image has no trace built in" && pass "$name"
+}
+
 # KVM runs the guest of the host's arch.
 case $(uname -m) in
 aarch64 | arm64) kvm_be=kvm-arm64 ;;
@@ -167,7 +184,7 @@ esac
 for be in $kvm_be qemu-x86_64 qemu-arm64; do
 	if ! backend_ok "$be"; then
 		for c in hello-1G-2 hello-768M-3 hello-big $STATUS_CASES hello-cpus-4 stress selftest-cpus-1 \
-			selftest-cpus-4 usage; do
+			selftest-cpus-4 usage trace trace-refused; do
 			skip "$be: $c" "$why"
 		done
 		continue
@@ -182,6 +199,7 @@ for be in $kvm_be qemu-x86_64 qemu-arm64; do
 	status_case "$be" 5 run=hello,exit:5
 	smp_hello_case "$be"
 	stress_case "$be"
+	trace_case "$be"
 	selftest_start "$be" 1
 	selftest_check "$be" 1
 	selftest_check "$be" 4

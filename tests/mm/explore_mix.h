@@ -67,6 +67,7 @@ struct mix_profile {
 	unsigned nr_rows;
 	unsigned area_weight[MIX_AREAS];
 	unsigned rounds;
+	bool lock_virt; /* the schedules run with locks taken out of turn */
 };
 
 /* A pin or get a CPU holds across rounds. */

@@ -45,11 +45,13 @@ static const struct mix_row rows_pin_fork[] = {
 };
 
 const struct mix_profile mix_profiles[] = {
-	{ "mix", ROWS(rows_mix), { 2, 3, 3 }, 6 },
-	{ "pin_migrate", ROWS(rows_pin_migrate), { 1, 4, 2 }, 6 },
-	{ "cow_migrate", ROWS(rows_cow_migrate), { 2, 3, 3 }, 6 },
-	{ "pmd_pin_migrate", ROWS(rows_pmd_pin_migrate), { 0, 0, 1 }, 6 },
-	{ "pin_fork", ROWS(rows_pin_fork), { 1, 3, 2 }, 6 },
+	{ "mix", ROWS(rows_mix), { 2, 3, 3 }, 6, false },
+	{ "pin_migrate", ROWS(rows_pin_migrate), { 1, 4, 2 }, 6, false },
+	{ "cow_migrate", ROWS(rows_cow_migrate), { 2, 3, 3 }, 6, false },
+	{ "pmd_pin_migrate", ROWS(rows_pmd_pin_migrate), { 0, 0, 1 }, 6, false },
+	{ "pin_fork", ROWS(rows_pin_fork), { 1, 3, 2 }, 6, false },
+	/* Everything again, with the locks of a KVM guest (lock_virt). */
+	{ "mix_virt", ROWS(rows_mix), { 2, 3, 3 }, 6, true },
 };
 
 const unsigned mix_nr_profiles = sizeof(mix_profiles) / sizeof(mix_profiles[0]);

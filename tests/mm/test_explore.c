@@ -93,10 +93,13 @@ __attribute__((constructor)) static void explore_death_hooks(void)
 /* One schedule; its replay command when it fails. */
 static int one_schedule(const struct mix_profile *p, uint64_t seed)
 {
+	bool was = lock_virt;
 	int bad;
 
 	set_replay(p, seed);
+	lock_set_virt(p->lock_virt);
 	bad = mix_run_schedule(p, seed, max_cpus(), env_mode());
+	lock_set_virt(was);
 	if (bad)
 		printf("    %d problem(s) in schedule %llu: %s", bad, (unsigned long long)seed,
 		       replay_line);
@@ -175,6 +178,12 @@ TEST(pin_fork)
 	explore_case("pin_fork");
 }
 
+/* mix, with locks taken out of turn (lock_virt, x86 on KVM). */
+TEST(mix_virt)
+{
+	explore_case("mix_virt");
+}
+
 /*
  * The schedules make stress found failing, replayed (pct, 4 CPUs) on both
  * formats whatever format found them: each fails with its fix reverted.
@@ -222,4 +231,4 @@ TEST(found)
 	CHECK_EQ(failed, 0);
 }
 
-TEST_SUITE(explore, mix, pin_migrate, cow_migrate, pmd_pin_migrate, pin_fork, found)
+TEST_SUITE(explore, mix, pin_migrate, cow_migrate, pmd_pin_migrate, pin_fork, mix_virt, found)

@@ -207,14 +207,10 @@ TEST(gup_fast_race_fork_begins_inside_the_walk)
 	mm_case_end(r.mm, free0);
 }
 
-/* Has a CPU taken a ticket of @l that is not served yet (the holder
- * aside)? Then it spins in spin_lock(). */
+/* Does a CPU wait in spin_lock(@l) (the holder aside)? */
 static bool lock_has_waiter(struct spinlock *l)
 {
-	uint16_t next = __atomic_load_n(&l->next, __ATOMIC_ACQUIRE);
-	uint16_t owner = __atomic_load_n(&l->owner, __ATOMIC_ACQUIRE);
-
-	return (uint16_t)(next - owner) >= 2;
+	return spin_is_contended(l);
 }
 
 /*

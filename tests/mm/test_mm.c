@@ -5,6 +5,8 @@
  * with the invariant checker and a leak check. (Unmapping and mprotect:
  * test_unmap.c.)
  */
+#include "gup.h"
+#include "madvise.h"
 #include "mm_cases.h"
 
 static uint64_t free_before;
@@ -33,9 +35,42 @@ TEST(mmap_aligns_to_folio_size)
 	CHECK_EQ(mm_mmap(mm, 0, 0, RW, 0, 1), -EINVAL);
 	CHECK_EQ(mm_mmap(mm, 0, 100, RW, 0, 1), -EINVAL);
 	CHECK_EQ(mm_mmap(mm, 0x1001, PAGE_SIZE, RW, MAP_FIXED_ADDR, 1), -EINVAL);
-	CHECK_EQ(mm_mmap(mm, 0, PAGE_SIZE, VM_WRITE, 0, 1), -EINVAL);
+	CHECK_EQ(mm_mmap(mm, 0, PAGE_SIZE, RW | VM_DONTCOPY, 0, 1), -EINVAL);
 	CHECK_EQ(mm_mmap(mm, MM_USER_END - PAGE_SIZE, 2 * PAGE_SIZE, RW, MAP_FIXED_ADDR, 1),
 		 -EINVAL);
+	end(mm);
+}
+
+/* A write-only or exec-only VMA keeps the flags it was given, as Linux
+ * keeps PROT_WRITE or PROT_EXEC alone: a user fault may read it (no arch
+ * here has write- or exec-only entries), but GUP and MADV_POPULATE_READ,
+ * which check the VMA's flags, refuse a read with -EFAULT and -EINVAL
+ * (Linux's selftest madv_populate, "MADV_POPULATE_READ with PROT_WRITE"). */
+TEST(write_only_and_exec_only_vmas)
+{
+	struct mm *mm = begin();
+	long a = mm_mmap(mm, 0, 4 * PAGE_SIZE, VM_WRITE, 0, 1), n;
+	struct page *pages[1];
+
+	CHECK(a > 0);
+	if (a > 0) {
+		CHECK_EQ(mm_madvise(mm, a, PAGE_SIZE, MADV_POPULATE_READ), -EINVAL);
+		CHECK_EQ(mm_madvise(mm, a, PAGE_SIZE, MADV_POPULATE_WRITE), 0);
+		CHECK_EQ(get_user_pages(mm, a, 1, 0, pages), -EFAULT);
+		n = get_user_pages(mm, a, 1, FOLL_WRITE, pages);
+		CHECK_EQ(n, 1);
+		if (n == 1)
+			put_user_pages(pages, 1);
+		CHECK_EQ(handle_mm_fault(mm, a + PAGE_SIZE, 0), 0);
+		CHECK_EQ(mm_mprotect(mm, a, 2 * PAGE_SIZE, VM_EXEC), 0);
+		CHECK_EQ(get_user_pages(mm, a, 1, 0, pages), -EFAULT);
+		CHECK_EQ(handle_mm_fault(mm, a + 2 * PAGE_SIZE, FAULT_WRITE), 0);
+		CHECK_EQ(mm_mprotect(mm, a, PAGE_SIZE, VM_READ), 0);
+		n = get_user_pages(mm, a, 1, 0, pages);
+		CHECK_EQ(n, 1);
+		if (n == 1)
+			put_user_pages(pages, 1);
+	}
 	end(mm);
 }
 
@@ -268,7 +303,8 @@ TEST(oom_in_fault_leaves_no_trace)
 	}
 }
 
-TEST_SUITE(mm, mmap_aligns_to_folio_size, fault_picks_each_order, fault_maps_pmd_thp,
-	   fault_falls_back_when_it_must, fault_falls_back_when_memory_is_fragmented,
-	   contents_round_trip, efault_paths, read_then_write_sets_young_then_dirty,
-	   fault_checks_vma_protection, pmd_fault_falls_back_to_ptes, oom_in_fault_leaves_no_trace)
+TEST_SUITE(mm, mmap_aligns_to_folio_size, write_only_and_exec_only_vmas, fault_picks_each_order,
+	   fault_maps_pmd_thp, fault_falls_back_when_it_must,
+	   fault_falls_back_when_memory_is_fragmented, contents_round_trip, efault_paths,
+	   read_then_write_sets_young_then_dirty, fault_checks_vma_protection,
+	   pmd_fault_falls_back_to_ptes, oom_in_fault_leaves_no_trace)

@@ -510,6 +510,76 @@ TEST(smp_lock_waiter_halts_and_the_unlock_wakes_it)
 	}
 }
 
+/* ---- locks taken out of turn (lock_virt) -------------------------------- */
+
+#define VIRT_ROUNDS 5000
+
+struct virt_case {
+	struct spinlock lock;
+	struct rwlock rw;
+	unsigned long plain;	/* written under lock, read and written plainly */
+	unsigned long rw_plain; /* written under rw's write side */
+	unsigned bad_reads;	/* a reader saw rw_plain odd: a writer inside */
+};
+
+/* Each CPU adds under the spinlock, and alternately writes (two steps,
+ * odd in between) and reads under the rwlock. */
+static void virt_lockers(unsigned cpu, void *arg)
+{
+	struct virt_case *c = arg;
+
+	for (unsigned i = 0; i < VIRT_ROUNDS; i++) {
+		unsigned long v;
+
+		spin_lock(&c->lock);
+		v = c->plain;
+		arch_cpu_relax(); /* the host runner yields: others reach the lock */
+		c->plain = v + 1;
+		spin_unlock(&c->lock);
+		if ((i + cpu) % 4 == 0) {
+			write_lock(&c->rw);
+			c->rw_plain++;
+			arch_cpu_relax();
+			c->rw_plain++;
+			write_unlock(&c->rw);
+		} else {
+			read_lock(&c->rw);
+			if (__atomic_load_n(&c->rw_plain, __ATOMIC_RELAXED) & 1)
+				__atomic_fetch_add(&c->bad_reads, 1, __ATOMIC_RELAXED);
+			read_unlock(&c->rw);
+		}
+	}
+}
+
+/* Under lock_virt (x86 on KVM without the PV halt) a waiter holds no
+ * ticket and takes the lock when it finds it free: the spinlock and the
+ * rwlock's writer still exclude each other, no count is lost, and every
+ * lock is free with no waiter at the end. */
+TEST(smp_lock_virt_takes_locks_out_of_turn_and_still_excludes)
+{
+	struct virt_case c = { .lock = SPINLOCK_INIT(LOCK_LEAF, "virt case lock"),
+			       .rw = RWLOCK_INIT_CLASS(LOCK_LEAF, "virt case rwlock") };
+	unsigned n = smp_cpus() < 4 ? smp_cpus() : 4;
+	bool was = lock_virt;
+	struct mm_counters c0 = mm_counters_read();
+	unsigned long writes = 0;
+
+	lock_set_virt(true);
+	smp_run(n, virt_lockers, &c);
+	lock_set_virt(was);
+	for (unsigned cpu = 0; cpu < n; cpu++)
+		for (unsigned i = 0; i < VIRT_ROUNDS; i++)
+			writes += (i + cpu) % 4 == 0;
+	printf("    %u CPUs, %lu contended takes\n", n,
+	       (unsigned long)counters_since(&c0).other_lock_contended);
+	CHECK_EQ(c.plain, (unsigned long)n * VIRT_ROUNDS);
+	CHECK_EQ(c.rw_plain, 2 * writes);
+	CHECK_EQ(c.bad_reads, 0);
+	CHECK(!spin_is_locked(&c.lock) && !spin_is_contended(&c.lock));
+	CHECK(!rwlock_is_locked(&c.rw));
+}
+
 TEST_SUITE(concurrency, smp_faults_on_disjoint_pages, smp_faults_on_shared_pages,
 	   smp_fork_while_other_cpus_write, smp_mprotect_while_other_cpus_read,
-	   smp_gup_pins_from_several_cpus, smp_lock_waiter_halts_and_the_unlock_wakes_it)
+	   smp_gup_pins_from_several_cpus, smp_lock_waiter_halts_and_the_unlock_wakes_it,
+	   smp_lock_virt_takes_locks_out_of_turn_and_still_excludes)

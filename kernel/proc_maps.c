@@ -1,0 +1,140 @@
+/*
+ * proc_maps.c - /proc/self/maps and /proc/self/smaps: one block per VMA
+ * in Linux's format, from the VMA list and the page tables.
+ *
+ *   7f0000000000-7f0000200000 rw-p 00000000 00:00 0
+ *   Size:               2048 kB
+ *   ...
+ *   VmFlags: rd wr mr mw me ac
+ *
+ * Every mapping is private and anonymous (a program's segments are
+ * copies), so offset, device and inode are 0, and only [heap] and
+ * [stack] have a name. smaps carries the fields ptelab has a value for:
+ * Size, KernelPageSize, MMUPageSize, Rss, Pss, Anonymous, AnonHugePages
+ * (PMD-mapped, as Linux counts it), Swap and Locked (0), THPeligible,
+ * VmFlags. VmFlags has no "sd": there is no soft-dirty tracking, which is
+ * how a program (the selftests' softdirty_supported()) tells.
+ */
+#include "exec.h"
+#include "folio_walk.h"
+#include "kernel.h"
+#include "mm.h"
+#include "page.h"
+#include "process.h"
+#include "procfs.h"
+#include "spinlock.h"
+
+/* Linux pads a named line to 25 + 6 * sizeof(long) - 1 characters, then
+ * a space, then the name (seq_pad()). */
+#define NAME_PAD 72
+
+/* What smaps counts in one VMA, in bytes. */
+struct smaps_count {
+	unsigned long rss, pss, anon_pmd;
+};
+
+/* Count the page of @fw (one of its folio's mappings) into @c. */
+static void count_page(struct smaps_count *c, const struct folio_walk *fw)
+{
+	int mapcount = page_mapcount(fw->page) + folio_entire_mapcount(fw->folio);
+
+	c->rss += PAGE_SIZE;
+	c->pss += PAGE_SIZE / (unsigned long)(mapcount > 1 ? mapcount : 1);
+	if (fw->by_pmd && !fw->migration)
+		c->anon_pmd += PAGE_SIZE;
+}
+
+/* Walk @v's range, a PMD's worth of nothing at a time where there is no
+ * table. Context: the mmap_lock held for read. */
+static void count_vma(struct mm *mm, const struct vma *v, struct smaps_count *c)
+{
+	for (unsigned long a = v->start; a < v->end;) {
+		struct pmd_walk pw;
+		struct folio_walk fw;
+
+		if (pmd_walk(mm, a, &pw) == PMD_NONE) {
+			a = (a + PMD_SIZE) & PMD_MASK;
+			continue;
+		}
+		if (folio_walk(mm, a, FW_MIGRATION, &fw))
+			count_page(c, &fw);
+		a += PAGE_SIZE;
+	}
+}
+
+/* "[heap]" and "[stack]" as Linux names them, else NULL. */
+static const char *vma_name(const struct process *p, const struct vma *v)
+{
+	if (v->start <= p->brk && v->end >= p->brk_start)
+		return "[heap]";
+	if (v->start < EXEC_STACK_TOP && v->end >= EXEC_STACK_TOP)
+		return "[stack]";
+	return NULL;
+}
+
+/* The maps line of @v (the first line of its smaps block). */
+static void vma_header(struct process *p, const struct vma *v, struct proc_text *t)
+{
+	const char *name = vma_name(p, v);
+	size_t line = t->len;
+	int pad;
+
+	proc_printf(t, "%08lx-%08lx %c%c%cp %08x %02x:%02x %lu ", v->start, v->end,
+		    v->flags & VM_READ ? 'r' : '-', v->flags & VM_WRITE ? 'w' : '-',
+		    v->flags & VM_EXEC ? 'x' : '-', 0, 0, 0, 0ul);
+	pad = NAME_PAD - (int)(t->len - line);
+	if (name)
+		proc_printf(t, "%*s %s", pad > 0 ? pad : 0, "", name);
+	proc_printf(t, "\n");
+}
+
+/* Linux's mnemonics in Linux's bit order. A private anonymous VMA may
+ * always become readable, writable, executable (mr mw me); a writable
+ * one is accounted (ac). */
+static void vma_flags(const struct vma *v, struct proc_text *t)
+{
+	proc_printf(t, "VmFlags:%s%s%s mr mw me%s%s \n", v->flags & VM_READ ? " rd" : "",
+		    v->flags & VM_WRITE ? " wr" : "", v->flags & VM_EXEC ? " ex" : "",
+		    v->flags & VM_DONTCOPY ? " dc" : "", v->flags & VM_WRITE ? " ac" : "");
+}
+
+static void vma_smaps(struct process *p, const struct vma *v, struct proc_text *t)
+{
+	struct smaps_count c = { 0 };
+	int thp = (v->orders >> PMD_ORDER) & 1 && !(v->flags & VM_NOHUGEPMD);
+
+	count_vma(p->mm, v, &c);
+	vma_header(p, v, t);
+	proc_printf(t, "%-16s%8lu kB\n", "Size:", (v->end - v->start) >> 10);
+	proc_printf(t, "%-16s%8lu kB\n", "KernelPageSize:", PAGE_SIZE >> 10);
+	proc_printf(t, "%-16s%8lu kB\n", "MMUPageSize:", PAGE_SIZE >> 10);
+	proc_printf(t, "%-16s%8lu kB\n", "Rss:", c.rss >> 10);
+	proc_printf(t, "%-16s%8lu kB\n", "Pss:", c.pss >> 10);
+	proc_printf(t, "%-16s%8lu kB\n", "Anonymous:", c.rss >> 10);
+	proc_printf(t, "%-16s%8lu kB\n", "AnonHugePages:", c.anon_pmd >> 10);
+	proc_printf(t, "%-16s%8lu kB\n", "Swap:", 0ul);
+	proc_printf(t, "%-16s%8lu kB\n", "Locked:", 0ul);
+	proc_printf(t, "THPeligible:    %8d\n", thp);
+	vma_flags(v, t);
+}
+
+/* Each VMA of @p, by @show. Context: takes the mmap_lock for read. */
+static int each_vma(struct process *p, struct proc_text *t,
+		    void (*show)(struct process *p, const struct vma *v, struct proc_text *t))
+{
+	read_lock(&p->mm->mmap_lock);
+	for (const struct vma *v = p->mm->vmas; v; v = v->next)
+		show(p, v, t);
+	read_unlock(&p->mm->mmap_lock);
+	return t->err;
+}
+
+int proc_maps_text(struct process *p, struct proc_text *t)
+{
+	return each_vma(p, t, vma_header);
+}
+
+int proc_smaps_text(struct process *p, struct proc_text *t)
+{
+	return each_vma(p, t, vma_smaps);
+}

@@ -1,0 +1,122 @@
+/*
+ * procfs.c - the table of /proc/self files, path lookup, and the fd
+ * side: a text file's snapshot at open, reads at a position, release.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "process.h"
+#include "procfs.h"
+
+static const struct proc_entry entries[] = {
+	{ "pagemap", NULL, proc_pagemap_read },
+	{ "maps", proc_maps_text, NULL },
+	{ "smaps", proc_smaps_text, NULL },
+};
+
+/* Skip the slashes at @s (paths may say "/proc//self"). */
+static const char *skip_slashes(const char *s)
+{
+	while (*s == '/')
+		s++;
+	return s;
+}
+
+/* After "/proc/": "self/" or "PID/" of @p; the rest, or NULL. */
+static const char *proc_dir_rest(const struct process *p, const char *s)
+{
+	char pid[16];
+	size_t n;
+
+	if (!strncmp(s, "self/", 5))
+		return s + 5;
+	n = (size_t)snprintf(pid, sizeof(pid), "%d/", p->pid);
+	return strncmp(s, pid, n) ? NULL : s + n;
+}
+
+const struct proc_entry *procfs_lookup(const struct process *p, const char *path)
+{
+	const char *s = skip_slashes(path);
+
+	if (strncmp(s, "proc/", 5))
+		return NULL;
+	s = proc_dir_rest(p, skip_slashes(s + 5));
+	if (!s)
+		return NULL;
+	s = skip_slashes(s);
+	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++)
+		if (!strcmp(s, entries[i].name))
+			return &entries[i];
+	return NULL;
+}
+
+void proc_printf(struct proc_text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (t->err)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(t->buf + t->len, t->size - t->len, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		t->err = -EINVAL;
+		return;
+	}
+	if ((size_t)n >= t->size - t->len) {
+		size_t size = (t->size + (size_t)n + 1) * 2;
+		char *buf = realloc(t->buf, size);
+
+		if (!buf) {
+			t->err = -ENOMEM;
+			return;
+		}
+		t->buf = buf;
+		t->size = size;
+		va_start(ap, fmt);
+		vsnprintf(t->buf + t->len, t->size - t->len, fmt, ap);
+		va_end(ap);
+	}
+	t->len += (size_t)n;
+}
+
+int procfs_open(struct process *p, struct fd *f, const struct proc_entry *e)
+{
+	struct proc_text t = { .size = 4096 };
+
+	if (!e->text) {
+		*f = (struct fd){ .kind = FD_PROC, .proc = e };
+		return 0;
+	}
+	t.buf = malloc(t.size);
+	if (!t.buf)
+		return -ENOMEM;
+	t.buf[0] = 0;
+	if (e->text(p, &t) || t.err) {
+		free(t.buf);
+		return -ENOMEM;
+	}
+	*f = (struct fd){ .kind = FD_PROC, .proc = e, .text = t.buf, .text_len = t.len };
+	return 0;
+}
+
+long procfs_read(struct process *p, const struct fd *f, unsigned long buf, size_t len, uint64_t pos)
+{
+	if (f->proc->read)
+		return f->proc->read(p, buf, len, pos);
+	if (pos >= f->text_len)
+		return 0;
+	if (len > f->text_len - pos)
+		len = (size_t)(f->text_len - pos);
+	return copy_to_user(buf, f->text + pos, len) ? -EFAULT : (long)len;
+}
+
+void procfs_release(struct fd *f)
+{
+	free(f->text);
+	f->text = NULL;
+}

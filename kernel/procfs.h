@@ -1,0 +1,64 @@
+/*
+ * procfs.h - the /proc files of the running process, generated from its
+ * mm as Linux's fs/proc does: pagemap (binary, read at any 8-byte
+ * offset, answered from the page tables at the time of the read), maps
+ * and smaps (text, a snapshot taken when the file is opened, as a
+ * reader that reads from 0 to the end sees it on Linux).
+ *
+ * Paths: /proc/self/NAME and /proc/PID/NAME for the current PID; nothing
+ * else under /proc exists.
+ */
+#ifndef KERNEL_PROCFS_H
+#define KERNEL_PROCFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct fd;
+struct mm;
+struct process;
+struct proc_text;
+
+/* One file: how an open fd of it is filled and read. */
+struct proc_entry {
+	const char *name; /* under /proc/self/ */
+	/* NULL for files read live (pagemap); else writes the text into @t */
+	int (*text)(struct process *p, struct proc_text *t);
+	/* live files: @len bytes at @pos into user @buf; 0 at the end, or -errno */
+	long (*read)(struct process *p, unsigned long buf, size_t len, uint64_t pos);
+};
+
+/* A snapshot being written: grows as needed (malloc). */
+struct proc_text {
+	char *buf;
+	size_t len, size;
+	int err; /* -ENOMEM once a growth failed; later writes are dropped */
+};
+
+/* Append printf-style text to @t. */
+void proc_printf(struct proc_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The entry @path names for process @p, or NULL (not a /proc path of it). */
+const struct proc_entry *procfs_lookup(const struct process *p, const char *path);
+
+/*
+ * procfs_open - make @f an open fd of @e for @p (a text file's snapshot
+ * is taken now). Return: 0, or -ENOMEM with @f untouched.
+ * Context: process context of @p; takes @p's mmap_lock for read.
+ */
+int procfs_open(struct process *p, struct fd *f, const struct proc_entry *e);
+
+/* Up to @len bytes of @f's file at @pos into user @buf: the count, 0 at
+ * the end, or -errno. */
+long procfs_read(struct process *p, const struct fd *f, unsigned long buf, size_t len,
+		 uint64_t pos);
+
+/* Free what procfs_open() allocated for @f (the fd is being closed). */
+void procfs_release(struct fd *f);
+
+/* The files' generators (proc_pagemap.c, proc_maps.c). */
+long proc_pagemap_read(struct process *p, unsigned long buf, size_t len, uint64_t pos);
+int proc_maps_text(struct process *p, struct proc_text *t);
+int proc_smaps_text(struct process *p, struct proc_text *t);
+
+#endif

@@ -1,0 +1,84 @@
+#!/bin/sh
+# tests/selftests/fetch.sh [OUT] - Linux's mm selftests, unmodified, as
+# static glibc programs for ptelab's user space: fetch Debian 12's
+# linux-source-6.12 (the security archive carries it), unpack the parts a
+# headers_install and the selftests need, install each arch's UAPI
+# headers, and compile the programs of PROGS (tools/testing/selftests/mm,
+# each with vm_util.c and thp_settings.c, Linux's own flags) with gcc for
+# x86_64 and aarch64-linux-gnu-gcc for arm64.
+#
+#   OUT/src/linux-source-6.12   the unpacked subset of the tree
+#   OUT/hdr-ARCH                make headers_install's output
+#   OUT/ARCH/bin/PROG           the programs: run=exec:/bin/PROG with
+#                               ptelab --initramfs OUT/ARCH
+#   OUT/VERSION                 the Debian version the programs came from
+#
+# OUT defaults to build/selftests. Nothing is redone when OUT/.built is
+# newer than this script. Exit 0 when the programs are there; 3 with one
+# line "SKIP: reason" when the sources cannot be had (no network, no apt,
+# no such package); 1 when a step that should work fails.
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=${1:-$TOP/build/selftests}
+PKG=linux-source-6.12
+PROGS="madv_populate map_fixed_noreplace"
+SRC=$OUT/src/$PKG
+
+skip() { echo "SKIP: $*"; exit 3; }
+die() { echo "selftests/fetch: $*" >&2; exit 1; }
+
+[ "$OUT/.built" -nt "$0" ] && exit 0
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd) && SRC=$OUT/src/$PKG || die "cannot create $OUT"
+. "$TOP/tests/debfetch.sh"
+
+# fetch_source: the package into OUT/debs and its tree into SRC. The
+# machine's own lists are used (the package is arch "all"); when they do
+# not know it, one apt-get update as root.
+fetch_source() {
+	debfetch_init "$(uname -m | sed 's/aarch64/arm64/')" "$OUT" 2>"$OUT/why" ||
+		skip "$(cat "$OUT/why")"
+	if ! apt-cache show "$PKG" >/dev/null 2>&1; then
+		[ "$(id -u)" = 0 ] || skip "apt does not know $PKG and we are not root to apt-get update"
+		apt-get -q update >>"$DEB_LOG" 2>&1
+		apt-cache show "$PKG" >/dev/null 2>&1 ||
+			skip "$PKG is in no apt list (bookworm-security in sources.list?)"
+	fi
+	debfetch_download "$OUT" "$PKG" 2>"$OUT/why" || skip "$(cat "$OUT/why")"
+	rm -rf "$OUT/src" "$OUT/deb" && mkdir -p "$OUT/src" || return 1
+	debfetch_unpack "$OUT" "$PKG" "$OUT/deb" "./usr/src/$PKG.tar.xz" || return 1
+	# What headers_install and tools/testing/selftests read; drivers/,
+	# fs/, sound/ and the other arches stay packed.
+	tar -xJf "$OUT/deb/usr/src/$PKG.tar.xz" -C "$OUT/src" \
+		"$PKG/Makefile" "$PKG/scripts" "$PKG/include" "$PKG/arch/x86" "$PKG/arch/arm64" \
+		"$PKG/tools" "$PKG/usr" || return 1
+	dpkg-deb -f "$(ls "$OUT"/debs/"$PKG"_*.deb)" Version >"$OUT/VERSION" || return 1
+	rm -rf "$OUT/deb" "$OUT/debs"
+}
+
+# build_arch ARCH KARCH CC: ARCH's headers, then each program.
+build_arch() {
+	rm -rf "$OUT/obj-$1" "$OUT/hdr-$1" "$OUT/$1" && mkdir -p "$OUT/obj-$1" "$OUT/$1/bin" || return 1
+	make -s -C "$SRC" O="$OUT/obj-$1" ARCH="$2" INSTALL_HDR_PATH="$OUT/hdr-$1" \
+		headers_install >"$OUT/headers-$1.log" 2>&1 ||
+		die "$1: make headers_install failed: $(tail -n 3 "$OUT/headers-$1.log")"
+	rm -rf "$OUT/obj-$1"
+	command -v "$3" >/dev/null || die "$1: $3 is not installed (make deps)"
+	st=$SRC/tools/testing/selftests/mm
+	for p in $PROGS; do
+		# tools/testing/selftests/mm/Makefile's CFLAGS and LDLIBS, plus -static.
+		(cd "$st" && "$3" -Wall -O2 -I "$SRC" -isystem "$OUT/hdr-$1/include" \
+			-isystem "$SRC/tools/include/uapi" -U_FORTIFY_SOURCE -static \
+			-o "$OUT/$1/bin/$p" "$p.c" vm_util.c thp_settings.c \
+			-lrt -lpthread -lm) >"$OUT/cc-$1-$p.log" 2>&1 ||
+			die "$1: compiling $p failed: $(tail -n 3 "$OUT/cc-$1-$p.log")"
+	done
+}
+
+rm -f "$OUT/.built"
+if [ ! -f "$SRC/tools/testing/selftests/mm/vm_util.c" ]; then
+	echo "  FETCH   $PKG (about 150 MB, once; log in $OUT/fetch.log)"
+	fetch_source || die "unpacking $PKG failed (log: $OUT/fetch.log)"
+fi
+echo "  BUILD   selftests/mm: $PROGS ($(cat "$OUT/VERSION"); x86_64, arm64)"
+build_arch x86_64 x86 gcc
+build_arch arm64 arm64 aarch64-linux-gnu-gcc
+touch "$OUT/.built"

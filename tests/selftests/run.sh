@@ -1,0 +1,107 @@
+#!/bin/sh
+# tests/selftests/run.sh - Linux 6.12's mm selftests, unmodified static
+# glibc programs (tests/selftests/fetch.sh builds them), run on ptelab by
+# run=exec:/bin/PROGRAM on QEMU TCG, x86_64 and arm64. Each TAP case is
+# one line, checked against tests/selftests/expected: a case that does
+# what the file says passes (a listed skip or failure is reported as a
+# skip with its reason); any other outcome fails, and so does a plan whose
+# number of cases the file does not list.
+#
+# Without the sources (no network to Debian, no apt) the stage prints
+# "SKIP: reason". SELFTESTS_ARCHES (default "x86_64 arm64") picks arches;
+# SELFTESTS_DIR (default build/selftests) is where fetch.sh builds.
+. "$(dirname "$0")/../lib.sh"
+
+EXPECTED=$TOP/tests/selftests/expected
+BIN=${SELFTESTS_DIR:-$TOP/build/selftests}
+
+# check_cases ARCH PROG OUT: compare OUT's TAP lines with PROG's lines of
+# the expected file; print "pass|skip|fail<TAB>name<TAB>why" per case.
+check_cases() {
+	awk -v arch="$1" -v prog="$2" -v out="$3" '
+	BEGIN { FS = "\n" }
+	function tap(line,   m) {	# "ok 3 desc # SKIP why" -> res[3], desc[3]
+		if (line !~ /^(not )?ok [0-9]+ /) return
+		m = line; sub(/^(not )?ok /, "", m)
+		n = m + 0; sub(/^[0-9]+ /, "", m)
+		if (m ~ / # SKIP/) { res[n] = "skip"; sub(/ # SKIP.*/, "", m) }
+		else res[n] = line ~ /^ok / ? "pass" : "fail"
+		got[n] = m
+	}
+	FILENAME == out {
+		if ($0 ~ /^1\.\.[0-9]+$/) plan = substr($0, 4) + 0
+		else if ($0 ~ /^Bail out!/ && bail == "") bail = $0
+		tap($0); next
+	}
+	$0 ~ "^" prog " " {
+		line = substr($0, length(prog) + 2)
+		n = line + 0; sub(/^[0-9]+ /, "", line)
+		want = line; sub(/ .*/, "", want); sub(/^[a-z]+ /, "", line)
+		why = ""
+		if (index(line, " -- ")) { why = substr(line, index(line, " -- ") + 4); line = substr(line, 1, index(line, " -- ") - 1) }
+		listed++
+		name = arch ": " prog " " n ": " line
+		have = (n in res) ? res[n] : "fail"
+		if ((n in got) && got[n] != line)
+			printf "fail\t%s\tthe program says \"%s\"\n", name, got[n]
+		else if (have == want && want == "pass")
+			printf "pass\t%s\t\n", name
+		else if (have == want)
+			printf "skip\t%s\texpected %s: %s\n", name, want, why
+		else
+			printf "fail\t%s\t%s%s, expected %s (tests/selftests/expected)\n", name, have,
+				(n in res) ? "" : " (not run: " (bail == "" ? "no TAP line" : bail) ")", want
+	}
+	END {
+		if (plan != listed)
+			printf "fail\t%s: %s: plan\tthe program plans %d cases, tests/selftests/expected lists %d\n",
+				arch, prog, plan, listed
+	}' "$3" "$EXPECTED"
+}
+
+# run_prog ARCH PROG: boot, run, report each case.
+run_prog() {
+	out=$TMPD/$1-$2.out
+	"$PTELAB" --backend qemu --arch "$1" --accel tcg --timeout 60 --initramfs "$BIN/$1" \
+		-- "run=exec:/bin/$2" >"$out" 2>&1
+	if grep -Eq 'panic|unhandled exception' "$out"; then
+		fail "$1: $2" "the kernel failed: $(grep -E 'panic|unhandled exception' "$out" | head -n 1)"
+		return
+	fi
+	grep '^exec: unknown system call' "$out" | sed "s/^/# $1: $2: /"
+	check_cases "$1" "$2" "$out" >"$TMPD/cases"
+	while IFS='	' read -r res name why; do
+		case $res in
+		pass) pass "$name" ;;
+		skip) skip "$name" "$why" ;;
+		*) fail "$name" "$why" ;;
+		esac
+	done <"$TMPD/cases"
+}
+
+sh "$TOP/tests/selftests/fetch.sh" "$BIN" >"$TMPD/fetch" 2>&1
+rc=$?
+if [ $rc -eq 3 ]; then
+	skip "selftests" "$(sed -n 's/^SKIP: //p' "$TMPD/fetch")"
+	summary
+	exit
+elif [ $rc -ne 0 ]; then
+	fail "selftests: fetch.sh" "$(tail -n 2 "$TMPD/fetch" | tr '\n' '|')"
+	summary
+	exit
+fi
+progs=$(sed -n 's/^\([a-z_]*\) [0-9].*/\1/p' "$EXPECTED" | uniq)
+for a in ${SELFTESTS_ARCHES:-x86_64 arm64}; do
+	qemu=qemu-system-x86_64
+	[ "$a" = arm64 ] && qemu=qemu-system-aarch64
+	if ! have_cmd $qemu; then
+		skip "$a" "$qemu not installed"
+	elif [ ! -x "$PTELAB" ]; then
+		fail "$a" "build/ptelab not built (make)"
+	else
+		for p in $progs; do
+			run_prog "$a" "$p"
+		done
+	fi
+done
+summary
