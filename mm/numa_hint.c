@@ -24,6 +24,7 @@
 #include "mempolicy.h"
 #include "mm_internal.h"
 #include "pte_batch.h"
+#include "trace.h"
 
 int cpu_nid[NR_CPUS];
 
@@ -125,6 +126,7 @@ long change_prot_numa(struct mm *mm, unsigned long start, unsigned long end, int
 
 	if (start >= end || ((start | end) & (PAGE_SIZE - 1)) || nid < 0 || nid >= nr_pglists)
 		return -EINVAL;
+	TRACE(trace_op_begin("numa_hint", mm, start, end, caps.numa_hint));
 	read_lock(&mm->mmap_lock);
 	for (struct vma *v = find_vma_from(mm, start); v && v->start < end; v = v->next) {
 		unsigned long s0 = v->start > start ? v->start : start;
@@ -137,6 +139,7 @@ long change_prot_numa(struct mm *mm, unsigned long start, unsigned long end, int
 		flush_tlb_range(mm, s.first, s.last);
 	read_unlock(&mm->mmap_lock);
 	count_event(numa_pte_updates, s.nr);
+	TRACE(trace_op_end("numa_hint"));
 	return (long)s.nr;
 }
 
