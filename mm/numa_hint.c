@@ -135,7 +135,7 @@ long change_prot_numa(struct mm *mm, unsigned long start, unsigned long end, int
 		if (v->flags & VM_ACCESS_FLAGS) /* a PROT_NONE VMA has nothing to hint */
 			walk_page_range(mm, s0, e0, &numa_scan_ops, &s);
 	}
-	if (s.nr) /* one flush for the scan: the entries were valid until now */
+	if (s.nr) /* one flush for the scan: the TLB may hold the marked entries */
 		flush_tlb_range(mm, s.first, s.last);
 	read_unlock(&mm->mmap_lock);
 	count_event(numa_pte_updates, s.nr);
