@@ -14,15 +14,23 @@ extern const struct bench bench_zap, bench_mprotect, bench_fault;
 extern const struct bench bench_fork, bench_fork_exit;
 extern const struct bench bench_gup, bench_gup_put;
 extern const struct bench bench_migrate, bench_move_pages;
-extern const struct bench bench_mremap;
+extern const struct bench bench_mremap, bench_numa_hint;
 extern const struct bench bench_madvise_free, bench_madvise_dontneed, bench_madvise_populate;
 
-static const struct bench *const benches[] = {
-	&bench_fault,		&bench_zap,    &bench_mprotect,	    &bench_fork,
-	&bench_fork_exit,	&bench_gup,    &bench_gup_put,	    &bench_migrate,
-	&bench_move_pages,	&bench_mremap, &bench_madvise_free, &bench_madvise_dontneed,
-	&bench_madvise_populate
-};
+static const struct bench *const benches[] = { &bench_fault,
+					       &bench_zap,
+					       &bench_mprotect,
+					       &bench_fork,
+					       &bench_fork_exit,
+					       &bench_gup,
+					       &bench_gup_put,
+					       &bench_migrate,
+					       &bench_move_pages,
+					       &bench_mremap,
+					       &bench_madvise_free,
+					       &bench_madvise_dontneed,
+					       &bench_madvise_populate,
+					       &bench_numa_hint };
 #define NR_BENCHES (int)(sizeof(benches) / sizeof(benches[0]))
 
 #define DEFAULT_SIZE_MB 256

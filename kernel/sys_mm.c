@@ -30,10 +30,8 @@ static int prot_to_vm(int prot, unsigned *vm)
 {
 	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC))
 		return -EINVAL;
-	/* mm/ has no PROT_NONE VMA yet. PROT_WRITE or PROT_EXEC alone is a
-	 * VMA without VM_READ, as on Linux (mm.h, VM_ACCESS_FLAGS). */
-	if (!prot)
-		return -ENOTSUP;
+	/* No bit (PROT_NONE) is a VMA without access; PROT_WRITE or PROT_EXEC
+	 * alone is a VMA without VM_READ, as on Linux (mm.h, VM_ACCESS_FLAGS). */
 	*vm = (prot & PROT_READ ? VM_READ : 0) | (prot & PROT_WRITE ? VM_WRITE : 0) |
 	      (prot & PROT_EXEC ? VM_EXEC : 0);
 	return 0;

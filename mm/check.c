@@ -11,7 +11,8 @@
  *    a 2 MiB folio and lies inside one VMA;
  *  - a writable entry has VM_WRITE and maps an AnonExclusive page (else a
  *    write would bypass copy-on-write), and an AnonExclusive page is mapped
- *    at most once;
+ *    at most once; in a VMA without access (PROT_NONE) no entry lets
+ *    user mode in (a PROT_NONE entry is present, and counted, all the same);
  *  - the arch's rules for blocks of entries (arm64 contpte) hold, and no
  *    PTE table's lock is left held;
  *  - each page's mapcount equals the PTEs that map it; each folio's
@@ -92,6 +93,15 @@ static void check_writable(struct census *c, struct mm *mm, struct vma *vma, uns
 			mm->id, addr, (unsigned long long)page_to_pfn(page));
 }
 
+/* An entry at @addr of @vma that user mode may access (@user): a VMA
+ * without access (PROT_NONE) has only entries that refuse it. */
+static void check_access(struct census *c, struct mm *mm, struct vma *vma, unsigned long addr,
+			 bool user)
+{
+	if (user && !(vma->flags & VM_ACCESS_FLAGS))
+		PROBLEM(c, "mm %d: user-accessible entry at %#lx in a PROT_NONE VMA", mm->id, addr);
+}
+
 /* A pinned page mapped at @addr of @mm (by a PMD if @pmd) must be the
  * mm's own: see the list at the top. Large PTE-mapped folios count pins
  * per folio, not per page, so only the two exact cases are checked. */
@@ -126,6 +136,7 @@ static void census_pte(struct census *c, struct mm *mm, pte_t pte, unsigned long
 		return;
 	(*slot(c->ptes, page))++;
 	check_writable(c, mm, vma, addr, page, pte_write(pte));
+	check_access(c, mm, vma, addr, pte_user(pte));
 	check_pinned_mapping(c, mm, addr, page, false);
 }
 
@@ -172,6 +183,7 @@ static void census_pmd_leaf(struct census *c, struct mm *mm, pmd_t pmd, unsigned
 	}
 	(*slot(c->pmds, page))++;
 	check_writable(c, mm, vma, addr, page, pmd_write(pmd));
+	check_access(c, mm, vma, addr, pmd_user(pmd));
 	check_pinned_mapping(c, mm, addr, page, true);
 }
 

@@ -12,6 +12,9 @@
  *    alloc_anon_folio);
  *  - a write to a read-only entry of a writable VMA, or an unshare of a
  *    page that is not AnonExclusive: cow.c (reuse the page, else copy);
+ *  - a present entry user mode may not use, in a VMA that allows the
+ *    access: a NUMA hinting fault (numa_hint.c) gives the folio's entries
+ *    back, and handle_mm_fault() then moves a misplaced folio;
  *  - anything else on a present entry: set young (and dirty for a write),
  *    which is how formats without hardware access/dirty bits (arm64 here)
  *    get them, or a spurious fault that needs nothing.
@@ -170,7 +173,8 @@ static void migration_entry_wait(const uint64_t *p, uint64_t val)
  * under the table's lock, and everything done with it (cow.c too) is
  * done before that lock is dropped: a migration, a zap or a fork on
  * another CPU changes it only under that lock. */
-static int handle_pte_fault(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsigned flags)
+static int handle_pte_fault(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsigned flags,
+			    struct numa_fault *nf)
 {
 	struct spinlock *ptl;
 	pte_t *ptep = pte_offset_map_lock(vma->mm, pmdp, addr, &ptl);
@@ -183,6 +187,8 @@ static int handle_pte_fault(struct vma *vma, pmd_t *pmdp, unsigned long addr, un
 		return 0;
 	} else if (pte_none(pte)) {
 		err = do_anonymous_page(vma, ptep, addr, flags & FAULT_WRITE);
+	} else if (!pte_user(pte)) { /* the VMA allows the access: a hinting entry */
+		err = do_numa_page(vma, pmdp, addr, pte, nf);
 	} else if (needs_wp(flags, pte_write(pte), pfn_to_page(pte_pfn(pte)))) {
 		if (wp_fault_window_hook)
 			wp_fault_window_hook(vma->mm, addr); /* tests: another CPU's step here */
@@ -196,10 +202,14 @@ static int handle_pte_fault(struct vma *vma, pmd_t *pmdp, unsigned long addr, un
 
 /* A fault in a PMD-mapped folio. Return: as do_huge_pmd_wp_page() (1:
  * split, go on in the PTE table), else 0. Context: page_table_lock held. */
-static int handle_huge_pmd_fault(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsigned flags)
+static int handle_huge_pmd_fault(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsigned flags,
+				 struct numa_fault *nf)
 {
 	pmd_t pmd = pmdp_get(pmdp), entry = pmd_mkyoung(pmd);
 	unsigned long base = addr & PMD_MASK;
+
+	if (!pmd_user(pmd)) /* the VMA allows the access: a hinting leaf */
+		return do_huge_pmd_numa_page(vma, pmdp, addr, nf);
 
 	if (needs_wp(flags, pmd_write(pmd), pfn_to_page(pmd_pfn(pmd))))
 		return do_huge_pmd_wp_page(vma, pmdp, addr, flags);
@@ -240,7 +250,8 @@ int pte_alloc(struct mm *mm, pmd_t *pmdp)
  * leaf, or a PTE table hooked where there was none. Return: 1 when the
  * fault goes on in the PTE table, else 0 or -errno (done).
  */
-static int handle_pmd_fault(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsigned flags)
+static int handle_pmd_fault(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsigned flags,
+			    struct numa_fault *nf)
 {
 	struct mm *mm = vma->mm;
 	int ret = 1;
@@ -256,14 +267,16 @@ static int handle_pmd_fault(struct vma *vma, pmd_t *pmdp, unsigned long addr, un
 		   do_huge_pmd_anonymous_page(vma, pmdp, addr, flags & FAULT_WRITE) == 0)
 		ret = 0;
 	else if (pmd_leaf(pmdp_get(pmdp)))
-		ret = handle_huge_pmd_fault(vma, pmdp, addr, flags);
+		ret = handle_huge_pmd_fault(vma, pmdp, addr, flags, nf);
 	else if (pmd_none(pmdp_get(pmdp)) && pte_alloc(mm, pmdp))
 		ret = -ENOMEM;
 	spin_unlock(&mm->page_table_lock);
 	return ret;
 }
 
-int __handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags)
+/* The fault; a hinting fault notes in *@nf (if not NULL) the folio that
+ * should move. Context: the mmap_lock held for read. */
+static int do_fault(struct mm *mm, unsigned long addr, unsigned flags, struct numa_fault *nf)
 {
 	struct vma *vma = find_vma(mm, addr);
 	pmd_t *pmdp;
@@ -275,18 +288,28 @@ int __handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags)
 	pmdp = mm_find_pmd(mm, addr, true);
 	if (!pmdp)
 		return -ENOMEM;
-	ret = handle_pmd_fault(vma, pmdp, addr, flags);
+	ret = handle_pmd_fault(vma, pmdp, addr, flags, nf);
 	if (ret <= 0)
 		return ret;
-	return handle_pte_fault(vma, pmdp, addr, flags);
+	return handle_pte_fault(vma, pmdp, addr, flags, nf);
+}
+
+/* GUP's fault: a hinting fault only gives the access back (the folio
+ * cannot move while the caller holds the mmap_lock). */
+int __handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags)
+{
+	return do_fault(mm, addr, flags, NULL);
 }
 
 int handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags)
 {
+	struct numa_fault nf = { 0 };
 	int ret;
 
 	read_lock(&mm->mmap_lock);
-	ret = __handle_mm_fault(mm, addr, flags);
+	ret = do_fault(mm, addr, flags, &nf);
 	read_unlock(&mm->mmap_lock);
+	if (!ret)
+		numa_migrate_misplaced(mm, &nf);
 	return ret;
 }

@@ -51,14 +51,15 @@ struct gup_ctx {
  * a fault makes the entry usable, so the retry must make progress. */
 #define GUP_MAX_FAULTS 3
 
-/* Can this call take the page of @pte as it is: present, and writable
- * for FOLL_WRITE? Else *@fault is the fault it needs first. (The walk
- * checked the VMA, so a present entry is one user mode may access;
- * gup-fast, which has no VMA, checks pte_user() itself.) */
+/* Can this call take the page of @pte as it is: present, open to user
+ * mode, and writable for FOLL_WRITE? Else *@fault is the fault it needs
+ * first. (The walk checked the VMA, so a present entry closed to user
+ * mode is a NUMA hinting entry, which the fault opens; gup-fast, which
+ * has no VMA, makes the same test.) */
 static bool gup_pte_ok(pte_t pte, unsigned flags, unsigned *fault)
 {
 	*fault = flags & FOLL_WRITE ? FAULT_WRITE : 0;
-	if (!pte_present(pte))
+	if (!pte_present(pte) || !pte_user(pte))
 		return false;
 	return !(flags & FOLL_WRITE) || pte_write(pte);
 }
@@ -303,8 +304,8 @@ static long follow_huge_pmd(struct gup_ctx *g, pmd_t pmd, unsigned long addr, un
 	struct folio *folio = page_folio(page);
 	unsigned nr = (unsigned)((end - addr) >> PAGE_SHIFT);
 
-	if ((g->flags & FOLL_WRITE) && !pmd_write(pmd)) {
-		g->fault = FAULT_WRITE;
+	if (!pmd_user(pmd) || ((g->flags & FOLL_WRITE) && !pmd_write(pmd))) {
+		g->fault = g->flags & FOLL_WRITE ? FAULT_WRITE : 0; /* a hinting leaf: opened */
 		return 0;
 	}
 	if (gup_must_unshare(g->flags, &folio->page)) { /* a PMD's is the head's (huge.c) */

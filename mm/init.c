@@ -11,6 +11,7 @@
 
 #include "kernel.h"
 #include "memblock.h"
+#include "mempolicy.h"
 #include "page.h"
 
 #define FIRMWARE_AREA (1ull << 20) /* x86: real-mode IVT, BIOS data, ROMs */
@@ -40,6 +41,16 @@ static void reserve_boot_ranges(void)
 		mm_reserve(0, FIRMWARE_AREA, "firmware");
 }
 
+/* cpu_nid[] (mempolicy.h): each CPU's node index, from its numa-node-id
+ * (a CPU on a node without memory counts as node index 0). */
+static void init_cpu_nodes(void)
+{
+	for (int cpu = 0; cpu < machine.nr_cpus && cpu < NR_CPUS; cpu++)
+		for (int i = 0; i < nr_pglists; i++)
+			if (pglists[i].node_id == machine.cpu_node[cpu])
+				cpu_nid[cpu] = i;
+}
+
 /*
  * mm_init - bring up physical memory once; later calls do nothing. With
  * mm_boot_verbose (ptelab --verbose) it prints the reserved ranges and
@@ -59,6 +70,7 @@ void mm_init(void)
 	reserve_boot_ranges();
 	arch_mm_init();
 	page_alloc_init();
+	init_cpu_nodes();
 	if (mm_boot_verbose) {
 		memblock_print();
 		page_alloc_print();

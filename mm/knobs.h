@@ -6,7 +6,7 @@
  * batching series, N batches at most N PTEs, CAP_MAX batches up to the natural
  * bound (folio, page table, VMA, range). The guest sets them from its
  * command line (guest/knobs.c: zap=, mprotect=, fork=, gup_grab=,
- * migrate=, migrate_unmap=, migrate_flush=, mremap=, madvise=, batch= for
+ * migrate=, migrate_unmap=, migrate_flush=, mremap=, madvise=, numa_hint=, batch= for
  * all of them;
  * gup_walk=on|off, contpte=on|off), benchmarks and tests between runs.
  */
@@ -28,6 +28,7 @@ struct batch_caps {
 	bool contpte;		/* arm64: fold aligned 16-entry runs into contiguous blocks */
 	unsigned mremap;	/* PTEs of one folio mremap moves as one run */
 	unsigned madvise;	/* MADV_FREE entries of one folio cleared as one run */
+	unsigned numa_hint;	/* PTEs of one folio NUMA hinting marks or restores as one run */
 };
 
 extern struct batch_caps caps;

@@ -240,10 +240,11 @@ static int madvise_walk_vmas(struct mm *mm, unsigned long start, unsigned long e
 	return hole || addr < end ? -ENOMEM : 0;
 }
 
-/* Does @pte give the access a populate asks for? */
+/* Does @pte give the access a populate asks for? (A NUMA hinting entry
+ * does not: the fault opens it.) */
 static bool pte_populated(pte_t pte, bool write)
 {
-	return pte_present(pte) && (!write || pte_write(pte));
+	return pte_present(pte) && pte_user(pte) && (!write || pte_write(pte));
 }
 
 /*
@@ -259,7 +260,8 @@ static int populate_pmd(struct mm *mm, unsigned long addr, unsigned long end, bo
 		struct pmd_walk pw;
 		int err;
 
-		if (pmd_walk(mm, addr, &pw) == PMD_LEAF && (!write || pmd_write(pw.pmd)))
+		if (pmd_walk(mm, addr, &pw) == PMD_LEAF && pmd_user(pw.pmd) &&
+		    (!write || pmd_write(pw.pmd)))
 			return 0;
 		if (pw.state == PMD_TABLE) {
 			pte_t *ptep = pmd_table(pw.pmd) + pte_index(addr);
@@ -279,7 +281,7 @@ static int populate_pmd(struct mm *mm, unsigned long addr, unsigned long end, bo
 /*
  * MADV_POPULATE_READ/WRITE, as Linux's madvise_populate(): -ENOMEM at
  * the first hole (what comes before it is populated), -EINVAL for a VMA
- * that does not allow the access.
+ * that does not allow the access (PROT_NONE allows none).
  */
 static int madvise_populate(struct mm *mm, unsigned long start, unsigned long end, bool write)
 {

@@ -120,6 +120,26 @@ long move_pages(struct mm *mm, unsigned long n, const unsigned long *addrs, cons
  */
 void mm_numa_maps_to(struct mm *mm, void (*out)(void *ctx, const char *line), void *ctx);
 
+/*
+ * NUMA hinting (mm/numa_hint.c). cpu_nid[cpu]: the node index of each CPU
+ * (the guest sets it from the device tree, tests as they need; 0 unless
+ * set); numa_node_id() is this CPU's.
+ * change_prot_numa - make the entries of [start, end) (page aligned) in
+ * @mm's accessible VMAs hinting entries: PROT_NONE while the VMA keeps
+ * its access, so that the next access takes a hinting fault, which gives
+ * the folio's entries back and moves it to the node of the faulting CPU
+ * when it is elsewhere. Folios already on node @nid, and entries already
+ * marked, are left alone (per run of one folio: caps.numa_hint). One TLB
+ * flush. Return: the entries marked (a PMD leaf counts its 512 pages),
+ * or -EINVAL. Context: takes @mm's mmap_lock for read.
+ */
+extern int cpu_nid[NR_CPUS];
+static inline int numa_node_id(void)
+{
+	return cpu_nid[smp_processor_id()];
+}
+long change_prot_numa(struct mm *mm, unsigned long start, unsigned long end, int nid);
+
 /* ---- for the rest of mm/: allocating by policy ------------------------- */
 
 /* A folio of 2^@order pages for @addr of @vma, where the VMA's policy says

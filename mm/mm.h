@@ -25,9 +25,10 @@
 #define VM_EXEC (1u << 2)
 #define VM_DONTCOPY (1u << 3)  /* not copied into a fork child (MADV_DONTFORK) */
 #define VM_NOHUGEPMD (1u << 4) /* order-9 folios are mapped by 512 PTEs, not a PMD */
-/* A VMA has at least one of these. Any set is kept as given, as Linux
- * keeps PROT_WRITE or PROT_EXEC alone; no arch here has write- or
- * exec-only entries, so the user may read such a VMA, while GUP and
+/* A VMA has any set of these, kept as given, as Linux keeps them: none
+ * (PROT_NONE: the range is reserved, its entries refuse user mode), or
+ * PROT_WRITE or PROT_EXEC alone; no arch here has write- or exec-only
+ * entries, so the user may read such a VMA, while GUP and
  * MADV_POPULATE_READ, which go by the VMA's flags, may not. */
 #define VM_ACCESS_FLAGS (VM_READ | VM_WRITE | VM_EXEC)
 
@@ -120,6 +121,8 @@ long mm_mmap(struct mm *mm, unsigned long addr, unsigned long len, unsigned vm_f
 	     unsigned map_flags, unsigned long orders);
 
 /* munmap / mprotect of any page-aligned sub-range: split VMAs as needed.
+ * mprotect to no access (PROT_NONE) keeps every folio mapped, its entries
+ * present to mm/ but refused to user mode (docs/mm-core.md).
  * Return: 0 or a negative errno; on error nothing changed. */
 int mm_munmap(struct mm *mm, unsigned long addr, unsigned long len);
 int mm_mprotect(struct mm *mm, unsigned long addr, unsigned long len, unsigned vm_flags);

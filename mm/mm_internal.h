@@ -120,6 +120,27 @@ int do_huge_pmd_anonymous_page(struct vma *vma, pmd_t *pmdp, unsigned long addr,
 int do_wp_page(struct vma *vma, unsigned long addr, pte_t *ptep, pte_t pte, unsigned flags);
 int do_huge_pmd_wp_page(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsigned flags);
 
+/*
+ * NUMA hinting faults (numa_hint.c). A fault that finds a hinting entry
+ * (present, not pte_user(), in a VMA with access) gives the folio's
+ * entries their access back: do_numa_page() the run of the folio around
+ * @addr in the PTE table under @pmdp (its lock held), do_huge_pmd_numa_page()
+ * the leaf (page_table_lock held). Each notes in *@nf (when not NULL) the
+ * folio to move when it is not on the faulting CPU's node;
+ * numa_migrate_misplaced() moves it, with no lock held (the migration
+ * takes its own, before the mmap_lock). Return: 0.
+ */
+struct numa_fault {
+	unsigned long addr;  /* a page of the folio to move */
+	int nid;	     /* where to */
+	unsigned long pages; /* its pages; 0: nothing to move */
+};
+int do_numa_page(struct vma *vma, pmd_t *pmdp, unsigned long addr, pte_t pte,
+		 struct numa_fault *nf);
+int do_huge_pmd_numa_page(struct vma *vma, pmd_t *pmdp, unsigned long addr, struct numa_fault *nf);
+void numa_fault_note(struct numa_fault *nf, unsigned long addr, struct folio *folio);
+void numa_migrate_misplaced(struct mm *mm, const struct numa_fault *nf);
+
 /* Tests only (NULL otherwise): called by a fault on a present PTE that
  * needs cow.c, after the fault read the entry and before cow.c acts on
  * it (the PTE lock held), so that a test can try to land another CPU's

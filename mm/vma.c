@@ -137,8 +137,7 @@ static long do_mmap(struct mm *mm, unsigned long addr, unsigned long len, unsign
 	struct vma *v;
 	int err;
 
-	if (!(vm_flags & VM_ACCESS_FLAGS) || (vm_flags & ~(VM_ACCESS_FLAGS | VM_NOHUGEPMD)) ||
-	    orders >> (PMD_ORDER + 1))
+	if ((vm_flags & ~(VM_ACCESS_FLAGS | VM_NOHUGEPMD)) || orders >> (PMD_ORDER + 1))
 		return -EINVAL;
 	if (map_flags & MAP_FIXED_ADDR) {
 		if (!range_ok(addr, len))
@@ -237,7 +236,7 @@ static int do_mprotect(struct mm *mm, unsigned long addr, unsigned long len, uns
 	unsigned long end = addr + len;
 	int err;
 
-	if (!range_ok(addr, len) || !(vm_flags & VM_ACCESS_FLAGS) || (vm_flags & ~VM_ACCESS_FLAGS))
+	if (!range_ok(addr, len) || (vm_flags & ~VM_ACCESS_FLAGS))
 		return -EINVAL;
 	if (!range_mapped(mm, addr, end))
 		return -ENOMEM;

@@ -60,7 +60,8 @@ const char vmm_usage_text[] =
 	"                           bench[:NAME], list, help\n"
 	"                           (run=list and run=help print them from the guest)\n"
 	"  benchmarks (run=bench:NAME, NAME one of fault zap mprotect fork fork_exit gup\n"
-	"  gup_put migrate move_pages mremap; run=bench runs all) and knobs, as key=value:\n";
+	"  gup_put migrate move_pages mremap numa_hint; run=bench runs all) and knobs, as\n"
+	"  key=value:\n";
 
 const char vmm_usage_tail[] =
 	"  e.g. ptelab --mem 2G run=bench:zap size=64 folios=64K caps=1,4,16,max\n"

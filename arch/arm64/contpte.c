@@ -162,7 +162,11 @@ static bool run_plain(pte_t *ptep, unsigned nr)
 	       !pte_cont(__ptep_get(ptep + nr - 1));
 }
 
-/* @nr > 1: set_ptes() writes one entry (and tries its fold) inline. */
+/* @nr > 1: set_ptes() writes one entry (and tries its fold) inline. A
+ * PROT_NONE run folds too, as Linux's does: the MMU ignores PTE_CONT in
+ * an invalid entry, and a block that keeps it through mprotect to
+ * PROT_NONE and back is never unfolded and refolded (no break, no
+ * flush of its own). */
 void contpte_set_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte, unsigned nr)
 {
 	pte = pte_mknoncont(pte);
@@ -177,7 +181,7 @@ void contpte_set_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte,
 		bool fold;
 
 		n = n < nr ? n : nr;
-		fold = caps.contpte && n == CONT_PTES && pte_valid(pte) &&
+		fold = caps.contpte && n == CONT_PTES && pte_present(pte) &&
 		       !(pte_pfn(pte) & (CONT_PTES - 1));
 		if (fold)
 			TRACE(trace_cont(addr, true));
@@ -314,14 +318,16 @@ bool ptep_set_access_flags(struct vma *vma, unsigned long addr, pte_t *ptep, pte
 	return true;
 }
 
-/* The rules of one block starting at @b (which has PTE_CONT somewhere). */
+/* The rules of one block starting at @b (which has PTE_CONT somewhere).
+ * A block is all valid or all PROT_NONE: the valid bit is one of the
+ * attributes every entry must share. */
 static const char *contpte_block_problem(pte_t *b)
 {
 	pte_t want = pfn_pte(pte_pfn(b[0]), pte_pgprot(pte_mkold(pte_mkclean(b[0]))));
 
 	for (int i = 0; i < CONT_PTES; i++, want = pte_advance_pfn(want, 1)) {
-		if (!pte_cont(b[i]) || !pte_valid(b[i]))
-			return "contpte block with an entry that is invalid or lacks PTE_CONT";
+		if (!pte_cont(b[i]) || !pte_present(b[i]))
+			return "contpte block with an entry that is not present or lacks PTE_CONT";
 		if (!pte_same(pte_mkold(pte_mkclean(b[i])), want))
 			return "contpte block entries differ in frame or attributes";
 	}

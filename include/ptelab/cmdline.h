@@ -117,7 +117,8 @@ int folios_check(const char *list, char *err, size_t errlen);
 	X(migrate, "cap of migration's queueing (a folio's PTEs skipped as one run): N or max")    \
 	X(migrate_unmap, "PTEs migration unmaps and remaps as one run: N or max")                  \
 	X(migrate_flush, "folios sharing one migration TLB flush (1: none deferred): N or max")    \
-	X(madvise, "MADV_FREE entries cleared of young and dirty as one run: N or max")
+	X(madvise, "MADV_FREE entries cleared of young and dirty as one run: N or max")            \
+	X(numa_hint, "PTEs of one folio NUMA hinting marks or restores as one run: N or max")
 
 /*
  * cmdline_bench_mem - the least guest RAM, in bytes, a benchmark of

@@ -31,8 +31,9 @@ static void pick_caps(struct mix *m)
 	caps = (struct batch_caps){ random_cap(m), random_cap(m), random_cap(m), random_cap(m),
 				    random_cap(m), random_cap(m), random_cap(m), mix_below(m, 2),
 				    mix_below(m, 2),
-				    /* no mix uses mremap or madvise: no draw, every seed replays */
-				    1, CAP_MAX };
+				    /* no mix uses mremap, madvise or NUMA hinting: no draw,
+				     * every seed replays */
+				    1, CAP_MAX, CAP_MAX };
 	caps.mremap = caps.zap;
 }
 

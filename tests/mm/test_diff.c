@@ -1,7 +1,8 @@
 /*
  * test_diff.c - differential test of batching: the same seeded sequence
- * of mmap/touch/write/mprotect/munmap/madvise/fork/exit/pin/unpin/mbind/
- * migrate_pages/move_pages/MADV_FREE/MADV_DONTNEED/lazyfree discard run
+ * of mmap/touch/write/mprotect (PROT_NONE too)/munmap/madvise/fork/exit/
+ * pin/unpin/mbind/migrate_pages/move_pages/NUMA hinting scans/MADV_FREE/
+ * MADV_DONTNEED/lazyfree discard run
  * with every cap = 1 and with every cap = max must end in the same
  * observable state: for every mm of the family (the first mm, the
  * children it forked, theirs), the VMAs, memory contents, which pages are
@@ -47,7 +48,7 @@ struct page_state {
 	unsigned long va;
 	int mm_index;
 	int folio_id; /* folios numbered in order of first appearance */
-	unsigned index, order, by_pmd, writable, excl, node;
+	unsigned index, order, by_pmd, writable, user, excl, node;
 	int refcount, mapcount, pincount;
 	uint32_t hash;
 };
@@ -133,6 +134,7 @@ static void record_page(struct snapshot *s, struct mm *mm, int k, unsigned long 
 	ps->node = f->page.node;
 	ps->by_pmd = by_pmd;
 	ps->writable = pte_write(pte);
+	ps->user = pte_user(pte); /* PROT_NONE and NUMA hinting entries are not */
 	ps->excl = PageAnonExclusive(p);
 	ps->refcount = folio_ref_count(f);
 	ps->mapcount = p->mapcount;
@@ -253,9 +255,12 @@ static void numa_step(struct mm *mm, unsigned long a, unsigned long n)
 
 	if (nr_pglists < 2)
 		return;
-	switch (rnd(3)) {
+	switch (rnd(4)) {
 	case 0:
 		mbind(mm, a, n, mode, nodes, flags);
+		break;
+	case 3:
+		change_prot_numa(mm, a, a + n, (int)rnd(2));
 		break;
 	case 1:
 		mm_migrate_pages(mm, 1ul << rnd(2), 1ul << rnd(2), flags);
@@ -318,7 +323,7 @@ static void random_step(struct family *fam)
 	else if (op < 6)
 		mm_access(mm, a, &b, 1, true);
 	else if (op < 7)
-		mm_mprotect(mm, a, n, VM_READ);
+		mm_mprotect(mm, a, n, rnd(2) ? VM_READ : 0); /* PROT_NONE too */
 	else if (op < 9)
 		mm_mprotect(mm, a, n, RW);
 	else if (op < 10)
@@ -349,10 +354,11 @@ static int steps_failed;
 
 static void print_state(const char *run, const struct page_state *p)
 {
-	printf("    %s: mm %d va %#lx folio %d page %u order %u node %u pmd %u w %u excl %u "
-	       "ref %d map %d pins %d hash %#x\n",
+	printf("    %s: mm %d va %#lx folio %d page %u order %u node %u pmd %u w %u user %u "
+	       "excl %u ref %d map %d pins %d hash %#x\n",
 	       run, p->mm_index, p->va, p->folio_id, p->index, p->order, p->node, p->by_pmd,
-	       p->writable, p->excl, p->refcount, p->mapcount, p->pincount, (unsigned)p->hash);
+	       p->writable, p->user, p->excl, p->refcount, p->mapcount, p->pincount,
+	       (unsigned)p->hash);
 }
 
 static void run_sequence(uint64_t seed, bool batched, struct snapshot *out)
@@ -400,6 +406,7 @@ TEST(batched_equals_unbatched)
 	uint64_t free0 = total_free_pages(), moved0 = mm_counters_read().pgmigrate_success;
 	uint64_t freed0 = mm_counters_read().madv_free_runs;
 	uint64_t discarded0 = mm_counters_read().lazyfree_discarded;
+	uint64_t hinted0 = mm_counters_read().numa_pte_updates;
 	int differ = 0, pages = 0;
 
 	CHECK(a && b);
@@ -420,6 +427,7 @@ TEST(batched_equals_unbatched)
 	      mm_counters_read().pgmigrate_success > moved0);	   /* the NUMA steps ran */
 	CHECK(mm_counters_read().madv_free_runs > freed0);	   /* MADV_FREE cleared runs */
 	CHECK(mm_counters_read().lazyfree_discarded > discarded0); /* and some were discarded */
+	CHECK(nr_pglists < 2 || mm_counters_read().numa_pte_updates > hinted0); /* scans marked */
 	CHECK_EQ(total_free_pages(), free0);
 	free(a);
 	free(b);
