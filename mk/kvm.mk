@@ -31,7 +31,7 @@ kvm_deps = for f in $(3); do \
 
 # $(1) = arch of the nested VM
 define kvm_static_rules
-KVM_PTELAB_SRCS_$(1) := $(call vmm_srcs_for,$(KVM_VMMARCH_$(1))) $(VMM_GUEST_SRCS)
+KVM_PTELAB_SRCS_$(1) := $(call vmm_srcs_for,$(KVM_VMMARCH_$(1))) $(CMDLINE_SRCS)
 $(B)/kvm/$(1)/ptelab: $$(KVM_PTELAB_SRCS_$(1)) $(B)/gen/version.h $(KVM_FETCHED_$(1)) | $(DEPS)
 	@mkdir -p $$(dir $$@)
 	$$(call quiet,CCLD,$$@)
