@@ -20,19 +20,20 @@
  * of their own: every folio's refcount (and pincount) cache line is then
  * shared by K CPUs, which is where one add per folio run saves most.
  *
- * Parameters (besides size=, reps=, folios=):
- *   gup_nr=N       pages per call (default 65536; 0 = all of size)
- *   gup_op=OP      get, pin, longterm (default), get-fast, pin-fast
- *   gup_write=on   FOLL_WRITE (default on, as gup_test)
- *   gup_touch=on   FOLL_TOUCH (default as Linux: on for get, whose
+ * Parameters (besides size=, reps=, folios=; their ranges and defaults
+ * are their rows' in ptelab/cmdline_keys.h, gup_test's own):
+ *   gup_nr=N       pages per call (0 = all of size)
+ *   gup_op=OP      get, pin, longterm, get-fast, pin-fast
+ *   gup_write=on   FOLL_WRITE
+ *   gup_touch=on   FOLL_TOUCH (by default as Linux: on for get, whose
  *                  get_user_pages() adds it, off for the pins)
- *   gup_keep=K     what the pinner keeps: pages (default: the page
- *                  array, released with unpin_user_pages()) or ranges
+ *   gup_keep=K     what the pinner keeps: pages (the page array,
+ *                  released with unpin_user_pages()) or ranges
  *                  (as io_uring keeps a registered buffer: the array is
  *                  coalesced into runs of consecutive pages of one folio
  *                  inside the timed get, and each run is released with
  *                  unpin_user_page_range_dirty_lock(), one update a folio)
- *   cpus=K         CPUs doing it at once (default 1)
+ *   cpus=K         CPUs doing it at once
  */
 #include <stdlib.h>
 #include <string.h>

@@ -110,8 +110,9 @@ extern const char vmm_version[];
 int vmm_guest_args_check(struct vmm_config *cfg, char *err, size_t errlen);
 
 /*
- * vmm_guest_mem_needed - the least --mem in bytes for the benchmarks and
- * size= of @cfg's guest words on cfg->nodes (cmdline_bench_mem()).
+ * vmm_guest_mem_needed - parse @cfg's guest words into cfg->guest_words
+ * and give the least --mem in bytes for their benchmarks and size= on
+ * cfg->nodes (cmdline_bench_mem()).
  * Return: 0, or -1 with a one-line reason in @err (a bad word, no
  * benchmark or no size=).
  */
