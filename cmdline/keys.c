@@ -59,16 +59,33 @@ int cmdline_choice(const struct cmdline *cl, enum cmdline_key_id k)
 	return v ? cmdline_word_index(cmdline_keys[k].what, v, strlen(v)) : -1;
 }
 
-/* Does the run= item @it run a command of @takers (cmdline_keys.h)? */
+/* Is [s, s+n) the string @str? */
+static bool span_is(const char *s, size_t n, const char *str)
+{
+	return strlen(str) == n && !strncmp(s, str, n);
+}
+
+/* Does the run= item @it run the taker [t, t+n): NAME takes every
+ * NAME[:ARG], NAME:ARG takes that item and NAME alone (which runs every
+ * ARG, as run=bench runs every benchmark)? */
+static bool item_runs(const struct run_item *it, const char *t, size_t n)
+{
+	size_t name = strcspn(t, ":");
+
+	if (name > n)
+		name = n;
+	if (!span_is(t, name, it->name))
+		return false;
+	return name == n || !it->has_arg || span_is(t + name + 1, n - name - 1, it->arg);
+}
+
+/* Does the run= item @it run one of the comma-separated @takers? */
 static bool item_takes(const struct run_item *it, const char *takers)
 {
 	for (const char *t = takers;;) {
-		size_t n = strcspn(t, ","), name = strcspn(t, ":,");
+		size_t n = strcspn(t, ",");
 
-		if (strlen(it->name) == name && !strncmp(t, it->name, name) &&
-		    (name == n || !it->has_arg ||
-		     (strlen(it->arg) == n - name - 1 &&
-		      !strncmp(t + name + 1, it->arg, n - name - 1))))
+		if (item_runs(it, t, n))
 			return true;
 		if (!t[n])
 			return false;
