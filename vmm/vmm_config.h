@@ -88,7 +88,9 @@ int vmm_args_parse(int argc, char *const argv[], struct vmm_config *cfg, char *e
 
 /*
  * vmm_config_default_kernel - set cfg->kernel, when --kernel was not given,
- * to <directory of @self_exe>/<arch>/guest.elf.
+ * to <directory of @self_exe>/<arch>/guest.elf, or guest-trace.elf when
+ * the guest words say trace=on. Context: after vmm_guest_args_check() has
+ * parsed cfg->guest_words.
  * Return: 0, or -1 when the path does not fit.
  */
 int vmm_config_default_kernel(struct vmm_config *cfg, const char *self_exe);
