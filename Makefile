@@ -33,11 +33,12 @@ HOSTCC ?= gcc
 HOST_CFLAGS := -O2 -g -std=gnu11 $(WARN) -MMD -MP
 # Who may include what, enforced by the include paths (a backward include
 # does not compile; tests/build/includes.sh checks it): the VMM sees its
-# own headers and the guest's published interface, include/ptelab/ (the
-# ABI and the command-line grammar, whose sources guest/cmdline/ it
-# compiles), nothing else of the guest; the guest, mm/ and arch/ see
-# include/ but never vmm/. Only tests see every side.
+# own headers and include/ptelab/ (the ABI and the command-line grammar),
+# nothing of the guest; the guest, mm/ and arch/ see include/ but never
+# vmm/. cmdline/, the grammar's code, is neither side's: both build it,
+# and it sees include/ alone. Only tests see every side.
 VMM_INC := -Ivmm -Iinclude -I$(B)/gen
+CMDLINE_INC := -Iinclude
 TEST_HOST_INC := $(VMM_INC) -Iguest/include -Imm -Itests
 HOST_INC = $(VMM_INC)
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -78,13 +79,13 @@ endif
 # --- the VMM ---------------------------------------------------------------
 # The VMM's host-arch files end in _x86.c or _arm64.c; the host that builds
 # ptelab is the host that runs it (its KVM backend is the host's arch).
-# It checks the guest command line with the guest's own parser and rules
-# (plain C), so a bad word is refused before anything boots.
+# It checks the guest command line with the grammar the guest builds too
+# (cmdline/, plain C), so a bad word is refused before anything boots.
 VMM_HOST_ARCH ?= $(if $(filter aarch64 arm64,$(shell uname -m)),arm64,x86)
 vmm_srcs_for = $(filter-out %_x86.c %_arm64.c,$(wildcard vmm/*.c)) $(wildcard vmm/*_$(1).c)
-VMM_GUEST_SRCS := $(wildcard guest/cmdline/*.c)
+CMDLINE_SRCS := $(wildcard cmdline/*.c)
 VMM_SRCS := $(call vmm_srcs_for,$(VMM_HOST_ARCH))
-VMM_OBJS := $(patsubst %.c,$(B)/host/%.o,$(VMM_SRCS) $(VMM_GUEST_SRCS))
+VMM_OBJS := $(patsubst %.c,$(B)/host/%.o,$(VMM_SRCS) $(CMDLINE_SRCS))
 
 # git describe, baked into ptelab (--version, RESULT lines); the header is
 # rewritten only when the description changes, so nothing else rebuilds.
@@ -113,7 +114,7 @@ $(B)/timeit: tests/bench/timeit.c | $(DEPS)
 
 # --- host tests (sanitized) -------------------------------------------------
 HT_SRCS := $(wildcard tests/host/*.c) tests/runner.c $(filter-out vmm/main.c,$(VMM_SRCS)) \
-	guest/dt.c guest/machine.c $(VMM_GUEST_SRCS)
+	guest/dt.c guest/machine.c $(CMDLINE_SRCS)
 HT_OBJS := $(patsubst %.c,$(B)/host-san/%.o,$(HT_SRCS))
 
 $(B)/host-san/%.o: %.c | $(DEPS)
@@ -123,6 +124,7 @@ $(B)/host-san/%.o: %.c | $(DEPS)
 # The tests, and the guest's FDT reader they test on the host, see more.
 $(B)/host/tests/%.o $(B)/host-san/tests/%.o: HOST_INC = $(TEST_HOST_INC)
 $(B)/host-san/guest/dt.o $(B)/host-san/guest/machine.o: HOST_INC = -Iguest/include -Iinclude
+$(B)/host/cmdline/%.o $(B)/host-san/cmdline/%.o: HOST_INC = $(CMDLINE_INC)
 
 $(B)/host-tests: $(HT_OBJS)
 	@mkdir -p $(dir $@)
@@ -152,7 +154,7 @@ GFLAGS_arm64 := -mcmodel=small -mno-outline-atomics
 # them on the real MMU), the explorer's mixes (run=stress:mm runs them on
 # the real CPUs) and the arch's own files. test_explore.c drives arch/host's
 # schedule explorer: host runners only.
-GUEST_COMMON = $(wildcard guest/*.c guest/cmdline/*.c kernel/*.c) $(wildcard tests/guest/*.c) \
+GUEST_COMMON = $(wildcard guest/*.c kernel/*.c) $(CMDLINE_SRCS) $(wildcard tests/guest/*.c) \
 	tests/runner.c \
 	$(wildcard mm/*.c) $(filter-out tests/mm/test_explore.c,$(wildcard tests/mm/*.c))
 

@@ -33,8 +33,6 @@ static const struct bench *const benches[] = { &bench_fault,
 					       &bench_numa_hint };
 #define NR_BENCHES (int)(sizeof(benches) / sizeof(benches[0]))
 
-#define DEFAULT_SIZE_MB 256
-
 /* The bench named @name, or the first of the group @name. */
 static const struct bench *bench_find(const char *name)
 {
@@ -45,38 +43,27 @@ static const struct bench *bench_find(const char *name)
 	return NULL;
 }
 
-/* Is @w one of the comma-separated @list? */
-static bool in_choices(const char *list, const char *w)
-{
-	size_t n = strlen(w);
-
-	for (const char *s = list; s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL)
-		if (!strncmp(s, w, n) && (s[n] == ',' || !s[n]))
-			return true;
-	return false;
-}
-
 /* Does run=bench[:@arg] run @b? A bench of a group runs by its own name,
  * and by the group's (or with every bench) when advice= lists it. */
 static bool bench_selected(const struct bench *b, const char *arg)
 {
-	const char *list = cmdline_get(&cmdline, "advice");
+	const char *list = cmdline_value(&cmdline, CMDLINE_KEY_advice);
 
 	if (arg && !strcmp(arg, b->name))
 		return true;
 	if (arg && (!b->group || strcmp(arg, b->group)))
 		return false;
-	return !b->group || in_choices(list ? list : CMDLINE_MADV_ADVICE_DEFAULT, b->choice);
+	return !b->group || cmdline_word_index(list, b->choice, strlen(b->choice)) >= 0;
 }
 
-/* The default size of @b: DEFAULT_SIZE_MB, halved until the machine's RAM
- * holds what cmdline_bench_mem() says it needs (the rule ptelab checks
+/* The default size of @b: size='s default, halved until the machine's
+ * RAM holds what cmdline_bench_mem() says it needs (the rule ptelab checks
  * size= with). */
 static unsigned long default_size(const struct bench *b)
 {
 	bool every_node = cmdline_bench_every_node(b->name);
 	uint64_t ram = 0;
-	unsigned mb = DEFAULT_SIZE_MB;
+	unsigned mb = (unsigned)cmdline_uint(cmdline_keys[CMDLINE_KEY_size].dflt);
 
 	for (int i = 0; i < nr_pglists; i++)
 		ram += pglists[i].present_pages << PAGE_SHIFT;
@@ -85,26 +72,26 @@ static unsigned long default_size(const struct bench *b)
 	return (unsigned long)mb << 20;
 }
 
-/* size=, reps=, folios=, caps= (cmdline_check() has checked their form),
- * and what ptelab says about the clock. */
+/* size=, reps=, folios=, caps=, cpus=, active= (cmdline_check() has
+ * checked their form; an absent one takes its row's default), and what
+ * ptelab says about the clock. */
 static void bench_params(struct bench_params *p)
 {
-	const char *s = cmdline_get(&cmdline, "size"), *r = cmdline_get(&cmdline, "reps");
-	const char *q = cmdline_get(&cmdline, "ptelab.quiet"), *c = cmdline_get(&cmdline, "cpus");
+	const struct cmdline *cl = &cmdline;
 
 	memset(p, 0, sizeof(*p));
-	p->size = s ? (unsigned long)cmdline_uint(s) << 20 : 0; /* 0: the bench's default */
-	p->reps = r ? cmdline_uint(r) : 5;
-	p->folios = cmdline_get(&cmdline, "folios");
-	p->caps = cmdline_get(&cmdline, "caps");
-	p->cpus = c ? (unsigned)cmdline_uint(c) : 1;
-	p->quiet = q && !strcmp(q, "on");
-	p->clock = cmdline_get(&cmdline, "ptelab.clock") ?: "unknown";
-	p->backend = cmdline_get(&cmdline, "ptelab.backend") ?: "unknown";
-	p->version = cmdline_get(&cmdline, "ptelab.version") ?: "unknown";
-	p->active = cmdline_get(&cmdline, "active")
-			    ? (unsigned)cmdline_uint(cmdline_get(&cmdline, "active"))
-			    : 0;
+	/* 0: the bench's default (default_size()) */
+	p->size = cmdline_get(cl, "size") ? (unsigned long)cmdline_num(cl, CMDLINE_KEY_size) << 20
+					  : 0;
+	p->reps = (int)cmdline_num(cl, CMDLINE_KEY_reps);
+	p->folios = cmdline_value(cl, CMDLINE_KEY_folios);
+	p->caps = cmdline_value(cl, CMDLINE_KEY_caps);
+	p->cpus = cmdline_num(cl, CMDLINE_KEY_cpus);
+	p->active = cmdline_num(cl, CMDLINE_KEY_active);
+	p->quiet = cmdline_on(cl, CMDLINE_KEY_ptelab_quiet);
+	p->clock = cmdline_value(cl, CMDLINE_KEY_ptelab_clock) ?: "unknown";
+	p->backend = cmdline_value(cl, CMDLINE_KEY_ptelab_backend) ?: "unknown";
+	p->version = cmdline_value(cl, CMDLINE_KEY_ptelab_version) ?: "unknown";
 }
 
 /* Can @b run its variants under the command line's caps= (@caps)? When it

@@ -20,19 +20,20 @@
  * of their own: every folio's refcount (and pincount) cache line is then
  * shared by K CPUs, which is where one add per folio run saves most.
  *
- * Parameters (besides size=, reps=, folios=):
- *   gup_nr=N       pages per call (default 65536; 0 = all of size)
- *   gup_op=OP      get, pin, longterm (default), get-fast, pin-fast
- *   gup_write=on   FOLL_WRITE (default on, as gup_test)
- *   gup_touch=on   FOLL_TOUCH (default as Linux: on for get, whose
+ * Parameters (besides size=, reps=, folios=; their ranges and defaults
+ * are their rows' in ptelab/cmdline_keys.h, gup_test's own):
+ *   gup_nr=N       pages per call (0 = all of size)
+ *   gup_op=OP      get, pin, longterm, get-fast, pin-fast
+ *   gup_write=on   FOLL_WRITE
+ *   gup_touch=on   FOLL_TOUCH (by default as Linux: on for get, whose
  *                  get_user_pages() adds it, off for the pins)
- *   gup_keep=K     what the pinner keeps: pages (default: the page
- *                  array, released with unpin_user_pages()) or ranges
+ *   gup_keep=K     what the pinner keeps: pages (the page array,
+ *                  released with unpin_user_pages()) or ranges
  *                  (as io_uring keeps a registered buffer: the array is
  *                  coalesced into runs of consecutive pages of one folio
  *                  inside the timed get, and each run is released with
  *                  unpin_user_page_range_dirty_lock(), one update a folio)
- *   cpus=K         CPUs doing it at once (default 1)
+ *   cpus=K         CPUs doing it at once
  */
 #include <stdlib.h>
 #include <string.h>
@@ -47,10 +48,10 @@
 
 static const char *const variants_gup[] = { "unbatched", "walk", "walk+grab", NULL };
 
-enum gup_op { OP_GET, OP_PIN, OP_LONGTERM, OP_GET_FAST, OP_PIN_FAST, NR_OPS };
-static const char *const op_names[] = { "get", "pin", "longterm", "get-fast", "pin-fast" };
-enum gup_keep { KEEP_PAGES, KEEP_RANGES, NR_KEEPS };
-static const char *const keep_names[] = { "pages", "ranges" };
+/* The gup_op= and gup_keep= words, in the order of their rows' words in
+ * ptelab/cmdline_keys.h (cmdline_choice() is the index). */
+enum gup_op { OP_GET, OP_PIN, OP_LONGTERM, OP_GET_FAST, OP_PIN_FAST };
+enum gup_keep { KEEP_PAGES, KEEP_RANGES };
 
 struct gup_params {
 	unsigned long nr; /* pages per call, 0 = all */
@@ -59,61 +60,22 @@ struct gup_params {
 	bool ranges;	/* gup_keep=ranges */
 };
 
-/* An on/off key: *@out unchanged when absent. Return: 0 or -1. */
-static int param_onoff(const char *key, bool *out)
+/* The gup_* keys, or their rows' defaults (cmdline_check() has checked
+ * them). gup_touch's default depends on gup_op, as Linux's: on for get,
+ * whose get_user_pages() adds FOLL_TOUCH, off for the pins. */
+static void gup_params(struct gup_params *gp)
 {
-	const char *v = cmdline_get(&cmdline, key);
+	const struct cmdline *cl = &cmdline;
+	bool touch;
 
-	if (!v)
-		return 0;
-	if (strcmp(v, "on") && strcmp(v, "off"))
-		return printf("bench gup: %s=%s: want on or off\n", key, v), -1;
-	*out = v[1] == 'n';
-	return 0;
-}
-
-/* A key that is one of @n @names (@list: them, comma-separated), @dflt
- * when absent: its index in *@out. Return: 0, or -1 with the reason
- * printed. */
-static int param_choice(const char *key, const char *const *names, int n, const char *dflt,
-			const char *list, int *out)
-{
-	const char *v = cmdline_get(&cmdline, key);
-
-	if (!v)
-		v = dflt;
-	for (*out = 0; *out < n && strcmp(v, names[*out]); ++*out)
-		;
-	if (*out == n)
-		return printf("bench gup: %s=%s: want one of %s\n", key, v, list), -1;
-	return 0;
-}
-
-/* Read the gup_* keys. Return: 0, or -1 with the reason printed. */
-static int gup_params(struct gup_params *gp)
-{
-	const char *nr = cmdline_get(&cmdline, "gup_nr");
-	bool write = true, touch;
-	int op, keep;
-
-	gp->nr = 65536;
-	if (nr && (cmdline_uint(nr) < 0 || cmdline_uint(nr) > (1 << 24)))
-		return printf("bench gup: gup_nr=%s: want 0..16777216 pages\n", nr), -1;
-	if (nr)
-		gp->nr = (unsigned long)cmdline_uint(nr);
-	if (param_choice("gup_op", op_names, NR_OPS, CMDLINE_GUP_OP_DEFAULT, CMDLINE_GUP_OPS,
-			 &op) ||
-	    param_choice("gup_keep", keep_names, NR_KEEPS, CMDLINE_GUP_KEEP_DEFAULT,
-			 CMDLINE_GUP_KEEPS, &keep))
-		return -1;
-	gp->op = (enum gup_op)op;
-	gp->ranges = keep == KEEP_RANGES;
+	gp->nr = cmdline_num(cl, CMDLINE_KEY_gup_nr);
+	gp->op = (enum gup_op)cmdline_choice(cl, CMDLINE_KEY_gup_op);
+	gp->ranges = cmdline_choice(cl, CMDLINE_KEY_gup_keep) == KEEP_RANGES;
 	touch = gp->op == OP_GET || gp->op == OP_GET_FAST;
-	if (param_onoff("gup_write", &write) || param_onoff("gup_touch", &touch))
-		return -1;
-	gp->flags = (write ? FOLL_WRITE : 0) | (touch ? FOLL_TOUCH : 0) |
-		    (gp->op == OP_LONGTERM ? FOLL_LONGTERM : 0);
-	return 0;
+	if (cmdline_get(cl, "gup_touch"))
+		touch = cmdline_on(cl, CMDLINE_KEY_gup_touch);
+	gp->flags = (cmdline_on(cl, CMDLINE_KEY_gup_write) ? FOLL_WRITE : 0) |
+		    (touch ? FOLL_TOUCH : 0) | (gp->op == OP_LONGTERM ? FOLL_LONGTERM : 0);
 }
 
 static bool op_pins(enum gup_op op)
@@ -149,7 +111,8 @@ static int gup_all(const struct gup_params *gp, struct mm *mm, unsigned long a, 
 
 		if (got != (long)n) {
 			printf("bench gup: %s of %lu pages at %#lx returned %ld\n",
-			       op_names[gp->op], n, a + done * PAGE_SIZE, got);
+			       cmdline_value(&cmdline, CMDLINE_KEY_gup_op), n, a + done * PAGE_SIZE,
+			       got);
 			if (got > 0)
 				done += (unsigned long)got;
 			op_pins(gp->op) ? unpin_user_pages(pages, done)
@@ -271,7 +234,8 @@ static int rep_gup_common(const struct folio_size *fs, const struct bench_params
 	struct gup_run g = { .total = p->size >> PAGE_SHIFT };
 	int err = 0;
 
-	if (gup_params(&g.gp) || gup_arrays(&g, p->cpus))
+	gup_params(&g.gp);
+	if (gup_arrays(&g, p->cpus))
 		return -1;
 	g.mm = mm_create();
 	g.a = g.mm ? bench_map(g.mm, fs, p->size, true) : 0;
@@ -311,10 +275,10 @@ static void gup_params_text(char *buf, size_t len)
 {
 	struct gup_params gp;
 
-	if (gup_params(&gp)) /* checked before the run: not reached */
-		return;
+	gup_params(&gp);
 	snprintf(buf, len, "gup_op=%s gup_keep=%s gup_write=%s gup_touch=%s gup_nr=%lu",
-		 op_names[gp.op], keep_names[gp.ranges ? KEEP_RANGES : KEEP_PAGES],
+		 cmdline_value(&cmdline, CMDLINE_KEY_gup_op),
+		 cmdline_value(&cmdline, CMDLINE_KEY_gup_keep),
 		 gp.flags & FOLL_WRITE ? "on" : "off", gp.flags & FOLL_TOUCH ? "on" : "off", gp.nr);
 }
 

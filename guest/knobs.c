@@ -1,6 +1,8 @@
 /*
  * knobs.c - the batching knobs from the guest command line into mm's
  * struct batch_caps, and back out for RESULT lines (see knob_parse.h).
+ * Both walk the knob rows of ptelab/cmdline_keys.h, whose ids are the
+ * fields' names.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -9,20 +11,28 @@
 #include "knob_parse.h"
 #include "ptelab/cmdline.h"
 
-/* The grammar's "max" is mm's CAP_MAX: a parsed value goes in unchanged. */
-_Static_assert(CMDLINE_CAP_MAX == CAP_MAX, "the command line's max is not mm's CAP_MAX");
-
-/* Every cap: its command-line key (ptelab/cmdline.h's list) and its place in
- * struct batch_caps, whose field has the key's name. */
-static const struct {
+/* A knob: its command-line key and its place in struct batch_caps. */
+struct knob_field {
 	const char *key;
 	size_t off;
-} cap_fields[] = {
-#define CAP_FIELD(key, help) { #key, offsetof(struct batch_caps, key) },
-	CMDLINE_CAP_KEYS(CAP_FIELD)
+	bool batches; /* a switch that batch= sets with the caps */
+};
+
+static const struct knob_field cap_fields[] = {
+#define CAP_FIELD(id, ...) { #id, offsetof(struct batch_caps, id), true },
+	CMDLINE_KNOB_CAPS(CAP_FIELD)
 #undef CAP_FIELD
 };
 #define NR_CAP_FIELDS (int)(sizeof(cap_fields) / sizeof(cap_fields[0]))
+
+static const struct knob_field switch_fields[] = {
+#define BATCH_SWITCH_FIELD(id, ...) { #id, offsetof(struct batch_caps, id), true },
+#define SWITCH_FIELD(id, ...) { #id, offsetof(struct batch_caps, id), false },
+	CMDLINE_KNOB_BATCH_SWITCHES(BATCH_SWITCH_FIELD) CMDLINE_KNOB_SWITCHES(SWITCH_FIELD)
+#undef BATCH_SWITCH_FIELD
+#undef SWITCH_FIELD
+};
+#define NR_SWITCH_FIELDS (int)(sizeof(switch_fields) / sizeof(switch_fields[0]))
 
 static unsigned *cap_field(struct batch_caps *c, int i)
 {
@@ -32,6 +42,16 @@ static unsigned *cap_field(struct batch_caps *c, int i)
 static unsigned cap_value(const struct batch_caps *c, int i)
 {
 	return *(const unsigned *)((const char *)c + cap_fields[i].off);
+}
+
+static bool *switch_field(struct batch_caps *c, int i)
+{
+	return (bool *)((char *)c + switch_fields[i].off);
+}
+
+static bool switch_value(const struct batch_caps *c, int i)
+{
+	return *(const bool *)((const char *)c + switch_fields[i].off);
 }
 
 unsigned *caps_find(const char *key)
@@ -66,43 +86,44 @@ int caps_json(const struct batch_caps *c, char *buf, size_t size)
 	for (int i = 0; i < NR_CAP_FIELDS; i++)
 		n += (size_t)snprintf(buf + (n < size ? n : size), n < size ? size - n : 0,
 				      "\"%s\":%u,", cap_fields[i].key, cap_json(cap_value(c, i)));
-	n += (size_t)snprintf(buf + (n < size ? n : size), n < size ? size - n : 0,
-			      "\"gup_walk\":\"%s\",\"contpte\":\"%s\"", c->gup_walk ? "on" : "off",
-			      c->contpte ? "on" : "off");
+	for (int i = 0; i < NR_SWITCH_FIELDS; i++)
+		n += (size_t)snprintf(buf + (n < size ? n : size), n < size ? size - n : 0,
+				      "%s\"%s\":\"%s\"", i ? "," : "", switch_fields[i].key,
+				      switch_value(c, i) ? "on" : "off");
 	return (int)n;
 }
 
-static int parse_onoff(const char *key, const char *v, bool *out, char *err, size_t errlen)
+/* batch=@v: every cap, and the switches that batch (on above 1). */
+static int batch_parse(const char *v, char *err, size_t errlen)
 {
-	if (strcmp(v, "on") == 0 || strcmp(v, "off") == 0) {
-		*out = v[1] == 'n';
-		return 0;
-	}
-	return snprintf(err, errlen, "%s=%s: want on or off", key, v), -1;
+	unsigned all;
+
+	if (cmdline_cap_value("batch", v, &all, err, errlen))
+		return -1;
+	for (int i = 0; i < NR_CAP_FIELDS; i++)
+		*cap_field(&caps, i) = all;
+	for (int i = 0; i < NR_SWITCH_FIELDS; i++)
+		if (switch_fields[i].batches)
+			*switch_field(&caps, i) = all > 1;
+	return 0;
 }
 
 int caps_parse(const struct cmdline *cl, char *err, size_t errlen)
 {
 	const char *v = cmdline_get(cl, "batch");
-	unsigned all;
 
-	if (v) {
-		if (cmdline_cap_value("batch", v, &all, err, errlen))
-			return -1;
-		for (int i = 0; i < NR_CAP_FIELDS; i++)
-			*cap_field(&caps, i) = all;
-		caps.gup_walk = all > 1;
-	}
+	if (v && batch_parse(v, err, errlen))
+		return -1;
 	for (int i = 0; i < NR_CAP_FIELDS; i++) {
 		v = cmdline_get(cl, cap_fields[i].key);
 		if (v && cmdline_cap_value(cap_fields[i].key, v, cap_field(&caps, i), err, errlen))
 			return -1;
 	}
-	v = cmdline_get(cl, "gup_walk");
-	if (v && parse_onoff("gup_walk", v, &caps.gup_walk, err, errlen))
-		return -1;
-	v = cmdline_get(cl, "contpte");
-	if (v && parse_onoff("contpte", v, &caps.contpte, err, errlen))
-		return -1;
+	for (int i = 0; i < NR_SWITCH_FIELDS; i++) {
+		v = cmdline_get(cl, switch_fields[i].key);
+		if (v &&
+		    cmdline_onoff(switch_fields[i].key, v, switch_field(&caps, i), err, errlen))
+			return -1;
+	}
 	return 0;
 }

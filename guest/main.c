@@ -53,10 +53,8 @@ static void read_machine(void)
 		printf("guest: %s\n", err);
 		arch_exit(PTELAB_EXIT_USAGE);
 	}
-	mm_boot_verbose = cmdline_get(&cmdline, "ptelab.verbose") &&
-			  !strcmp(cmdline_get(&cmdline, "ptelab.verbose"), "on");
-	if (cmdline_get(&cmdline, "trace") && !strcmp(cmdline_get(&cmdline, "trace"), "on") &&
-	    !mm_set_trace(true)) {
+	mm_boot_verbose = cmdline_on(&cmdline, CMDLINE_KEY_ptelab_verbose);
+	if (cmdline_on(&cmdline, CMDLINE_KEY_trace) && !mm_set_trace(true)) {
 		printf("guest: command line: trace=on: this image has no trace built in (ptelab "
 		       "boots <arch>/guest-trace.elf for trace=on unless --kernel names "
 		       "another)\n");

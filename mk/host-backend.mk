@@ -13,7 +13,7 @@ HOSTRUN_FORMATS := x86_64 arm64
 # model off).
 HOSTRUN_GUEST_SKIP := guest/main.c guest/heap.c guest/panic.c guest/syscalls.c guest/time.c \
 	guest/selftest.c guest/dt.c guest/machine.c guest/smp.c guest/stress.c guest/exec_cmd.c
-HOSTRUN_SRCS := $(filter-out $(HOSTRUN_GUEST_SKIP),$(wildcard guest/*.c guest/cmdline/*.c)) \
+HOSTRUN_SRCS := $(filter-out $(HOSTRUN_GUEST_SKIP),$(wildcard guest/*.c)) $(CMDLINE_SRCS) \
 	$(filter-out mm/kmap.c,$(wildcard mm/*.c)) \
 	$(filter-out arch/host/setup.c arch/host/test_%.c,$(wildcard arch/host/*.c)) \
 	arch/host/boot/main.c

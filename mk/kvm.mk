@@ -13,7 +13,7 @@ KVM_FDT_arm64 := -I$(B)/kvm/arm64/libfdt/usr/include \
 	$(B)/kvm/arm64/libfdt/usr/lib/aarch64-linux-gnu/libfdt.a
 KVM_FETCHED_arm64 := $(B)/kvm/arm64/.fetched
 KVM_MKELF_SRCS := tests/vmm/mkelf.c tests/host/elf_build.c vmm/elf.c vmm/guestmem.c vmm/layout.c \
-	vmm/util.c vmm/args.c
+	vmm/util.c vmm/args.c $(CMDLINE_SRCS)
 KVM_STATIC_CFLAGS := -O2 -std=gnu11 $(WARN) -Ivmm -Iinclude -I$(B)/gen -static
 
 # Each static binary is one compiler call over all its sources, where -MMD
@@ -31,7 +31,7 @@ kvm_deps = for f in $(3); do \
 
 # $(1) = arch of the nested VM
 define kvm_static_rules
-KVM_PTELAB_SRCS_$(1) := $(call vmm_srcs_for,$(KVM_VMMARCH_$(1))) $(VMM_GUEST_SRCS)
+KVM_PTELAB_SRCS_$(1) := $(call vmm_srcs_for,$(KVM_VMMARCH_$(1))) $(CMDLINE_SRCS)
 $(B)/kvm/$(1)/ptelab: $$(KVM_PTELAB_SRCS_$(1)) $(B)/gen/version.h $(KVM_FETCHED_$(1)) | $(DEPS)
 	@mkdir -p $$(dir $$@)
 	$$(call quiet,CCLD,$$@)

@@ -1,23 +1,26 @@
 /*
- * knobs.c - the batching caps' defaults (see knobs.h): every cap max, the
- * GUP walk and contpte folding on. The command line's parser is the
- * guest's (guest/knobs.c).
+ * knobs.c - the batching knobs' defaults (see knobs.h), each its row's
+ * default in ptelab/cmdline_keys.h: every cap max, the GUP walk and
+ * contpte folding on. The command line's parser is the guest's
+ * (guest/knobs.c).
  */
 #include "knobs.h"
-#include "ptelab/cmdline.h"
 
 struct batch_caps caps = {
-#define CAP_DEFAULT(key, help) .key = CAP_MAX,
-	CMDLINE_CAP_KEYS(CAP_DEFAULT)
+#define CAP_DEFAULT(id, name, kind, lo, hi, what, dflt, ...) .id = CMDLINE_DFLT_CAP_##dflt,
+#define SWITCH_DEFAULT(id, name, kind, lo, hi, what, dflt, ...) .id = CMDLINE_DFLT_SWITCH_##dflt,
+	CMDLINE_KNOB_CAPS(CAP_DEFAULT) CMDLINE_KNOB_BATCH_SWITCHES(SWITCH_DEFAULT)
+		CMDLINE_KNOB_SWITCHES(SWITCH_DEFAULT)
 #undef CAP_DEFAULT
-		.gup_walk = true,
-	.contpte = true
+#undef SWITCH_DEFAULT
 };
 
 void caps_set_all(bool batched)
 {
-#define CAP_SET(key, help) caps.key = batched ? CAP_MAX : 1;
-	CMDLINE_CAP_KEYS(CAP_SET)
+#define CAP_SET(id, ...) caps.id = batched ? CAP_MAX : 1;
+#define SWITCH_SET(id, ...) caps.id = batched;
+	CMDLINE_KNOB_CAPS(CAP_SET)
+	CMDLINE_KNOB_BATCH_SWITCHES(SWITCH_SET)
 #undef CAP_SET
-	caps.gup_walk = batched;
+#undef SWITCH_SET
 }

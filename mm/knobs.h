@@ -4,36 +4,39 @@
  * One cap per batching decision (migration has three: queueing, unmap
  * runs, flush grouping): 1 is the unbatched behaviour from before the
  * batching series, N batches at most N PTEs, CAP_MAX batches up to the natural
- * bound (folio, page table, VMA, range). The guest sets them from its
- * command line (guest/knobs.c: zap=, mprotect=, fork=, gup_grab=,
- * migrate=, migrate_unmap=, migrate_flush=, mremap=, madvise=, numa_hint=, batch= for
- * all of them;
- * gup_walk=on|off, contpte=on|off), benchmarks and tests between runs.
+ * bound (folio, page table, VMA, range); and the switches (gup_walk,
+ * contpte). The fields are the knob rows of ptelab/cmdline_keys.h, which
+ * say what each does: a field is added there, with its command-line key,
+ * or not at all. The guest sets them from its command line
+ * (guest/knobs.c), benchmarks and tests between runs.
  */
 #ifndef MM_KNOBS_H
 #define MM_KNOBS_H
 
 #include <stdbool.h>
 
+#include "ptelab/cmdline_keys.h"
+
 #define CAP_MAX 0xffffffffu
 
-/* Each cap's field has its command-line key's name (ptelab/cmdline.h's
- * CMDLINE_CAP_KEYS lists them). */
+/* The grammar's "max" is mm's CAP_MAX: a parsed value goes in unchanged. */
+_Static_assert(CMDLINE_CAP_MAX == CAP_MAX, "the command line's max is not mm's CAP_MAX");
+
+/* Each field has its command-line key's name. */
 struct batch_caps {
-	unsigned zap, mprotect, fork, gup_grab;
-	unsigned migrate;	/* PTEs of one folio the migration queue skips in one step */
-	unsigned migrate_unmap; /* PTEs migration unmaps / remaps as one run */
-	unsigned migrate_flush; /* folios one migration TLB flush covers */
-	bool gup_walk;		/* walk every PTE to the table/VMA/end in one call */
-	bool contpte;		/* arm64: fold aligned 16-entry runs into contiguous blocks */
-	unsigned mremap;	/* PTEs of one folio mremap moves as one run */
-	unsigned madvise;	/* MADV_FREE entries of one folio cleared as one run */
-	unsigned numa_hint;	/* PTEs of one folio NUMA hinting marks or restores as one run */
+#define BATCH_CAPS_CAP(id, ...) unsigned id;
+#define BATCH_CAPS_SWITCH(id, ...) bool id;
+	CMDLINE_KNOB_CAPS(BATCH_CAPS_CAP)
+	CMDLINE_KNOB_BATCH_SWITCHES(BATCH_CAPS_SWITCH)
+	CMDLINE_KNOB_SWITCHES(BATCH_CAPS_SWITCH)
+#undef BATCH_CAPS_CAP
+#undef BATCH_CAPS_SWITCH
 };
 
 extern struct batch_caps caps;
 
-/* Every cap to 1 (@batched false) or to CAP_MAX (true); gup_walk with them. */
+/* Every cap to 1 (@batched false) or to CAP_MAX (true), and the switches
+ * that batch (gup_walk) with them; the others keep their value. */
 void caps_set_all(bool batched);
 
 /* The batch bound for @nr remaining PTEs under @cap. */

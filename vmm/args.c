@@ -464,17 +464,6 @@ int vmm_args_parse(int argc, char *const argv[], struct vmm_config *cfg, char *e
 	return 0;
 }
 
-/* Is @word one of the space-separated words of @args? */
-static bool bootargs_has_word(const char *args, const char *word)
-{
-	size_t n = strlen(word);
-
-	for (const char *p = args; (p = strstr(p, word)); p += n)
-		if ((p == args || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
-			return true;
-	return false;
-}
-
 int vmm_config_default_kernel(struct vmm_config *cfg, const char *self_exe)
 {
 	const char *slash = strrchr(self_exe, '/');
@@ -486,7 +475,7 @@ int vmm_config_default_kernel(struct vmm_config *cfg, const char *self_exe)
 		return 0;
 	n = snprintf(cfg->kernel, sizeof(cfg->kernel), "%.*s/%s/%s", dirlen, dir,
 		     vmm_arch_name(cfg->arch),
-		     bootargs_has_word(cfg->bootargs, "trace=on") ? "guest-trace.elf"
-								  : "guest.elf");
+		     cmdline_on(&cfg->guest_words, CMDLINE_KEY_trace) ? "guest-trace.elf"
+								      : "guest.elf");
 	return n < (int)sizeof(cfg->kernel) ? 0 : -1;
 }

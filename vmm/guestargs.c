@@ -1,7 +1,8 @@
 /*
- * guestargs.c - ptelab's view of the guest command line: checked before
- * anything boots (with the guest's own parser and rules, guest/cmdline/),
- * and completed with what only ptelab knows (the clock, its version).
+ * guestargs.c - ptelab's view of the guest command line: parsed once and
+ * checked before anything boots, with the grammar and rules the guest
+ * builds too (cmdline/), and completed with what only ptelab knows (the
+ * clock, its version).
  */
 #include <stdio.h>
 #include <string.h>
@@ -10,85 +11,76 @@
 #include "vmm_config.h"
 #include "vmm_util.h"
 
-/* The guest's parse of cfg->bootargs: one per process, it is large. */
-static struct cmdline words;
-
-bool vmm_guest_runs_bench(const struct vmm_config *cfg)
+/* cfg->bootargs into cfg->guest_words, checked with the guest's rules
+ * (without the size= check). Return: 0, or -1 with @err set. */
+static int parse_words(struct vmm_config *cfg, char *err, size_t errlen)
 {
-	char err[160];
-
-	if (cmdline_parse(cfg->bootargs, &words, err, sizeof(err)))
-		return false;
-	for (int i = 0; i < words.nr_run; i++)
-		if (!strcmp(words.run[i].name, "bench"))
-			return true;
-	return false;
-}
-
-/* The words of cfg->bootargs, parsed into words, with the guest's rules;
- * without the size= check. Return: 0, or -1 with @err set. */
-static int check_words(const struct vmm_config *cfg, char *err, size_t errlen)
-{
+	struct cmdline *cl = &cfg->guest_words;
 	char why[200];
 
-	if (cmdline_parse(cfg->bootargs, &words, why, sizeof(why)) ||
-	    cmdline_check(&words, vmm_arch_name(cfg->arch), why, sizeof(why))) {
+	if (cmdline_parse(cfg->bootargs, cl, why, sizeof(why)) ||
+	    cmdline_check(cl, vmm_arch_name(cfg->arch), why, sizeof(why))) {
 		snprintf(err, errlen, "guest command line: %s", why);
 		return -1;
 	}
-	for (int i = 0; i < words.nr_words; i++)
-		if (!strncmp(words.word[i].key, "ptelab.", 7)) {
+	for (int i = 0; i < cl->nr_words; i++)
+		if (!strncmp(cl->word[i].key, "ptelab.", 7)) {
 			snprintf(err, errlen, "guest command line: %s= is ptelab's to set",
-				 words.word[i].key);
+				 cl->word[i].key);
 			return -1;
 		}
 	return 0;
 }
 
+bool vmm_guest_runs_bench(const struct vmm_config *cfg)
+{
+	return cmdline_runs_bench(&cfg->guest_words);
+}
+
 /* size= against --mem (cmdline_bench_mem()'s rule). */
 static int check_bench_size(const struct vmm_config *cfg, char *err, size_t errlen)
 {
-	const char *s = cmdline_get(&words, "size");
+	const struct cmdline *cl = &cfg->guest_words;
+	const char *s = cmdline_get(cl, "size");
 	uint64_t need;
 	char have[24], want[24];
 
 	if (!s)
 		return 0;
-	need = cmdline_bench_mem((unsigned)cmdline_uint(s), (unsigned)cfg->nodes,
-				 cmdline_run_every_node(&words));
+	need = cmdline_bench_mem(cmdline_num(cl, CMDLINE_KEY_size), (unsigned)cfg->nodes,
+				 cmdline_run_every_node(cl));
 	if (need <= cfg->mem)
 		return 0;
 	vmm_fmt_size(cfg->mem, have, sizeof(have));
 	vmm_fmt_size(need, want, sizeof(want));
 	snprintf(err, errlen, "size=%s needs --mem %s or more (have %s)%s", s, want, have,
-		 cmdline_run_every_node(&words) ? ": bench:migrate needs it on every node" : "");
+		 cmdline_run_every_node(cl) ? ": bench:migrate needs it on every node" : "");
 	return -1;
 }
 
-int vmm_guest_mem_needed(const struct vmm_config *cfg, uint64_t *need, char *err, size_t errlen)
+int vmm_guest_mem_needed(struct vmm_config *cfg, uint64_t *need, char *err, size_t errlen)
 {
-	const char *s;
+	const struct cmdline *cl = &cfg->guest_words;
 
-	if (check_words(cfg, err, errlen))
+	if (parse_words(cfg, err, errlen))
 		return -1;
-	s = cmdline_get(&words, "size");
-	if (!vmm_guest_runs_bench(cfg) || !s) {
+	if (!cmdline_runs_bench(cl) || !cmdline_get(cl, "size")) {
 		snprintf(err, errlen,
 			 "--mem-needed: give a benchmark (run=bench...) and its size=");
 		return -1;
 	}
-	*need = cmdline_bench_mem((unsigned)cmdline_uint(s), (unsigned)cfg->nodes,
-				  cmdline_run_every_node(&words));
+	*need = cmdline_bench_mem(cmdline_num(cl, CMDLINE_KEY_size), (unsigned)cfg->nodes,
+				  cmdline_run_every_node(cl));
 	return 0;
 }
 
-int vmm_guest_args_check(const struct vmm_config *cfg, char *err, size_t errlen)
+int vmm_guest_args_check(struct vmm_config *cfg, char *err, size_t errlen)
 {
 	char why[200];
 
-	if (check_words(cfg, err, errlen))
+	if (parse_words(cfg, err, errlen))
 		return -1;
-	if (cmdline_check_machine(&words, (unsigned)cfg->nodes, (unsigned)cfg->cpus, why,
+	if (cmdline_check_machine(&cfg->guest_words, (unsigned)cfg->nodes, (unsigned)cfg->cpus, why,
 				  sizeof(why)))
 		return snprintf(err, errlen, "guest command line: %s", why), -1;
 	return vmm_guest_runs_bench(cfg) ? check_bench_size(cfg, err, errlen) : 0;

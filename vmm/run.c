@@ -140,7 +140,7 @@ static void print_timing(const struct vmm_timing *t)
 }
 
 /* --mem-needed: print the --mem the guest words need. Return: the exit status. */
-static int print_mem_needed(const struct vmm_config *cfg)
+static int print_mem_needed(struct vmm_config *cfg)
 {
 	char err[256], size[24];
 	uint64_t need;

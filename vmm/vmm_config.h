@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "ptelab/abi.h"
+#include "ptelab/cmdline.h"
 
 #define VMM_MAX_NODES 8
 #define VMM_MAX_CPUS PTELAB_MAX_CPUS
@@ -47,6 +48,9 @@ struct vmm_config {
 	bool raw;	 /* --raw: guest control characters reach stdout unfiltered */
 	bool mem_needed; /* --mem-needed: print what size= needs and exit */
 	char bootargs[VMM_BOOTARGS_MAX];
+	/* bootargs as words, parsed once by vmm_guest_args_check() or
+	 * vmm_guest_mem_needed(); without the ptelab.* words settle adds. */
+	struct cmdline guest_words;
 	const char *initramfs;		 /* --initramfs: NULL none */
 	char exec_argv[PTELAB_ARGV_MAX]; /* after a second "--": NUL-separated */
 	size_t exec_argv_len;
@@ -84,7 +88,9 @@ int vmm_args_parse(int argc, char *const argv[], struct vmm_config *cfg, char *e
 
 /*
  * vmm_config_default_kernel - set cfg->kernel, when --kernel was not given,
- * to <directory of @self_exe>/<arch>/guest.elf.
+ * to <directory of @self_exe>/<arch>/guest.elf, or guest-trace.elf when
+ * the guest words say trace=on. Context: after vmm_guest_args_check() has
+ * parsed cfg->guest_words.
  * Return: 0, or -1 when the path does not fit.
  */
 int vmm_config_default_kernel(struct vmm_config *cfg, const char *self_exe);
@@ -96,22 +102,26 @@ extern const char vmm_usage_text[], vmm_usage_tail[];
 extern const char vmm_version[];
 
 /*
- * vmm_guest_args_check - the guest words of @cfg as the guest will read
- * them: known keys, values of the right form (for cfg->arch), and for
- * run=bench a size= that fits in --mem. Nothing boots for a bad word.
+ * vmm_guest_args_check - parse the guest words of @cfg into
+ * cfg->guest_words and check them as the guest will read them: known
+ * keys, values of the right form (for cfg->arch), each read by a command
+ * of run=, and for run=bench a size= that fits in --mem. Nothing boots for
+ * a bad word.
  * Return: 0, or -1 with a one-line reason in @err.
  */
-int vmm_guest_args_check(const struct vmm_config *cfg, char *err, size_t errlen);
+int vmm_guest_args_check(struct vmm_config *cfg, char *err, size_t errlen);
 
 /*
- * vmm_guest_mem_needed - the least --mem in bytes for the benchmarks and
- * size= of @cfg's guest words on cfg->nodes (cmdline_bench_mem()).
+ * vmm_guest_mem_needed - parse @cfg's guest words into cfg->guest_words
+ * and give the least --mem in bytes for their benchmarks and size= on
+ * cfg->nodes (cmdline_bench_mem()).
  * Return: 0, or -1 with a one-line reason in @err (a bad word, no
  * benchmark or no size=).
  */
-int vmm_guest_mem_needed(const struct vmm_config *cfg, uint64_t *need, char *err, size_t errlen);
+int vmm_guest_mem_needed(struct vmm_config *cfg, uint64_t *need, char *err, size_t errlen);
 
-/* Does the guest command line run a benchmark? */
+/* Does the guest command line run a benchmark? Context: after
+ * vmm_guest_args_check() has parsed cfg->guest_words. */
 bool vmm_guest_runs_bench(const struct vmm_config *cfg);
 
 /*

@@ -13,12 +13,13 @@
 
 struct cmdline;
 
-/* caps_parse - read the knobs from @cl over the defaults (all max, walk on,
- * contpte on). Return: 0, or -1 with the reason in @err. */
+/* caps_parse - read the knobs (ptelab/cmdline_keys.h's knob rows, and
+ * batch=) from @cl over their values. Return: 0, or -1 with the reason in
+ * @err. */
 int caps_parse(const struct cmdline *cl, char *err, size_t errlen);
 
-/* The cap that command-line key @key sets (zap, mprotect, fork, gup_grab,
- * migrate, migrate_unmap, migrate_flush); NULL for any other key. */
+/* The cap that command-line key @key sets (a CAP row of
+ * ptelab/cmdline_keys.h); NULL for any other key. */
 unsigned *caps_find(const char *key);
 
 /* The value in @c of the cap that key @key sets; 0 for any other key. */
@@ -34,8 +35,10 @@ static inline unsigned cap_json(unsigned cap)
 	return cap == CAP_MAX ? 0 : cap;
 }
 
-/* The caps in effect as a JSON object body ("zap":1,"fork":0,...,
- * "gup_walk":"on"): caps as cap_json() numbers, switches as "on"/"off". */
+/* The knobs in effect as a JSON object body ("zap":1,"fork":0,...,
+ * "gup_walk":"on"), one member a knob row: caps as cap_json() numbers,
+ * switches as "on"/"off". The RESULT lines' "caps" (and so the --csv
+ * columns caps.zap, ...). */
 int caps_json(const struct batch_caps *c, char *buf, size_t size);
 
 #endif

@@ -1,8 +1,9 @@
 /*
  * ptelab/cmdline.h - the guest command line (/chosen/bootargs): its
- * grammar, published by the guest (guest/cmdline/ implements it) so that
- * ptelab checks every word with the guest's own rules before it boots.
- * With ptelab/abi.h the only guest header the VMM may include.
+ * grammar, which ptelab and the guest both build (cmdline/ implements it,
+ * ptelab/cmdline_keys.h lists its keys), so that ptelab checks every word
+ * with the guest's own rules before it boots. With ptelab/abi.h the only
+ * header of the guest's side the VMM may include.
  *
  * Words are separated by spaces; each is key=value (or a bare key, whose
  * value is ""). The run= value is a comma-separated list of commands, each
@@ -15,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "ptelab/cmdline_keys.h"
 
 #define CMDLINE_MAX_WORDS 32
 #define CMDLINE_KEY_MAX 32
@@ -47,34 +50,82 @@ int cmdline_parse(const char *args, struct cmdline *cl, char *err, size_t errlen
 /* Value of @key, or NULL when the command line does not set it. */
 const char *cmdline_get(const struct cmdline *cl, const char *key);
 
-/* cmdline_check_keys - every key must be in the NULL-terminated @known.
- * Return: 0, or -1 naming the first unknown key in @err. */
-int cmdline_check_keys(const struct cmdline *cl, const char *const *known, char *err,
-		       size_t errlen);
-
 /* Parse a decimal unsigned number that fits in an int; -1 if it is not one. */
 int cmdline_uint(const char *s);
 
+/* How a key's value reads (ptelab/cmdline_keys.h says each). */
+enum cmdline_kind {
+	CMDLINE_RUN,
+	CMDLINE_NUM,
+	CMDLINE_EVEN,
+	CMDLINE_CAP,
+	CMDLINE_BATCH,
+	CMDLINE_CAPS,
+	CMDLINE_SWITCH,
+	CMDLINE_ONOFF,
+	CMDLINE_CHOICE,
+	CMDLINE_CHOICES,
+	CMDLINE_FOLIOS,
+	CMDLINE_TEXT
+};
+
+/* One id per row of CMDLINE_KEYS: CMDLINE_KEY_<id>, its index. */
+enum cmdline_key_id {
+#define CMDLINE_KEY_ID(id, ...) CMDLINE_KEY_##id,
+	CMDLINE_KEYS(CMDLINE_KEY_ID)
+#undef CMDLINE_KEY_ID
+		NR_CMDLINE_KEYS
+};
+
+/* A row of CMDLINE_KEYS (its columns are described there). */
+struct cmdline_key {
+	const char *name;
+	enum cmdline_kind kind;
+	unsigned lo, hi;
+	const char *what;
+	const char *dflt; /* "" when the default is not one value */
+	const char *takers, *arch, *help;
+};
+
+extern const struct cmdline_key cmdline_keys[NR_CMDLINE_KEYS];
+
+/* The row of key @name; NULL when no row has it. */
+const struct cmdline_key *cmdline_key_find(const char *name);
+
 /*
- * cmdline_check - every word of @cl is a known key with a value of the
- * right form for a guest of @arch ("x86_64", "arm64", "host-x86_64", ...):
- * numbers in range, known folio sizes, caps, on/off, choices; contpte= on
- * arm64 only. Command names are the guest's to check (run=list).
+ * The value of key @k in @cl, or the row's default when @cl does not give
+ * it. @cl has passed cmdline_check(), so a value given is of the row's
+ * kind. cmdline_value(): NULL when there is neither. cmdline_num() (NUM,
+ * EVEN): 0 when there is neither. cmdline_on() (ONOFF, SWITCH): is it
+ * "on"? cmdline_choice() (CHOICE): the index of the value in the row's
+ * words, -1 when there is neither.
+ */
+const char *cmdline_value(const struct cmdline *cl, enum cmdline_key_id k);
+unsigned cmdline_num(const struct cmdline *cl, enum cmdline_key_id k);
+bool cmdline_on(const struct cmdline *cl, enum cmdline_key_id k);
+int cmdline_choice(const struct cmdline *cl, enum cmdline_key_id k);
+
+/*
+ * cmdline_check - every word of @cl is a key of CMDLINE_KEYS with a value
+ * of its row's kind, on a guest of @arch ("x86_64", "arm64",
+ * "host-x86_64", ...) that the row allows, and read by a command of the
+ * run= list (when there is one). Command names are the guest's to check
+ * (run=list).
  * Return: 0, or -1 with a one-line reason in @err.
  */
 int cmdline_check(const struct cmdline *cl, const char *arch, char *err, size_t errlen);
 
-/*
- * A cap value: "max" (CMDLINE_CAP_MAX, which is mm's CAP_MAX) or a number
- * 1..CMDLINE_CAP_LIMIT. cmdline_cap_value() parses one into *@out.
- * Return: 0, or -1 with "KEY=VALUE: ..." in @err.
- */
-#define CMDLINE_CAP_MAX 0xffffffffu
-#define CMDLINE_CAP_LIMIT 1048576u
-int cmdline_cap_value(const char *key, const char *v, unsigned *out, char *err, size_t errlen);
+/* cmdline_value_check - @v as a value of the row @r.
+ * Return: 0, or -1 with a one-line "NAME=VALUE: ..." reason in @err. */
+int cmdline_value_check(const struct cmdline_key *r, const char *v, char *err, size_t errlen);
 
-/* At most this many values in caps= (a benchmark's variants). */
-#define CMDLINE_CAPS_MAX 16
+/* cmdline_onoff - "on" or "off", of key @key, into *@out.
+ * Return: 0, or -1 with "KEY=VALUE: want on or off" in @err. */
+int cmdline_onoff(const char *key, const char *v, bool *out, char *err, size_t errlen);
+
+/* cmdline_cap_value - a cap ("max", or 1..CMDLINE_CAP_LIMIT) of key @key
+ * into *@out. Return: 0, or -1 with "KEY=VALUE: ..." in @err. */
+int cmdline_cap_value(const char *key, const char *v, unsigned *out, char *err, size_t errlen);
 
 /*
  * cmdline_caps_list - parse caps=LIST into @out (at most @max distinct
@@ -82,6 +133,9 @@ int cmdline_cap_value(const char *key, const char *v, unsigned *out, char *err, 
  * Return: the number of values, or -1 with a one-line reason in @err.
  */
 int cmdline_caps_list(const char *list, unsigned *out, int max, char *err, size_t errlen);
+
+/* The index of [s, s+len) among the comma-separated @words, or -1. */
+int cmdline_word_index(const char *words, const char *s, size_t len);
 
 /* A folio size a benchmark runs (folios=), by its label. */
 struct folio_size {
@@ -96,29 +150,15 @@ extern const int nr_folio_sizes;
 /* The folio size labelled @label (exact, case-sensitive); NULL if none. */
 const struct folio_size *folio_size_find(const char *label, size_t len);
 
+/* The labels of every folio size, ", "-separated, in @buf of @size.
+ * Return: the length the whole text has (snprintf's). */
+int folio_sizes_text(char *buf, size_t size);
+
 /*
  * folios_check - every label of the comma-separated @list is a folio size.
  * Return: 0, or -1 with a one-line reason naming the first bad label.
  */
 int folios_check(const char *list, char *err, size_t errlen);
-
-/*
- * The batching caps, one X(key, help) each: the command-line key, which is
- * also the field of struct batch_caps (mm/knobs.h), and its line of help.
- * The one list of them: the checker and the help text (cmdline_check.c),
- * the knob parser and the RESULT "caps" object (knobs.c) expand it.
- */
-#define CMDLINE_CAP_KEYS(X)                                                                        \
-	X(zap, "cap of the batched zap (munmap, exit): N or max")                                  \
-	X(mprotect, "cap of the batched mprotect: N or max")                                       \
-	X(mremap, "PTEs of one folio mremap moves as one run: N or max")                           \
-	X(fork, "cap of fork's batched PTE copy: N or max")                                        \
-	X(gup_grab, "cap of GUP's batched folio grab: N or max")                                   \
-	X(migrate, "cap of migration's queueing (a folio's PTEs skipped as one run): N or max")    \
-	X(migrate_unmap, "PTEs migration unmaps and remaps as one run: N or max")                  \
-	X(migrate_flush, "folios sharing one migration TLB flush (1: none deferred): N or max")    \
-	X(madvise, "MADV_FREE entries cleared of young and dirty as one run: N or max")            \
-	X(numa_hint, "PTEs of one folio NUMA hinting marks or restores as one run: N or max")
 
 /*
  * cmdline_bench_mem - the least guest RAM, in bytes, a benchmark of
@@ -140,6 +180,9 @@ bool cmdline_bench_every_node(const char *name);
  * (run=bench runs them all)? */
 bool cmdline_run_every_node(const struct cmdline *cl);
 
+/* Does @cl's run= list run a benchmark? */
+bool cmdline_runs_bench(const struct cmdline *cl);
+
 /*
  * cmdline_check_machine - what @cl asks of the machine against the one it
  * gets: @nodes NUMA nodes and @cpus CPUs. cpus=K needs K CPUs, active=N
@@ -151,24 +194,9 @@ bool cmdline_run_every_node(const struct cmdline *cl);
 int cmdline_check_machine(const struct cmdline *cl, unsigned nodes, unsigned cpus, char *err,
 			  size_t errlen);
 
-/* cpus= of the benchmarks that run on several CPUs: at most this (the
- * guest's NR_CPUS; ptelab --cpus has the same limit). */
-#define CMDLINE_CPUS_MAX 8
-
-/* The gup_op= choices, comma-separated (bench_gup.c's order), and the
- * one taken when the key is absent. */
-#define CMDLINE_GUP_OPS "get,pin,longterm,get-fast,pin-fast"
-#define CMDLINE_GUP_OP_DEFAULT "longterm"
-/* The gup_keep= choices (what bench gup keeps of its pins) and default. */
-#define CMDLINE_GUP_KEEPS "pages,ranges"
-#define CMDLINE_GUP_KEEP_DEFAULT "pages"
-
-/* The advice= choices of bench madvise (a comma-separated list of them)
- * and the list taken when the key is absent. */
-#define CMDLINE_MADV_ADVICES "free,dontneed,populate"
-#define CMDLINE_MADV_ADVICE_DEFAULT "free"
-
-/* Print every key the user may give, one line each, to @out. */
+/* Print every key the user may give (all but ptelab's own), one line
+ * each: its name, the commands that read it, what it does, its range and
+ * its default. ptelab -h and the guest's run=help both print it. */
 void cmdline_print_keys(FILE *out);
 
 #endif

@@ -38,6 +38,12 @@ for h in bench.h kernel.h knob_parse.h mm.h knobs.h counters.h pgtable.h test.h 
 	user_arch.h process.h; do
 	probe vmm gcc "$vmm" $h refused
 done
+# cmdline/, the grammar both sides build: include/ptelab/ and nothing of
+# either side (ptelab's build compiles it with these flags).
+c=$(flags CMDLINE_INC)
+[ -n "$c" ] || fail "make print-CMDLINE_INC" "empty"
+for h in ptelab/cmdline.h ptelab/cmdline_keys.h; do probe cmdline gcc "$c" $h ok; done
+for h in vmm_config.h kernel.h knob_parse.h knobs.h bench.h test.h; do probe cmdline gcc "$c" $h refused; done
 # The guest of each arch (mm/ and arch/ compile with the same flags):
 # include/ptelab/, never the VMM's headers.
 for a in x86_64 arm64; do

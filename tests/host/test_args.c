@@ -325,6 +325,11 @@ TEST(default_kernel_path)
 	longpath[0] = '/';
 	memcpy(longpath + sizeof(longpath) - 8, "/ptelab", 8); /* a very long directory */
 	CHECK_EQ(vmm_config_default_kernel(&cfg, longpath), -1);
+	/* trace=on, read from the words ptelab parsed once, picks the trace image. */
+	CHECK_EQ(parse("run=hello trace=on"), 0);
+	CHECK_EQ(vmm_guest_args_check(&cfg, err, sizeof(err)), 0);
+	CHECK_EQ(vmm_config_default_kernel(&cfg, "/opt/p/build/ptelab"), 0);
+	CHECK_STR(cfg.kernel, "/opt/p/build/x86_64/guest-trace.elf");
 }
 
 /* What an accepted command line promises the rest of ptelab. Return:

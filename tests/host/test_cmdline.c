@@ -1,6 +1,10 @@
 /*
- * test_cmdline.c - the guest command-line parser (guest/cmdline/cmdline.c).
+ * test_cmdline.c - the guest command-line grammar (cmdline/): the parser,
+ * and the rows of ptelab/cmdline_keys.h as the checker and the help read
+ * them.
  */
+#include <stdlib.h>
+
 #include "ptelab/cmdline.h"
 #include "test.h"
 
@@ -63,11 +67,9 @@ TEST(too_many_words)
 /* Unknown keys are named. */
 TEST(unknown_key_is_named)
 {
-	static const char *const known[] = { "run", "fork", NULL };
-
 	CHECK_EQ(cmdline_parse("run=hello fork=2 forc=3", &cl, err, sizeof(err)), 0);
-	CHECK_EQ(cmdline_check_keys(&cl, known, err, sizeof(err)), -1);
-	CHECK_HAS(err, "'forc'");
+	CHECK_EQ(cmdline_check(&cl, "x86_64", err, sizeof(err)), -1);
+	CHECK_HAS(err, "unknown option 'forc'");
 }
 
 TEST(uint_parsing)
@@ -82,5 +84,117 @@ TEST(uint_parsing)
 	CHECK_EQ(cmdline_uint(NULL), -1);
 }
 
+/* The line of cmdline_print_keys()'s @text that names @key, or NULL. */
+static const char *help_line(const char *text, const char *key, char *line, size_t size)
+{
+	char want[48];
+	const char *p;
+
+	snprintf(want, sizeof(want), "\n  %s ", key);
+	p = strstr(text, want);
+	if (!p)
+		return NULL;
+	snprintf(line, size, "%.*s", (int)strcspn(p + 1, "\n"), p + 1);
+	return line;
+}
+
+/* The help lists every key of the table a user may give (all but
+ * ptelab.*), each with its range, its default and who reads it. */
+TEST(help_lists_every_key_with_range_and_default)
+{
+	char *text = NULL, line[512], want[64];
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	fputc('\n', f);
+	cmdline_print_keys(f);
+	fclose(f);
+	for (int k = 0; k < NR_CMDLINE_KEYS; k++) {
+		const struct cmdline_key *r = &cmdline_keys[k];
+
+		if (!strncmp(r->name, "ptelab.", 7)) {
+			CHECK(!help_line(text, r->name, line, sizeof(line)));
+			continue;
+		}
+		if (!help_line(text, r->name, line, sizeof(line))) {
+			CHECK_STR("a help line", r->name);
+			continue;
+		}
+		snprintf(want, sizeof(want), "(default %s)", r->dflt);
+		if (r->dflt[0])
+			CHECK_HAS(line, want);
+		snprintf(want, sizeof(want), "%u..%u", r->lo, r->hi);
+		if (r->kind == CMDLINE_NUM || r->kind == CMDLINE_EVEN)
+			CHECK_HAS(line, want);
+		if (r->kind == CMDLINE_CAP || r->kind == CMDLINE_BATCH)
+			CHECK_HAS(line, "N (1..1048576) or max");
+		if (r->kind == CMDLINE_CHOICE || r->kind == CMDLINE_CHOICES)
+			CHECK_HAS(line, r->what);
+		if (r->takers)
+			CHECK_HAS(line, r->takers);
+		if (r->arch)
+			CHECK_HAS(line, r->arch);
+	}
+	free(text);
+}
+
+/* Every default a row names is a value its own check accepts (a range
+ * that moves past its default fails here). */
+TEST(every_default_is_a_value)
+{
+	for (int k = 0; k < NR_CMDLINE_KEYS; k++) {
+		const struct cmdline_key *r = &cmdline_keys[k];
+
+		if (!r->dflt[0])
+			continue;
+		err[0] = 0;
+		CHECK_EQ(cmdline_value_check(r, r->dflt, err, sizeof(err)), 0);
+		CHECK_STR(err, ""); /* names the row whose default is out */
+	}
+}
+
+/* The getters: the value given, else the row's default. */
+TEST(value_or_default)
+{
+	CHECK_EQ(cmdline_parse("run=bench:gup gup_nr=7 gup_keep=ranges", &cl, err, sizeof(err)), 0);
+	CHECK_EQ(cmdline_check(&cl, "x86_64", err, sizeof(err)), 0);
+	CHECK_EQ(cmdline_num(&cl, CMDLINE_KEY_gup_nr), 7);
+	CHECK_EQ(cmdline_num(&cl, CMDLINE_KEY_reps), 5);
+	CHECK_EQ(cmdline_choice(&cl, CMDLINE_KEY_gup_keep), 1);
+	CHECK_EQ(cmdline_choice(&cl, CMDLINE_KEY_gup_op), 2); /* longterm */
+	CHECK(cmdline_on(&cl, CMDLINE_KEY_gup_write));
+	CHECK(!cmdline_on(&cl, CMDLINE_KEY_ptelab_quiet));
+	CHECK(cmdline_value(&cl, CMDLINE_KEY_folios) == NULL);
+	CHECK_STR(cmdline_value(&cl, CMDLINE_KEY_advice), "free");
+}
+
+/* The check, from the rows: arch, range and takers, one line each. */
+TEST(rows_drive_the_check)
+{
+	static const struct {
+		const char *line, *arch, *want;
+	} cases[] = {
+		{ "run=hello contpte=off", "x86_64",
+		  "contpte exists on arm64 only, not on x86_64" },
+		{ "run=hello contpte=off", "host-arm64", NULL },
+		{ "run=bench:zap gup_op=pin", "arm64", "run=bench:zap does not read it" },
+		{ "run=bench:gup gup_op=pin,get", "arm64", "want one of get,pin,longterm" },
+		{ "run=bench cpus=9", "x86_64", "cpus=9: want a number 1..8" },
+		{ "run=bench cpus=8", "x86_64", NULL },
+		{ "run=exit:1 batch=1", "x86_64", NULL },
+		{ "batch=1 size=4", "x86_64", NULL }, /* no run=: the guest says so */
+	};
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		err[0] = 0;
+		CHECK_EQ(cmdline_parse(cases[i].line, &cl, err, sizeof(err)), 0);
+		CHECK_EQ(cmdline_check(&cl, cases[i].arch, err, sizeof(err)),
+			 cases[i].want ? -1 : 0);
+		if (cases[i].want)
+			CHECK_HAS(err, cases[i].want);
+	}
+}
+
 TEST_SUITE(cmdline, run_list_and_keys, empty_is_empty, malformed_words_are_refused, too_many_words,
-	   unknown_key_is_named, uint_parsing)
+	   unknown_key_is_named, uint_parsing, help_lists_every_key_with_range_and_default,
+	   every_default_is_a_value, value_or_default, rows_drive_the_check)

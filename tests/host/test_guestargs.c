@@ -1,6 +1,6 @@
 /*
  * test_guestargs.c - ptelab's check of the guest command line before it
- * boots (vmm/guestargs.c with guest/cmdline/cmdline_check.c), the words it adds
+ * boots (vmm/guestargs.c with cmdline/), the words it adds
  * for the guest (clock, backend, version), the new options (-h,
  * --version, --csv, --quiet, --backend host) and the CSV of a RESULT line
  * (vmm/csv.c).
@@ -94,7 +94,51 @@ TEST(bench_size_against_mem)
 	CHECK_EQ(check("--mem 272M run=bench:migrate size=64"), 0);
 	CHECK_EQ(check("--mem 1216M run=bench:zap size=1024"), 0);
 	CHECK_EQ(check("run=bench:zap size=512"), 0);
-	CHECK_EQ(check("run=hello size=1024"), 0); /* no benchmark runs */
+}
+
+/* A key that no command of run= reads is refused, naming the commands
+ * that do (its row's takers); run=bench runs every benchmark, so it takes
+ * every benchmark's keys, and the knobs apply to every command. */
+TEST(key_for_another_command_refused)
+{
+	refused("run=hello size=1024",
+		"size=1024: run=hello does not read it (size= is for bench)");
+	refused("run=bench:zap gup_nr=5", "gup_nr=5: run=bench:zap does not read it (gup_nr= is "
+					  "for bench:gup,bench:gup_put)");
+	refused("run=bench:madvise_free advice=free", "advice= is for bench:madvise");
+	refused("--cpus 2 run=stress:mm reps=3", "reps=3: run=stress:mm does not read it");
+	refused("run=selftest seconds=5", "seconds= is for stress");
+	CHECK_EQ(check("run=bench gup_nr=5 advice=free seconds=0"), -1); /* range, not takers */
+	CHECK_HAS(err, "seconds=0: want a number 1..86400");
+	CHECK_EQ(check("run=bench gup_nr=5 advice=free"), 0);
+	CHECK_EQ(check("run=hello,bench:gup_put gup_nr=5 gup_op=pin"), 0);
+	CHECK_EQ(check("run=bench:madvise advice=dontneed"), 0);
+	CHECK_EQ(check("--cpus 2 run=stress:mm seconds=3 cpus=2"), 0);
+	CHECK_EQ(check("run=ptdump zap=1 batch=4 gup_walk=off"), 0);
+}
+
+/* Values out of their row's range, at both ends. */
+TEST(value_out_of_range_refused)
+{
+	refused("run=bench:zap active=8", "active=8: want 0..7 other CPUs");
+	refused("run=bench:gup gup_nr=16777217", "gup_nr=16777217: want 0..16777216 pages");
+	refused("--cpus 2 run=stress:mm seconds=86401", "seconds=86401: want a number 1..86400");
+	refused("run=bench reps=0", "reps=0: want a number 1..64");
+	refused("run=bench size=65538", "size=65538: want an even number of MiB, 2..65536");
+	refused("run=bench:zap zap=1048577", "zap=1048577: a cap is a number 1..1048576 or 'max'");
+	CHECK_EQ(check("run=bench:gup gup_nr=16777216 reps=64"), 0);
+}
+
+/* ptelab parses the guest words once, into the config it passes on. */
+TEST(words_parsed_once_into_config)
+{
+	CHECK_EQ(check("run=hello,bench:zap zap=4"), 0);
+	CHECK_EQ(cfg.guest_words.nr_run, 2);
+	CHECK_STR(cfg.guest_words.run[1].arg, "zap");
+	CHECK_STR(cmdline_get(&cfg.guest_words, "zap"), "4");
+	CHECK(vmm_guest_runs_bench(&cfg));
+	CHECK_EQ(check("run=hello"), 0);
+	CHECK(!vmm_guest_runs_bench(&cfg));
 }
 
 /* After the backend is known: benchmarks default to icount on QEMU and a
@@ -248,5 +292,6 @@ TEST(mem_needed)
 }
 
 TEST_SUITE(guestargs, good_words_pass, bad_words_refused, bench_size_against_mem,
-	   settle_clock_and_defaults, new_options, bench_mem_rule, mem_needed,
-	   csv_columns_from_json, csv_later_rows_by_name, csv_refuses_non_objects)
+	   key_for_another_command_refused, value_out_of_range_refused,
+	   words_parsed_once_into_config, settle_clock_and_defaults, new_options, bench_mem_rule,
+	   mem_needed, csv_columns_from_json, csv_later_rows_by_name, csv_refuses_non_objects)

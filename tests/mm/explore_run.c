@@ -28,12 +28,21 @@ static void pick_caps(struct mix *m)
 			   : "1");
 	if (kind != 2)
 		return;
-	caps = (struct batch_caps){ random_cap(m), random_cap(m), random_cap(m), random_cap(m),
-				    random_cap(m), random_cap(m), random_cap(m), mix_below(m, 2),
-				    mix_below(m, 2),
-				    /* no mix uses mremap, madvise or NUMA hinting: no draw,
-				     * every seed replays */
-				    1, CAP_MAX, CAP_MAX };
+	/* One draw a knob, in this order, so that a seed replays the caps it
+	 * found; no mix uses mremap, madvise or NUMA hinting: no draw for
+	 * them. */
+	caps.zap = random_cap(m);
+	caps.mprotect = random_cap(m);
+	caps.fork = random_cap(m);
+	caps.gup_grab = random_cap(m);
+	caps.migrate = random_cap(m);
+	caps.migrate_unmap = random_cap(m);
+	caps.migrate_flush = random_cap(m);
+	caps.gup_walk = mix_below(m, 2);
+	caps.contpte = mix_below(m, 2);
+	caps.mremap = 1;
+	caps.madvise = CAP_MAX;
+	caps.numa_hint = CAP_MAX;
 	caps.mremap = caps.zap;
 }
 

@@ -74,6 +74,43 @@ early_cases() {
 	refused_early "--mem-needed: give a benchmark (run=bench...) and its size=" --mem-needed run=hello
 	refused_early "ptelab.clock= is ptelab's to set" run=hello ptelab.clock=x
 	refused_early "unknown option '--bogus' (try 'ptelab --help')" -h --bogus
+	# A key given to a command that does not read it, and values out of range.
+	refused_early "gup_nr=5: run=bench:zap does not read it (gup_nr= is for bench:gup,bench:gup_put)" \
+		run=bench:zap gup_nr=5
+	refused_early "size=64: run=hello does not read it (size= is for bench)" run=hello size=64
+	refused_early "seconds=0: want a number 1..86400" --cpus 2 run=stress:mm seconds=0
+	refused_early "gup_nr=16777217: want 0..16777216 pages" run=bench:gup gup_nr=16777217
+}
+
+# table_rows: "name|dflt|lo|hi" for each row of the key table a user may give
+# (include/ptelab/cmdline_keys.h: X(id, "name", kind, lo, hi, what, dflt, ...)
+# or CMDLINE_KNOB(X, id, kind, lo, hi, what, dflt, ...)).
+table_rows() {
+	awk -F', ' '
+		/^\tX\(/ { sub(/^\tX\(/, ""); gsub(/"/, "", $2); print $2 "|" $7 "|" $4 "|" $5 }
+		/^\tCMDLINE_KNOB\(X, / { sub(/^\tCMDLINE_KNOB\(X, /, ""); print $1 "|" $6 "|" $3 "|" $4 }
+	' "$TOP/include/ptelab/cmdline_keys.h" | grep -v '^ptelab\.'
+}
+
+# keys_listed NAME: the help in $TMPD/out has a line for every row of the
+# table, with its default and, where it is a number range, the range.
+keys_listed() {
+	table_rows >"$TMPD/rows"
+	[ "$(wc -l <"$TMPD/rows")" -gt 20 ] || { fail "$1" "read $(wc -l <"$TMPD/rows") rows of the table"; return; }
+	while IFS='|' read -r k d lo hi; do
+		line=$(grep "^  $k " "$TMPD/out")
+		if [ -z "$line" ]; then
+			fail "$1" "no line for $k"
+			return
+		fi
+		if [ -n "$d" ] && ! echo "$line" | grep -qF "(default $d)"; then
+			fail "$1" "$k lacks (default $d): $line"
+			return
+		fi
+		case $lo$hi in *[!0-9]* | 00) continue ;; esac
+		echo "$line" | grep -qF "$lo..$hi" || { fail "$1" "$k lacks $lo..$hi: $line"; return; }
+	done <"$TMPD/rows"
+	pass "$1"
 }
 
 guest_cases() {
@@ -111,6 +148,8 @@ help_cases() {
 		done
 		[ "$ok" = 1 ] && pass "$name"
 	done
+	name="-h lists every key of the table with its range and default"
+	expect_status "$name" 0 "$PTELAB" -h && keys_listed "$name"
 	# The binary may predate the last commit: its commit must exist.
 	name="--version says git describe (a commit of this repository)"
 	if expect_status "$name" 0 "$PTELAB" --version; then
@@ -126,6 +165,8 @@ help_cases() {
 			grep -q "^  selftest " "$TMPD/out" && pass "$name" ||
 			fail "$name" "$(tr '\n' '|' <"$TMPD/out")"
 	fi
+	name="run=help lists every key of the table with its range and default"
+	expect_status "$name" 0 "$PTELAB" --accel icount run=help && keys_listed "$name"
 	name="selftest:list names the cases without running them"
 	if expect_status "$name" 0 "$PTELAB" --accel icount run=selftest:list; then
 		if grep -qE '^(ok|FAIL) ' "$TMPD/out"; then

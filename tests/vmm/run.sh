@@ -183,8 +183,8 @@ dtb_cases() {
 	fi
 	name="dtb-out: x86_64, 3 nodes, 2 cpus"
 	if expect_status "$name" 0 "$PTELAB" --dtb-out "$TMPD/a.dtb" --mem 768M --nodes 3 \
-		--cpus 2 run=hello reps=1 &&
-		dts_case "$name" "$TMPD/a.dtb" 3 "run=hello reps=1"; then
+		--cpus 2 run=hello zap=1 &&
+		dts_case "$name" "$TMPD/a.dtb" 3 "run=hello zap=1"; then
 		if grep -q "cpu@1" "$TMPD/t.dts" && grep -q "timebase-frequency" "$TMPD/t.dts"; then
 			pass "$name"
 		else
@@ -207,8 +207,8 @@ dtb_cases() {
 	if ! have_cmd qemu-system-aarch64; then
 		skip "$name" "qemu-system-aarch64 is not installed"
 	elif expect_status "$name" 0 "$PTELAB" --arch arm64 --kernel "$GUESTS/arm64-exit0.elf" \
-		--dtb-out "$TMPD/c.dtb" --mem 1G --nodes 2 run=hello size=2 &&
-		dts_case "$name" "$TMPD/c.dtb" 2 "run=hello size=2"; then
+		--dtb-out "$TMPD/c.dtb" --mem 1G --nodes 2 run=hello fork=2 &&
+		dts_case "$name" "$TMPD/c.dtb" 2 "run=hello fork=2"; then
 		pass "$name"
 	fi
 	# QEMU's dumpdtb replaces its target by a rename; ptelab writes into

@@ -1,5 +1,6 @@
 /*
- * cmdline.c - guest command-line parsing (see cmdline.h).
+ * parse.c - the guest command line split into words and the run= list
+ * (ptelab/cmdline.h); what a key's value may be is keys.c's.
  */
 #include <stdio.h>
 #include <string.h>
@@ -109,19 +110,6 @@ const char *cmdline_get(const struct cmdline *cl, const char *key)
 		if (strcmp(cl->word[i].key, key) == 0)
 			return cl->word[i].val;
 	return NULL;
-}
-
-int cmdline_check_keys(const struct cmdline *cl, const char *const *known, char *err, size_t errlen)
-{
-	for (int i = 0; i < cl->nr_words; i++) {
-		const char *const *k = known;
-
-		while (*k && strcmp(*k, cl->word[i].key) != 0)
-			k++;
-		if (!*k)
-			return snprintf(err, errlen, "unknown option '%s'", cl->word[i].key), -1;
-	}
-	return 0;
 }
 
 int cmdline_uint(const char *s)

@@ -1,7 +1,6 @@
 /*
- * bench_folios.c - the folio sizes a benchmark can run, by label (folios=;
- * ptelab/cmdline.h). Plain C: ptelab links it too, to reject a bad
- * folios= before it boots anything.
+ * folio_sizes.c - the folio sizes a benchmark can run, by label (folios=;
+ * ptelab/cmdline.h), for ptelab's check and the guest's benchmarks.
  */
 #include <stdio.h>
 #include <string.h>
@@ -24,16 +23,28 @@ const struct folio_size *folio_size_find(const char *label, size_t len)
 	return NULL;
 }
 
+int folio_sizes_text(char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < nr_folio_sizes && n < size; i++)
+		n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? ", " : "",
+				      folio_sizes[i].label);
+	return (int)n;
+}
+
 int folios_check(const char *list, char *err, size_t errlen)
 {
+	char have[128];
+
 	for (const char *s = list;;) {
 		size_t len = strcspn(s, ",");
 
 		if (!folio_size_find(s, len)) {
-			snprintf(err, errlen,
-				 "folios=%s: '%.*s' is not a folio size (have 4K, 16K, 32K, 64K, "
-				 "128K, 256K, 512K, 1M, 2M-pte, 2M-pmd)",
-				 list, (int)len, s);
+			folio_sizes_text(have, sizeof(have));
+			snprintf(err, errlen, "folios=%s: '%.*s' is not a folio size (have %s)",
+				 list, (int)len, s, have);
 			return -1;
 		}
 		if (!s[len])
