@@ -185,8 +185,13 @@ $(B)/$(1)/guest.elf: $$($(1)_OBJS) linker/$(1).ld
 		-Wl,-Map=$(B)/$(1)/guest.map -o $$@ $$($(1)_OBJS) $$($(1)_LIBS)
 
 # The same kernel with trace=on built in (mm/trace.h): ptelab boots it
-# for trace=on, so the measured image carries no trace at all.
-$(1)_TOBJS := $$(patsubst %,$(B)/$(1)/obj-trace/%.o,$$($(1)_SRCS))
+# for trace=on, so the measured image carries no trace at all. Only the
+# sources that include trace.h or pte_batch.h (the one header that
+# includes it; tests/build/includes.sh keeps it so) differ: the rest
+# of the image is guest.elf's objects.
+$(1)_TSRCS := $$(shell grep -l -E '^\#include "(trace|pte_batch)\.h"' $$($(1)_SRCS))
+$(1)_TOBJS := $$(patsubst %,$(B)/$(1)/obj-trace/%.o,$$($(1)_TSRCS)) \
+	$$(patsubst %,$(B)/$(1)/obj/%.o,$$(filter-out $$($(1)_TSRCS),$$($(1)_SRCS)))
 
 $(B)/$(1)/obj-trace/%.c.o: %.c | $(B)/newlib/.built-$(TRIPLE_$(1))
 	@mkdir -p $$(dir $$@)

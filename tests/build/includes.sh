@@ -61,4 +61,11 @@ done
 h=$(flags HOSTRUN_CFLAGS_x86_64)
 probe "host backend" gcc "$h" kernel.h ok
 for x in vmm_config.h test.h; do probe "host backend" gcc "$h" $x refused; done
+# guest-trace.elf recompiles only the sources that include trace.h or
+# pte_batch.h themselves (Makefile, $(ARCH)_TSRCS): a header that included
+# either would leave its users untraced in that image without a word.
+name="only mm/pte_batch.h among the headers includes trace.h or pte_batch.h"
+bad=$(git ls-files '*.h' | xargs grep -l -E '^#include "(trace|pte_batch)\.h"' | grep -vx mm/pte_batch.h)
+[ -z "$bad" ] && pass "$name" || fail "$name" "also: $(echo $bad)"
+
 summary
