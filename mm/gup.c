@@ -59,7 +59,7 @@ struct gup_ctx {
 static bool gup_pte_ok(pte_t pte, unsigned flags, unsigned *fault)
 {
 	*fault = flags & FOLL_WRITE ? FAULT_WRITE : 0;
-	if (!pte_present(pte) || !pte_user(pte))
+	if (!pte_user(pte)) /* pte_user() implies pte_present() */
 		return false;
 	return !(flags & FOLL_WRITE) || pte_write(pte);
 }

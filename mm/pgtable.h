@@ -27,7 +27,8 @@
  *                ... below are generic)
  * pte_present() is true for PROT_NONE entries too (mapped, but the MMU
  * faults on them). pte_user() and pte_user_writable() are the MMU's view
- * (may user mode read / write through it now); pte_write() and pte_dirty()
+ * (may user mode read / write through it now; so each implies
+ * pte_present()); pte_write() and pte_dirty()
  * are mm's (may the page be written / was it). They differ where the
  * format tracks dirtiness by faults: a clean writable arm64 entry is
  * pte_write() but not pte_user_writable().
