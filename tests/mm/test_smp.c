@@ -485,7 +485,7 @@ static void halt_holder_waiter(unsigned cpu, void *arg)
 TEST(smp_lock_waiter_halts_and_the_unlock_wakes_it)
 {
 	struct halt_case c = { .lock = SPINLOCK_INIT(LOCK_LEAF, "halt case lock") };
-	bool was = lock_pv_halt;
+	bool was = lock_pv_halt, was_virt = lock_virt;
 
 	if (smp_nr_cpus() < 2) {
 		printf("    1 CPU online: the single-CPU part only\n");
@@ -498,9 +498,11 @@ TEST(smp_lock_waiter_halts_and_the_unlock_wakes_it)
 	c.halt = arch_lock_can_halt();
 	if (!c.halt)
 		printf("    no halt-and-kick on this machine: the hand-over through the spin\n");
+	lock_set_virt(false); /* a waiter out of turn holds no ticket to halt for */
 	lock_pv_halt = c.halt;
 	smp_run(2, halt_holder_waiter, &c);
 	lock_pv_halt = was;
+	lock_set_virt(was_virt);
 	CHECK_EQ(c.saw_waiter, 1);
 	CHECK_EQ(c.got, 1);
 	CHECK(!spin_is_locked(&c.lock));
