@@ -73,9 +73,20 @@ const char vmm_usage_tail[] =
 	"Exit status: the guest's (0 = all passed), 2 usage or input error, 3 guest\n"
 	"crashed, 4 no backend available, 124 timeout, 128+N stopped by signal N.\n";
 
+/* The names of the choices, in enum order: the options' values and the
+ * names ptelab prints are these. */
+static const char *const backend_names[] = { "auto", "kvm", "qemu", "host", NULL };
+static const char *const arch_names[] = { "x86_64", "arm64", NULL };
+static const char *const accel_names[] = { "tcg", "kvm", "icount", NULL };
+
 const char *vmm_arch_name(enum vmm_arch arch)
 {
-	return arch == VMM_ARCH_ARM64 ? "arm64" : "x86_64";
+	return arch_names[arch];
+}
+
+const char *vmm_backend_name(enum vmm_backend backend)
+{
+	return backend_names[backend];
 }
 
 /* Parse a run of decimal digits filling the whole of @s; -1 on overflow or
@@ -255,10 +266,6 @@ static const struct opt {
 	{ "--mem-needed", 0, O_MEM_NEEDED },
 	{ "--initramfs", 1, O_INITRAMFS },
 };
-
-static const char *const backend_names[] = { "auto", "kvm", "qemu", "host", NULL };
-static const char *const arch_names[] = { "x86_64", "arm64", NULL };
-static const char *const accel_names[] = { "tcg", "kvm", "icount", NULL };
 
 /* Apply one option with its value (NULL for flags) to @cfg. */
 static int apply_opt(const struct opt *o, const char *v, struct vmm_config *cfg, char *err,

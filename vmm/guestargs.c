@@ -95,11 +95,6 @@ const char *vmm_clock_name(const struct vmm_config *cfg, int backend)
 	return cfg->accel == VMM_ACCEL_ICOUNT ? "icount" : "tcg";
 }
 
-static const char *backend_name(int backend)
-{
-	return backend == VMM_BACKEND_HOST ? "host" : backend == VMM_BACKEND_KVM ? "kvm" : "qemu";
-}
-
 int vmm_config_settle(struct vmm_config *cfg, int backend, char *err, size_t errlen)
 {
 	size_t len = strlen(cfg->bootargs);
@@ -113,8 +108,8 @@ int vmm_config_settle(struct vmm_config *cfg, int backend, char *err, size_t err
 	}
 	n = snprintf(cfg->bootargs + len, sizeof(cfg->bootargs) - len,
 		     " ptelab.clock=%s ptelab.backend=%s ptelab.version=%s%s%s",
-		     vmm_clock_name(cfg, backend), backend_name(backend), vmm_version,
-		     cfg->quiet ? " ptelab.quiet=on" : "",
+		     vmm_clock_name(cfg, backend), vmm_backend_name((enum vmm_backend)backend),
+		     vmm_version, cfg->quiet ? " ptelab.quiet=on" : "",
 		     cfg->verbose ? " ptelab.verbose=on" : "");
 	if (n < 0 || (size_t)n >= sizeof(cfg->bootargs) - len) {
 		cfg->bootargs[len] = 0;

@@ -58,6 +58,7 @@ struct vmm_config {
 
 /* Name of @arch as the command line spells it ("x86_64", "arm64"). */
 const char *vmm_arch_name(enum vmm_arch arch);
+const char *vmm_backend_name(enum vmm_backend backend);
 
 /* Why vmm_parse_size() refused a word, for callers that word it their own way. */
 enum vmm_size_error {
