@@ -128,18 +128,6 @@ unsigned long arch_mm_cpus_elsewhere(struct mm *mm)
 	return __atomic_load_n(&mm->context.cpumask, __ATOMIC_ACQUIRE) & ~(1ul << this_cpu()->cpu);
 }
 
-/* newlib's memcpy: load/store pairs, as Linux's arm64 copy_page(). */
-void arch_copy_pages(void *to, const void *from, unsigned long nr)
-{
-	memcpy(to, from, nr * PAGE_SIZE);
-}
-
-/* The kernel half is TTBR1's: a user pgd needs nothing from it. */
-void arch_pgd_init(void *pgd)
-{
-	(void)pgd;
-}
-
 /* ---- building the kernel's tables ------------------------------------------ */
 
 pud_t kernel_pud_leaf(uint64_t pa, uint64_t prot)

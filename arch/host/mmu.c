@@ -56,13 +56,3 @@ unsigned long arch_mm_cpus_elsewhere(struct mm *mm)
 {
 	return host_tlb_cpus_with(mm);
 }
-
-void arch_copy_pages(void *to, const void *from, unsigned long nr)
-{
-	memcpy(to, from, nr * PAGE_SIZE);
-}
-
-void arch_pgd_init(void *pgd)
-{
-	(void)pgd;
-}

@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+#define arch_pgd_init arch_pgd_init
+#define arch_copy_pages arch_copy_pages
 #include "arch_mmu.h" /* the required hooks, declared once */
 
 /* Switch this CPU to the kernel's page tables (with NX, global pages and
