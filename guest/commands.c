@@ -191,27 +191,28 @@ int check_ptdump(const char *arg, char *err, size_t errlen);
 int cmd_numa_maps(const char *arg);
 
 static const struct command commands[] = {
-	{ "hello", "print the machine summary", 0, cmd_hello, NULL, 1 },
-	{ "exit", "exit:N - stop with status N (0..255)", 2, cmd_exit, check_exit, 1 },
-	{ "fault", "take an unhandled page fault (exits 3)", 0, cmd_fault, NULL, 1 },
-	{ "hang", "spin forever with interrupts off", 0, cmd_hang, NULL, 1 },
-	{ "selftest", "selftest[:FILTER] - run the in-guest tests; selftest:list names them", 1,
-	  cmd_selftest, NULL, 1 },
-	{ "stress", "stress:mm - random concurrent mm mixes on cpus= CPUs for seconds=, checked", 2,
-	  cmd_stress, check_stress, 1 },
-	{ "bench", "bench[:NAME] - run one benchmark or all (run=help lists their keys)", 1,
-	  cmd_bench, bench_cmd_check, 0 },
+	{ "hello", "print the machine summary", ARG_NONE, cmd_hello, NULL, true },
+	{ "exit", "exit:N - stop with status N (0..255)", ARG_REQUIRED, cmd_exit, check_exit,
+	  true },
+	{ "fault", "take an unhandled page fault (exits 3)", ARG_NONE, cmd_fault, NULL, true },
+	{ "hang", "spin forever with interrupts off", ARG_NONE, cmd_hang, NULL, true },
+	{ "selftest", "selftest[:FILTER] - run the in-guest tests; selftest:list names them",
+	  ARG_OPTIONAL, cmd_selftest, NULL, true },
+	{ "stress", "stress:mm - random concurrent mm mixes on cpus= CPUs for seconds=, checked",
+	  ARG_REQUIRED, cmd_stress, check_stress, true },
+	{ "bench", "bench[:NAME] - run one benchmark or all (run=help lists their keys)",
+	  ARG_OPTIONAL, cmd_bench, bench_cmd_check, false },
 	{ "ptdump",
 	  "ptdump[:OP] - watch PTE runs form and break (batching caps apply); OP (munmap, "
 	  "mprotect, fork, gup, migrate) on folios= folios, with PTE strips before and after",
-	  1, cmd_ptdump, check_ptdump, 0 },
-	{ "numa_maps", "mbind, migrate_pages, move_pages of a small mm, numa_maps after each", 0,
-	  cmd_numa_maps, NULL, 0 },
-	{ "exec", "exec:PATH - run the static program PATH from the initramfs as a user process", 2,
-	  cmd_exec, check_exec, 1 },
-	{ "list", "list the commands", 0, cmd_list, NULL, 0 },
-	{ "help", "the commands, and every key=value the command line takes", 0, cmd_help, NULL,
-	  0 },
+	  ARG_OPTIONAL, cmd_ptdump, check_ptdump, false },
+	{ "numa_maps", "mbind, migrate_pages, move_pages of a small mm, numa_maps after each",
+	  ARG_NONE, cmd_numa_maps, NULL, false },
+	{ "exec", "exec:PATH - run the static program PATH from the initramfs as a user process",
+	  ARG_REQUIRED, cmd_exec, check_exec, true },
+	{ "list", "list the commands", ARG_NONE, cmd_list, NULL, false },
+	{ "help", "the commands, and every key=value the command line takes", ARG_NONE, cmd_help,
+	  NULL, false },
 };
 
 #define NR_COMMANDS (int)(sizeof(commands) / sizeof(commands[0]))
@@ -250,11 +251,11 @@ static int item_check(const struct run_item *it, int host_backend, char *err, si
 		return snprintf(err, errlen, "unknown command '%s' (run=list lists the commands)",
 				it->name),
 		       -1;
-	if (c->arg == 0 && it->has_arg)
+	if (c->arg == ARG_NONE && it->has_arg)
 		return snprintf(err, errlen, "%s takes no argument (got '%s:%s')", it->name,
 				it->name, it->arg),
 		       -1;
-	if (c->arg == 2 && !it->has_arg)
+	if (c->arg == ARG_REQUIRED && !it->has_arg)
 		return snprintf(err, errlen, "%s needs an argument: %s", it->name, c->help), -1;
 	if (host_backend && c->needs_machine)
 		return snprintf(err, errlen,

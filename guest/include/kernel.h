@@ -40,15 +40,18 @@ void heap_init(void);
 void heap_range(uint64_t *start_phys, uint64_t *size);
 
 /* Commands for run=NAME[:ARG]. fn returns a PTELAB_EXIT_* status. */
+/* Does a command take an argument (run=NAME:ARG)? */
+enum command_arg { ARG_NONE, ARG_OPTIONAL, ARG_REQUIRED };
+
 struct command {
 	const char *name;
 	const char *help;
-	int arg; /* 0 none, 1 optional, 2 required */
+	enum command_arg arg;
 	int (*fn)(const char *arg);
 	/* Optional: is @arg (NULL when absent) usable? 0, or -1 with a reason. */
 	int (*check)(const char *arg, char *err, size_t errlen);
 	/* Needs a booted machine (its console, exit, MMU): not on --backend host. */
-	int needs_machine;
+	bool needs_machine;
 };
 
 /* Look up a command by name; NULL when there is none. */
