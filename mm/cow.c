@@ -114,7 +114,9 @@ static void wp_reuse_folio_run(struct vma *vma, unsigned long addr, pte_t *ptep,
 			SetPageAnonExclusive(folio_page(folio, i0 + i));
 }
 
-/* Make the PTE at @ptep exclusive in place, and writable for a write. */
+/* Make the PTE at @ptep exclusive in place, and dirty for a write,
+ * writable only where the VMA is (a forced write, FAULT_FORCE, leaves a
+ * read-only VMA's entry read-only). */
 static void wp_reuse(struct vma *vma, unsigned long addr, pte_t *ptep, pte_t pte, struct page *page,
 		     unsigned flags)
 {
@@ -128,7 +130,9 @@ static void wp_reuse(struct vma *vma, unsigned long addr, pte_t *ptep, pte_t pte
 	count_event(cow_reuses, 1);
 	if (!(flags & FAULT_WRITE))
 		return;
-	pte = pte_mkdirty(pte_mkwrite(pte_mkyoung(pte)));
+	pte = pte_mkdirty(pte_mkyoung(pte));
+	if (vma->flags & VM_WRITE)
+		pte = pte_mkwrite(pte);
 	ptep_set_access_flags(vma, addr, ptep, pte); /* flushes what it changed */
 }
 
@@ -198,7 +202,9 @@ int do_huge_pmd_wp_page(struct vma *vma, pmd_t *pmdp, unsigned long addr, unsign
 	if (huge_pmd_reuse(pmdp_get(pmdp))) {
 		count_event(cow_reuses, 1);
 		if (flags & FAULT_WRITE) {
-			set_pmd(pmdp, pmd_mkdirty(pmd_mkwrite(pmd_mkyoung(pmdp_get(pmdp)))));
+			pmd_t pmd = pmd_mkdirty(pmd_mkyoung(pmdp_get(pmdp)));
+
+			set_pmd(pmdp, vma->flags & VM_WRITE ? pmd_mkwrite(pmd) : pmd);
 			flush_tlb_range(vma->mm, base, base + PMD_SIZE);
 		}
 		return 0;

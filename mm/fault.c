@@ -116,10 +116,10 @@ static int do_anonymous_page(struct vma *vma, pte_t *ptep, unsigned long addr, b
 
 /* Check @flags against @vma's protection. A read needs any access: the
  * entries of a write- or exec-only VMA are readable (VM_ACCESS_FLAGS), as
- * on Linux's x86 fault path. */
+ * on Linux's x86 fault path. A forced write needs any access too. */
 static bool access_ok(struct vma *vma, unsigned flags)
 {
-	if ((flags & FAULT_WRITE) && !(vma->flags & VM_WRITE))
+	if ((flags & (FAULT_WRITE | FAULT_FORCE)) == FAULT_WRITE && !(vma->flags & VM_WRITE))
 		return false;
 	if ((flags & FAULT_EXEC) && !(vma->flags & VM_EXEC))
 		return false;

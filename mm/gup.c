@@ -43,8 +43,9 @@
 /* One get/pin call: what it asks for and where it stopped. */
 struct gup_ctx {
 	struct mm *mm;
-	unsigned flags; /* FOLL_* */
-	unsigned fault; /* FAULT_* the page at the stop needs (when 0 pages were taken) */
+	unsigned flags;	  /* FOLL_* */
+	unsigned fault;	  /* FAULT_* the page at the stop needs (when 0 pages were taken) */
+	bool force_write; /* FOLL_FORCE | FOLL_WRITE in a VMA without VM_WRITE */
 };
 
 /* Faults one address may take in a row before the walk calls it a bug:
@@ -62,6 +63,13 @@ static bool gup_pte_ok(pte_t pte, unsigned flags, unsigned *fault)
 	if (!pte_user(pte)) /* pte_user() implies pte_present() */
 		return false;
 	return !(flags & FOLL_WRITE) || pte_write(pte);
+}
+
+/* A forced write (g->force_write) may take the page of a read-only
+ * entry when the page is this mm's own: the forced fault made it so. */
+static bool gup_force_ok(const struct gup_ctx *g, bool user, uint64_t pfn)
+{
+	return g->force_write && user && PageAnonExclusive(pfn_to_page(pfn));
 }
 
 /*
@@ -240,8 +248,11 @@ static long gup_pte_run(struct gup_ctx *g, unsigned long addr, pte_t *ptep, unsi
 	struct folio *folio;
 	unsigned nr;
 
-	if (!gup_pte_ok(pte, g->flags, &g->fault))
-		return 0;
+	if (!gup_pte_ok(pte, g->flags, &g->fault)) {
+		if (!gup_force_ok(g, pte_user(pte), pte_pfn(pte)))
+			return 0;
+		left = 1; /* the next page may still be shared */
+	}
 	page = pfn_to_page(pte_pfn(pte));
 	folio = page_folio(page);
 	if (gup_must_unshare(g->flags, page)) {
@@ -304,7 +315,8 @@ static long follow_huge_pmd(struct gup_ctx *g, pmd_t pmd, unsigned long addr, un
 	struct folio *folio = page_folio(page);
 	unsigned nr = (unsigned)((end - addr) >> PAGE_SHIFT);
 
-	if (!pmd_user(pmd) || ((g->flags & FOLL_WRITE) && !pmd_write(pmd))) {
+	if ((!pmd_user(pmd) || ((g->flags & FOLL_WRITE) && !pmd_write(pmd))) &&
+	    !gup_force_ok(g, pmd_user(pmd), pmd_pfn(pmd))) {
 		g->fault = g->flags & FOLL_WRITE ? FAULT_WRITE : 0; /* a hinting leaf: opened */
 		return 0;
 	}
@@ -382,11 +394,14 @@ static long follow_page_mask(struct gup_ctx *g, unsigned long addr, unsigned lon
 
 /* May this call touch @vma's pages at all (Linux's check_vma_flags)? A
  * write needs VM_WRITE, a read VM_READ: a write-only VMA may be written
- * through GUP, not read (mm.h, VM_ACCESS_FLAGS). */
+ * through GUP, not read (mm.h, VM_ACCESS_FLAGS). FOLL_FORCE needs any
+ * access. */
 static int check_vma_flags(struct vma *vma, unsigned flags)
 {
 	if (!vma)
 		return -EFAULT;
+	if (flags & FOLL_FORCE)
+		return vma->flags & VM_ACCESS_FLAGS ? 0 : -EFAULT;
 	if (flags & FOLL_WRITE)
 		return vma->flags & VM_WRITE ? 0 : -EFAULT;
 	return vma->flags & VM_READ ? 0 : -EFAULT;
@@ -399,7 +414,7 @@ static int gup_fault(struct gup_ctx *g, unsigned long addr, int *tries)
 		panic("__get_user_pages: no progress at %#lx after %d faults (fault flags %#x, "
 		      "foll flags %#x)",
 		      addr, GUP_MAX_FAULTS, g->fault, g->flags);
-	return __handle_mm_fault(g->mm, addr, g->fault);
+	return __handle_mm_fault(g->mm, addr, g->force_write ? g->fault | FAULT_FORCE : g->fault);
 }
 
 /*
@@ -422,6 +437,9 @@ static long __get_user_pages(struct gup_ctx *g, unsigned long start, unsigned lo
 			ret = check_vma_flags(vma, g->flags);
 			if (ret)
 				return done ? (long)done : ret;
+			g->force_write = (g->flags & (FOLL_FORCE | FOLL_WRITE)) ==
+						 (FOLL_FORCE | FOLL_WRITE) &&
+					 !(vma->flags & VM_WRITE);
 		}
 		ret = follow_page_mask(g, addr, end < vma->end ? end : vma->end, pages + done);
 		if (ret > 0) {
@@ -455,8 +473,8 @@ static long get_user_pages_locked(struct gup_ctx *g, unsigned long start, unsign
 static int gup_check_args(unsigned long start, unsigned long nr_pages, unsigned flags,
 			  struct page **pages)
 {
-	const unsigned known =
-		FOLL_WRITE | FOLL_GET | FOLL_PIN | FOLL_LONGTERM | FOLL_TOUCH | FOLL_FAST_ONLY;
+	const unsigned known = FOLL_WRITE | FOLL_GET | FOLL_PIN | FOLL_LONGTERM | FOLL_TOUCH |
+			       FOLL_FAST_ONLY | FOLL_FORCE;
 
 	if ((flags & ~known) || !pages || (start & (PAGE_SIZE - 1)))
 		return -EINVAL;

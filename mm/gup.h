@@ -30,6 +30,13 @@
 #define FOLL_LONGTERM (1u << 3)	 /* the pin is held indefinitely (FOLL_PIN only) */
 #define FOLL_TOUCH (1u << 4)	 /* mark the folios accessed (and dirty for FOLL_WRITE) */
 #define FOLL_FAST_ONLY (1u << 5) /* *_fast: lockless walk only, never fall back */
+/* Access against the VMA's protection, as ptrace does: a read of a VMA
+ * with any access, a write of one without VM_WRITE, which breaks COW and
+ * takes the page when it is AnonExclusive although its entry stays
+ * read-only (Linux's can_follow_write_pte). Slow path only: gup-fast
+ * leaves such a page to it. A VMA without any access (PROT_NONE) is
+ * refused, where Linux lets ptrace in. */
+#define FOLL_FORCE (1u << 6)
 
 /*
  * get_user_pages - take a reference on each of the @nr_pages pages from

@@ -159,6 +159,9 @@ struct vma *find_vma(struct mm *mm, unsigned long addr); /* the VMA containing a
 #define FAULT_WRITE (1u << 0)
 #define FAULT_UNSHARE (1u << 1) /* make an anon page exclusive without writing */
 #define FAULT_EXEC (1u << 2)
+/* GUP with FOLL_FORCE checked the access (ptrace, /proc/PID/mem): a write
+ * to a VMA without VM_WRITE breaks COW, and the entry stays read-only. */
+#define FAULT_FORCE (1u << 3)
 
 /*
  * handle_mm_fault - resolve a fault at @addr in @mm.
