@@ -41,6 +41,7 @@ static struct process *process_alloc(void)
 		return NULL;
 	}
 	p->pid = 1;
+	p->cap_effective = (1ull << 41) - 1; /* every capability up to CAP_CHECKPOINT_RESTORE */
 	for (int fd = 0; fd < 3; fd++)
 		p->fds[fd].kind = FD_CONSOLE;
 	return p;

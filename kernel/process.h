@@ -26,6 +26,7 @@ enum fd_kind { FD_NONE, FD_CONSOLE, FD_FILE, FD_PROC };
 
 struct fd {
 	enum fd_kind kind;
+	int access;		  /* O_RDONLY, O_WRONLY or O_RDWR, as opened */
 	const struct ifile *file; /* FD_FILE */
 	uint64_t pos;
 	const struct proc_entry *proc; /* FD_PROC (procfs.h) */
@@ -40,6 +41,7 @@ struct process {
 	unsigned long brk_start, brk; /* [brk_start, page_up(brk)) is mapped */
 	struct fd fds[PROC_NR_FDS];
 	unsigned long clear_child_tid; /* set_tid_address() */
+	uint64_t cap_effective;	       /* capget/capset: root's, all bits at start */
 	uint64_t sigmask;
 	uint8_t sigaction[PROC_NR_SIGNALS][32]; /* Linux's struct sigaction, as given */
 	/* -ENOSYS answers per number; [SYSCALL_MAX_NR] counts numbers past it */

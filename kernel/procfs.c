@@ -12,9 +12,16 @@
 #include "procfs.h"
 
 static const struct proc_entry entries[] = {
-	{ "pagemap", NULL, proc_pagemap_read },
-	{ "maps", proc_maps_text, NULL },
-	{ "smaps", proc_smaps_text, NULL },
+	{ "pagemap", NULL, proc_pagemap_read, NULL },
+	{ "mem", NULL, proc_mem_read, proc_mem_write },
+	{ "maps", proc_maps_text, NULL, NULL },
+	{ "smaps", proc_smaps_text, NULL, NULL },
+};
+
+static const struct proc_entry sys_entries[] = {
+	{ "sys/kernel/mm/transparent_hugepage/hpage_pmd_size", sysfs_thp_pmd_size_text, NULL,
+	  NULL },
+	{ "sys/kernel/mm/transparent_hugepage/enabled", sysfs_thp_enabled_text, NULL, NULL },
 };
 
 /* Skip the slashes at @s (paths may say "/proc//self"). */
@@ -41,6 +48,9 @@ const struct proc_entry *procfs_lookup(const struct process *p, const char *path
 {
 	const char *s = skip_slashes(path);
 
+	for (size_t i = 0; i < sizeof(sys_entries) / sizeof(sys_entries[0]); i++)
+		if (!strcmp(s, sys_entries[i].name))
+			return &sys_entries[i];
 	if (strncmp(s, "proc/", 5))
 		return NULL;
 	s = proc_dir_rest(p, skip_slashes(s + 5));
@@ -113,6 +123,12 @@ long procfs_read(struct process *p, const struct fd *f, unsigned long buf, size_
 	if (len > f->text_len - pos)
 		len = (size_t)(f->text_len - pos);
 	return copy_to_user(buf, f->text + pos, len) ? -EFAULT : (long)len;
+}
+
+long procfs_write(struct process *p, const struct fd *f, unsigned long buf, size_t len,
+		  uint64_t pos)
+{
+	return f->proc->write ? f->proc->write(p, buf, len, pos) : -EBADF;
 }
 
 void procfs_release(struct fd *f)

@@ -1,12 +1,14 @@
 /*
  * procfs.h - the /proc files of the running process, generated from its
  * mm as Linux's fs/proc does: pagemap (binary, read at any 8-byte
- * offset, answered from the page tables at the time of the read), maps
+ * offset, answered from the page tables at the time of the read), mem
+ * (the memory itself, read and written as ptrace does: proc_mem.c), maps
  * and smaps (text, a snapshot taken when the file is opened, as a
  * reader that reads from 0 to the end sees it on Linux).
  *
  * Paths: /proc/self/NAME and /proc/PID/NAME for the current PID; nothing
- * else under /proc exists.
+ * else under /proc exists. The few /sys files a program reads
+ * (sysfs_thp.c) are served the same way, by their whole path.
  */
 #ifndef KERNEL_PROCFS_H
 #define KERNEL_PROCFS_H
@@ -21,11 +23,13 @@ struct proc_text;
 
 /* One file: how an open fd of it is filled and read. */
 struct proc_entry {
-	const char *name; /* under /proc/self/ */
+	const char *name; /* under /proc/self/, or a /sys path without its first '/' */
 	/* NULL for files read live (pagemap); else writes the text into @t */
 	int (*text)(struct process *p, struct proc_text *t);
 	/* live files: @len bytes at @pos into user @buf; 0 at the end, or -errno */
 	long (*read)(struct process *p, unsigned long buf, size_t len, uint64_t pos);
+	/* NULL for read-only files; else @len bytes from user @buf at @pos */
+	long (*write)(struct process *p, unsigned long buf, size_t len, uint64_t pos);
 };
 
 /* A snapshot being written: grows as needed (malloc). */
@@ -53,6 +57,11 @@ int procfs_open(struct process *p, struct fd *f, const struct proc_entry *e);
 long procfs_read(struct process *p, const struct fd *f, unsigned long buf, size_t len,
 		 uint64_t pos);
 
+/* @len bytes from user @buf into @f's file at @pos: the count or -errno
+ * (-EBADF for a read-only file). */
+long procfs_write(struct process *p, const struct fd *f, unsigned long buf, size_t len,
+		  uint64_t pos);
+
 /* Free what procfs_open() allocated for @f (the fd is being closed). */
 void procfs_release(struct fd *f);
 
@@ -60,5 +69,9 @@ void procfs_release(struct fd *f);
 long proc_pagemap_read(struct process *p, unsigned long buf, size_t len, uint64_t pos);
 int proc_maps_text(struct process *p, struct proc_text *t);
 int proc_smaps_text(struct process *p, struct proc_text *t);
+int sysfs_thp_pmd_size_text(struct process *p, struct proc_text *t);
+int sysfs_thp_enabled_text(struct process *p, struct proc_text *t);
+long proc_mem_read(struct process *p, unsigned long buf, size_t len, uint64_t pos);
+long proc_mem_write(struct process *p, unsigned long buf, size_t len, uint64_t pos);
 
 #endif

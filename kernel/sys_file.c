@@ -75,21 +75,36 @@ static long do_read(long fd, unsigned long buf, size_t len)
 		return -EBADF;
 	if (f->kind == FD_CONSOLE)
 		return 0; /* no console input: end of file */
+	if (f->access == O_WRONLY)
+		return -EBADF;
 	n = file_read(f, buf, len, f->pos);
 	if (n > 0)
 		f->pos += (uint64_t)n;
 	return n;
 }
 
+/* Up to @len bytes from user @buf into @f's file at @pos: only /proc
+ * files opened for writing can be written. */
+static long file_write(const struct fd *f, unsigned long buf, size_t len, uint64_t pos)
+{
+	if (f->kind != FD_PROC || f->access == O_RDONLY)
+		return -EBADF;
+	return procfs_write(current_process, f, buf, len, pos);
+}
+
 static long do_write(long fd, unsigned long buf, size_t len)
 {
 	struct fd *f = fd_get(fd);
+	long n;
 
 	if (!f)
 		return -EBADF;
-	if (f->kind != FD_CONSOLE)
-		return -EBADF; /* files are opened read-only */
-	return console_write(buf, len);
+	if (f->kind == FD_CONSOLE)
+		return console_write(buf, len);
+	n = file_write(f, buf, len, f->pos);
+	if (n > 0)
+		f->pos += (uint64_t)n;
+	return n;
 }
 
 long sys_read(struct user_regs *r, const long *a)
@@ -166,18 +181,20 @@ static int fd_alloc(void)
 	return -EMFILE;
 }
 
-/* Open the /proc file @e read-only. */
+/* Open the /proc file @e: for writing only where it can be written. */
 static long open_proc(const struct proc_entry *e, long flags)
 {
-	int fd = fd_alloc(), err;
+	int fd = fd_alloc(), err, access = (int)(flags & O_ACCMODE);
 
-	if ((flags & O_ACCMODE) != 0)
+	if (access == O_ACCMODE || (access != O_RDONLY && !e->write))
 		return -EACCES;
 	if (flags & O_DIRECTORY)
 		return -ENOTDIR;
 	if (fd < 0)
 		return fd;
 	err = procfs_open(current_process, &current_process->fds[fd], e);
+	if (!err)
+		current_process->fds[fd].access = access;
 	return err ? err : fd;
 }
 
@@ -246,6 +263,20 @@ long sys_pread64(struct user_regs *r, const long *a)
 	if (a[3] < 0)
 		return -EINVAL;
 	return file_read(f, (unsigned long)a[1], (size_t)a[2], (uint64_t)a[3]);
+}
+
+long sys_pwrite64(struct user_regs *r, const long *a)
+{
+	struct fd *f = fd_get(a[0]);
+
+	(void)r;
+	if (!f)
+		return -EBADF;
+	if (f->kind == FD_CONSOLE)
+		return -ESPIPE;
+	if (a[3] < 0)
+		return -EINVAL;
+	return file_write(f, (unsigned long)a[1], (size_t)a[2], (uint64_t)a[3]);
 }
 
 long sys_lseek(struct user_regs *r, const long *a)

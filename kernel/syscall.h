@@ -22,6 +22,9 @@ void syscall_print_unknown(const struct process *p);
 /* Linux's values, the same on x86_64 and arm64. */
 #define AT_FDCWD (-100)
 #define AT_EMPTY_PATH 0x1000
+#define O_RDONLY 0
+#define O_WRONLY 1
+#define O_RDWR 2
 #define O_ACCMODE 3
 #define O_CREAT 0100
 #define O_DIRECTORY 0200000

@@ -91,6 +91,7 @@ unsigned long arch_stat_encode(const struct kstat *ks, void *out);
 	X(openat)                                                                                  \
 	X(close)                                                                                   \
 	X(pread64)                                                                                 \
+	X(pwrite64)                                                                                \
 	X(lseek)                                                                                   \
 	X(fstat)                                                                                   \
 	X(newfstatat)                                                                              \
@@ -126,7 +127,13 @@ unsigned long arch_stat_encode(const struct kstat *ks, void *out);
 	X(futex)                                                                                   \
 	X(sched_yield)                                                                             \
 	X(nanosleep)                                                                               \
-	X(clock_nanosleep)
+	X(clock_nanosleep)                                                                         \
+	X(mbind)                                                                                   \
+	X(get_mempolicy)                                                                           \
+	X(migrate_pages)                                                                           \
+	X(move_pages)                                                                              \
+	X(capget)                                                                                  \
+	X(capset)
 
 /* A field holds SYSNR(Linux number); 0 means the arch has no such call. */
 #define SYSNR(n) ((n) + 1)

@@ -75,6 +75,7 @@ const struct syscall_numbers arch_syscall_numbers = {
 	.openat = SYSNR(56),
 	.close = SYSNR(57),
 	.pread64 = SYSNR(67),
+	.pwrite64 = SYSNR(68),
 	.lseek = SYSNR(62),
 	.fstat = SYSNR(80),
 	.newfstatat = SYSNR(79),
@@ -108,6 +109,12 @@ const struct syscall_numbers arch_syscall_numbers = {
 	.sched_yield = SYSNR(124),
 	.nanosleep = SYSNR(101),
 	.clock_nanosleep = SYSNR(115),
+	.mbind = SYSNR(235),
+	.get_mempolicy = SYSNR(236),
+	.migrate_pages = SYSNR(238),
+	.move_pages = SYSNR(239),
+	.capget = SYSNR(90),
+	.capset = SYSNR(91),
 	/* open, readlink, access, arch_prctl: none on arm64 (0) */
 };
 

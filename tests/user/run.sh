@@ -54,6 +54,8 @@ arch_cases() {
 		pass "$a: mm: mmap 2M, touch, mprotect, DONTNEED, FIXED_NOREPLACE, POPULATE, file map, munmap, brk"
 	user_case $a "proc" 0 "$ifs" run=exec:/bin/proc && out_has "$a: proc" "^proc: ok\$" &&
 		pass "$a: proc: /proc/self/pagemap (present, exclusive, PFNs of a 2M folio, EINVAL), maps, smaps"
+	user_case $a "procmem" 0 "$ifs" run=exec:/bin/procmem && out_has "$a: procmem" "^procmem: ok\$" &&
+		pass "$a: procmem: /proc/self/mem writes into read-only pages (4K, THP) stay read-only; hpage_pmd_size; mbind, get_mempolicy, move_pages, capget/capset"
 	user_case $a "segv" 139 "$ifs" run=exec:/bin/segv &&
 		out_has "$a: segv" "^exec: pid 1 killed by signal 11 \(SIGSEGV\) at address 0x[0-9a-f]+001," &&
 		pass "$a: segv: a store to a read-only page ends the process with 139, the kernel goes on"
