@@ -23,6 +23,7 @@
 #include "process.h"
 #include "procfs.h"
 #include "spinlock.h"
+#include "thp_policy.h"
 
 /* Linux pads a named line to 25 + 6 * sizeof(long) - 1 characters, then
  * a space, then the name (seq_pad()). */
@@ -90,18 +91,22 @@ static void vma_header(struct process *p, const struct vma *v, struct proc_text 
 
 /* Linux's mnemonics in Linux's bit order. A private anonymous VMA may
  * always become readable, writable, executable (mr mw me); a writable
- * one is accounted (ac). */
+ * one is accounted (ac); MADV_HUGEPAGE is hg, MADV_NOHUGEPAGE nh (a
+ * user VMA's VM_NOHUGEPMD is Linux's VM_NOHUGEPAGE: thp_policy.h). */
 static void vma_flags(const struct vma *v, struct proc_text *t)
 {
-	proc_printf(t, "VmFlags:%s%s%s mr mw me%s%s \n", v->flags & VM_READ ? " rd" : "",
+	bool nh = (v->flags & (VM_THP_SYSTEM | VM_NOHUGEPMD)) == (VM_THP_SYSTEM | VM_NOHUGEPMD);
+
+	proc_printf(t, "VmFlags:%s%s%s mr mw me%s%s%s%s \n", v->flags & VM_READ ? " rd" : "",
 		    v->flags & VM_WRITE ? " wr" : "", v->flags & VM_EXEC ? " ex" : "",
-		    v->flags & VM_DONTCOPY ? " dc" : "", v->flags & VM_WRITE ? " ac" : "");
+		    v->flags & VM_DONTCOPY ? " dc" : "", v->flags & VM_WRITE ? " ac" : "",
+		    v->flags & VM_HUGEPAGE ? " hg" : "", nh ? " nh" : "");
 }
 
 static void vma_smaps(struct process *p, const struct vma *v, struct proc_text *t)
 {
 	struct smaps_count c = { 0 };
-	int thp = (v->orders >> PMD_ORDER) & 1 && !(v->flags & VM_NOHUGEPMD);
+	int thp = (vma_fault_orders(v) & ~1ul) != 0; /* any large order may be faulted in */
 
 	count_vma(p->mm, v, &c);
 	vma_header(p, v, t);
@@ -129,12 +134,14 @@ static int each_vma(struct process *p, struct proc_text *t,
 	return t->err;
 }
 
-int proc_maps_text(struct process *p, struct proc_text *t)
+int proc_maps_text(struct process *p, const struct proc_entry *e, struct proc_text *t)
 {
+	(void)e;
 	return each_vma(p, t, vma_header);
 }
 
-int proc_smaps_text(struct process *p, struct proc_text *t)
+int proc_smaps_text(struct process *p, const struct proc_entry *e, struct proc_text *t)
 {
+	(void)e;
 	return each_vma(p, t, vma_smaps);
 }

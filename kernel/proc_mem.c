@@ -51,7 +51,9 @@ long proc_mem_read(struct process *p, unsigned long buf, size_t len, uint64_t po
 	return mem_rw(p, buf, len, pos, false);
 }
 
-long proc_mem_write(struct process *p, unsigned long buf, size_t len, uint64_t pos)
+long proc_mem_write(struct process *p, const struct proc_entry *e, unsigned long buf, size_t len,
+		    uint64_t pos)
 {
+	(void)e;
 	return mem_rw(p, buf, len, pos, true);
 }

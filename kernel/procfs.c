@@ -12,16 +12,10 @@
 #include "procfs.h"
 
 static const struct proc_entry entries[] = {
-	{ "pagemap", NULL, proc_pagemap_read, NULL },
-	{ "mem", NULL, proc_mem_read, proc_mem_write },
-	{ "maps", proc_maps_text, NULL, NULL },
-	{ "smaps", proc_smaps_text, NULL, NULL },
-};
-
-static const struct proc_entry sys_entries[] = {
-	{ "sys/kernel/mm/transparent_hugepage/hpage_pmd_size", sysfs_thp_pmd_size_text, NULL,
-	  NULL },
-	{ "sys/kernel/mm/transparent_hugepage/enabled", sysfs_thp_enabled_text, NULL, NULL },
+	{ "pagemap", NULL, proc_pagemap_read, NULL, 0 },
+	{ "mem", NULL, proc_mem_read, proc_mem_write, 0 },
+	{ "maps", proc_maps_text, NULL, NULL, 0 },
+	{ "smaps", proc_smaps_text, NULL, NULL, 0 },
 };
 
 /* Skip the slashes at @s (paths may say "/proc//self"). */
@@ -48,9 +42,8 @@ const struct proc_entry *procfs_lookup(const struct process *p, const char *path
 {
 	const char *s = skip_slashes(path);
 
-	for (size_t i = 0; i < sizeof(sys_entries) / sizeof(sys_entries[0]); i++)
-		if (!strcmp(s, sys_entries[i].name))
-			return &sys_entries[i];
+	if (!strncmp(s, "sys/", 4))
+		return sysfs_lookup(s);
 	if (strncmp(s, "proc/", 5))
 		return NULL;
 	s = proc_dir_rest(p, skip_slashes(s + 5));
@@ -61,6 +54,17 @@ const struct proc_entry *procfs_lookup(const struct process *p, const char *path
 		if (!strcmp(s, entries[i].name))
 			return &entries[i];
 	return NULL;
+}
+
+int procfs_access(const struct process *p, const char *path, bool write)
+{
+	const struct proc_entry *e = procfs_lookup(p, path);
+
+	if (e)
+		return write && !e->write ? -EACCES : 0;
+	if (sysfs_is_dir(skip_slashes(path)))
+		return write ? -EACCES : 0;
+	return -ENOENT;
 }
 
 void proc_printf(struct proc_text *t, const char *fmt, ...)
@@ -106,7 +110,7 @@ int procfs_open(struct process *p, struct fd *f, const struct proc_entry *e)
 	if (!t.buf)
 		return -ENOMEM;
 	t.buf[0] = 0;
-	if (e->text(p, &t) || t.err) {
+	if (e->text(p, e, &t) || t.err) {
 		free(t.buf);
 		return -ENOMEM;
 	}
@@ -128,7 +132,7 @@ long procfs_read(struct process *p, const struct fd *f, unsigned long buf, size_
 long procfs_write(struct process *p, const struct fd *f, unsigned long buf, size_t len,
 		  uint64_t pos)
 {
-	return f->proc->write ? f->proc->write(p, buf, len, pos) : -EBADF;
+	return f->proc->write ? f->proc->write(p, f->proc, buf, len, pos) : -EBADF;
 }
 
 void procfs_release(struct fd *f)

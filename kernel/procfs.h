@@ -13,6 +13,7 @@
 #ifndef KERNEL_PROCFS_H
 #define KERNEL_PROCFS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,15 +22,17 @@ struct mm;
 struct process;
 struct proc_text;
 
-/* One file: how an open fd of it is filled and read. */
+/* One file: how an open fd of it is filled, read and written. */
 struct proc_entry {
 	const char *name; /* under /proc/self/, or a /sys path without its first '/' */
 	/* NULL for files read live (pagemap); else writes the text into @t */
-	int (*text)(struct process *p, struct proc_text *t);
+	int (*text)(struct process *p, const struct proc_entry *e, struct proc_text *t);
 	/* live files: @len bytes at @pos into user @buf; 0 at the end, or -errno */
 	long (*read)(struct process *p, unsigned long buf, size_t len, uint64_t pos);
 	/* NULL for read-only files; else @len bytes from user @buf at @pos */
-	long (*write)(struct process *p, unsigned long buf, size_t len, uint64_t pos);
+	long (*write)(struct process *p, const struct proc_entry *e, unsigned long buf, size_t len,
+		      uint64_t pos);
+	int arg; /* the file's own parameter (sysfs_thp.c: which setting) */
 };
 
 /* A snapshot being written: grows as needed (malloc). */
@@ -40,6 +43,10 @@ struct proc_text {
 };
 
 /* Append printf-style text to @t. */
+/* access() of @path as a /proc or /sys file or /sys directory of @p:
+ * 0, -EACCES (@write on something read-only), or -ENOENT (none of them). */
+int procfs_access(const struct process *p, const char *path, bool write);
+
 void proc_printf(struct proc_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The entry @path names for process @p, or NULL (not a /proc path of it). */
@@ -67,11 +74,15 @@ void procfs_release(struct fd *f);
 
 /* The files' generators (proc_pagemap.c, proc_maps.c). */
 long proc_pagemap_read(struct process *p, unsigned long buf, size_t len, uint64_t pos);
-int proc_maps_text(struct process *p, struct proc_text *t);
-int proc_smaps_text(struct process *p, struct proc_text *t);
-int sysfs_thp_pmd_size_text(struct process *p, struct proc_text *t);
-int sysfs_thp_enabled_text(struct process *p, struct proc_text *t);
+int proc_maps_text(struct process *p, const struct proc_entry *e, struct proc_text *t);
+int proc_smaps_text(struct process *p, const struct proc_entry *e, struct proc_text *t);
 long proc_mem_read(struct process *p, unsigned long buf, size_t len, uint64_t pos);
-long proc_mem_write(struct process *p, unsigned long buf, size_t len, uint64_t pos);
+long proc_mem_write(struct process *p, const struct proc_entry *e, unsigned long buf, size_t len,
+		    uint64_t pos);
+
+/* The /sys file at @path (no leading '/'), or NULL (sysfs_thp.c). */
+const struct proc_entry *sysfs_lookup(const char *path);
+/* Is @path (no leading '/') a directory holding /sys files? */
+bool sysfs_is_dir(const char *path);
 
 #endif

@@ -391,8 +391,14 @@ long sys_readlinkat(struct user_regs *r, const long *a)
 
 static long do_access(unsigned long upath, long mode)
 {
-	long err = 0;
+	char path[PROC_PATH_MAX];
+	long err = strncpy_from_user(path, upath, sizeof(path));
 
+	if (err < 0)
+		return err;
+	err = procfs_access(current_process, path, mode & W_OK);
+	if (err != -ENOENT)
+		return err;
 	if (!lookup_user(upath, &err))
 		return err;
 	return mode & W_OK ? -EROFS : 0;

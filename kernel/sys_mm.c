@@ -19,8 +19,10 @@ static unsigned long page_up(unsigned long a)
 	return (a + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
 }
 
-/* Folio orders a fault in a new mapping of @len may use: 2 MiB folios
- * for mappings that can hold one (Linux's THP "always"), else 4 KiB. */
+/* The orders a new mapping of @len is placed for: aligned to 2 MiB when
+ * it can hold a PMD folio, as Linux places large anonymous mappings.
+ * Which orders its faults use is the system THP settings' choice
+ * (VM_THP_SYSTEM, mm/thp_policy.h). */
 static unsigned long mmap_orders(unsigned long len)
 {
 	return len >= (PAGE_SIZE << PMD_ORDER) ? 1ul | 1ul << PMD_ORDER : 1ul;
@@ -125,7 +127,8 @@ long sys_mmap(struct user_regs *r, const long *a)
 			return -EEXIST;
 		map_flags = MAP_FIXED_ADDR;
 	}
-	ret = mm_mmap(mm, addr, len, anon ? vm : vm | VM_WRITE, map_flags, mmap_orders(len));
+	ret = mm_mmap(mm, addr, len, (anon ? vm : vm | VM_WRITE) | VM_THP_SYSTEM, map_flags,
+		      mmap_orders(len));
 	if (ret < 0)
 		return ret;
 	if (!anon)

@@ -31,6 +31,7 @@
 #include "kernel.h"
 #include "mm_internal.h"
 #include "swapops.h"
+#include "thp_policy.h"
 
 void (*wp_fault_window_hook)(struct mm *mm, unsigned long addr);
 
@@ -52,12 +53,12 @@ static bool ptes_none(pte_t *ptep, unsigned long nr)
  * @addr lies inside the VMA (at most PMD_ORDER: inside the PMD too). */
 static unsigned long suitable_orders(struct vma *vma, unsigned long addr)
 {
-	unsigned long ok = 1;
+	unsigned long ok = 1, orders = vma_fault_orders(vma);
 
 	for (int o = 1; o <= PMD_ORDER; o++) {
 		unsigned long size = PAGE_SIZE << o, base = addr & ~(size - 1);
 
-		if ((vma->orders & (1ul << o)) && base >= vma->start && base + size <= vma->end)
+		if ((orders & (1ul << o)) && base >= vma->start && base + size <= vma->end)
 			ok |= 1ul << o;
 	}
 	return ok;
@@ -227,7 +228,7 @@ static bool thp_pmd_suitable(struct vma *vma, unsigned long addr)
 {
 	unsigned long base = addr & PMD_MASK;
 
-	return (vma->orders & (1ul << PMD_ORDER)) && !(vma->flags & VM_NOHUGEPMD) &&
+	return (vma_fault_orders(vma) & (1ul << PMD_ORDER)) && !(vma->flags & VM_NOHUGEPMD) &&
 	       base >= vma->start && base + PMD_SIZE <= vma->end;
 }
 

@@ -334,9 +334,9 @@ static int madvise_flags(struct mm *mm, unsigned long start, unsigned long len, 
 {
 	switch (advice) {
 	case MADV_HUGEPAGE:
-		return mm_madvise_flags(mm, start, len, 0, VM_NOHUGEPMD);
+		return mm_madvise_flags(mm, start, len, VM_HUGEPAGE, VM_NOHUGEPMD);
 	case MADV_NOHUGEPAGE:
-		return mm_madvise_flags(mm, start, len, VM_NOHUGEPMD, 0);
+		return mm_madvise_flags(mm, start, len, VM_NOHUGEPMD, VM_HUGEPAGE);
 	case MADV_DONTFORK:
 		return mm_madvise_flags(mm, start, len, VM_DONTCOPY, 0);
 	default: /* MADV_DOFORK */

@@ -15,11 +15,13 @@
  */
 #include <stdio.h>
 
+#include "thp_policy.h"
 #include "kernel.h"
 #include "folio_walk.h"
 #include "mm_internal.h"
 #include "pte_batch.h"
 #include "swapops.h"
+#include "thp_policy.h"
 
 #define DUMP_LINE_MAX 200
 
@@ -104,7 +106,7 @@ static void dump_vma(struct dump *d, struct vma *v)
 
 	snprintf(d->line, sizeof(d->line), "vma %#lx-%#lx %c%c%c orders %#lx node %d%s%s", v->start,
 		 v->end, v->flags & VM_READ ? 'r' : '-', v->flags & VM_WRITE ? 'w' : '-',
-		 v->flags & VM_EXEC ? 'x' : '-', v->orders, v->nid,
+		 v->flags & VM_EXEC ? 'x' : '-', vma_fault_orders(v), v->nid,
 		 v->flags & VM_DONTCOPY ? " dontcopy" : "",
 		 v->flags & VM_NOHUGEPMD ? " nohugepmd" : "");
 	d->out(d->ctx, d->line);

@@ -137,7 +137,8 @@ static long do_mmap(struct mm *mm, unsigned long addr, unsigned long len, unsign
 	struct vma *v;
 	int err;
 
-	if ((vm_flags & ~(VM_ACCESS_FLAGS | VM_NOHUGEPMD)) || orders >> (PMD_ORDER + 1))
+	if ((vm_flags & ~(VM_ACCESS_FLAGS | VM_NOHUGEPMD | VM_HUGEPAGE | VM_THP_SYSTEM)) ||
+	    orders >> (PMD_ORDER + 1))
 		return -EINVAL;
 	if (map_flags & MAP_FIXED_ADDR) {
 		if (!range_ok(addr, len))
@@ -271,7 +272,7 @@ static int do_madvise_flags(struct mm *mm, unsigned long addr, unsigned long len
 	unsigned long end = addr + len;
 	int err;
 
-	if (!range_ok(addr, len) || ((set | clear) & ~(VM_DONTCOPY | VM_NOHUGEPMD)))
+	if (!range_ok(addr, len) || ((set | clear) & ~(VM_DONTCOPY | VM_NOHUGEPMD | VM_HUGEPAGE)))
 		return -EINVAL;
 	if (!range_mapped(mm, addr, end))
 		return -ENOMEM;
