@@ -23,9 +23,9 @@
 #define VM_READ (1u << 0)
 #define VM_WRITE (1u << 1)
 #define VM_EXEC (1u << 2)
-#define VM_DONTCOPY (1u << 3)  /* not copied into a fork child (MADV_DONTFORK) */
-#define VM_NOHUGEPMD (1u << 4) /* order-9 folios are mapped by 512 PTEs, not a PMD */
-#define VM_HUGEPAGE (1u << 5)  /* MADV_HUGEPAGE: "madvise" THP orders apply (thp_policy.h) */
+#define VM_DONTCOPY (1u << 3)	/* not copied into a fork child (MADV_DONTFORK) */
+#define VM_NOHUGEPMD (1u << 4)	/* order-9 folios are mapped by 512 PTEs, not a PMD */
+#define VM_HUGEPAGE (1u << 5)	/* MADV_HUGEPAGE: "madvise" THP orders apply (thp_policy.h) */
 #define VM_THP_SYSTEM (1u << 6) /* fault orders from the system THP settings, not vma->orders */
 /* A VMA has any set of these, kept as given, as Linux keeps them: none
  * (PROT_NONE: the range is reserved, its entries refuse user mode), or
