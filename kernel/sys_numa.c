@@ -135,8 +135,10 @@ struct move_args {
 	int *nodes, *status;
 };
 
+/* The status array is read in too: entries the call does not reach (past
+ * a bad node) go back to the user as they were. */
 static long move_args_in(struct move_args *m, unsigned long n, unsigned long upages,
-			 unsigned long unodes)
+			 unsigned long unodes, unsigned long ustatus)
 {
 	m->addrs = malloc(n * sizeof(*m->addrs));
 	m->status = malloc(n * sizeof(*m->status));
@@ -147,7 +149,7 @@ static long move_args_in(struct move_args *m, unsigned long n, unsigned long upa
 		return -EFAULT;
 	if (unodes && copy_from_user(m->nodes, unodes, n * sizeof(*m->nodes)))
 		return -EFAULT;
-	return 0;
+	return copy_from_user(m->status, ustatus, n * sizeof(*m->status)) ? -EFAULT : 0;
 }
 
 long sys_move_pages(struct user_regs *r, const long *a)
@@ -163,14 +165,16 @@ long sys_move_pages(struct user_regs *r, const long *a)
 		return 0;
 	if (n > MOVE_PAGES_MAX)
 		return -E2BIG;
-	ret = move_args_in(&m, n, (unsigned long)a[2], (unsigned long)a[3]);
+	ret = move_args_in(&m, n, (unsigned long)a[2], (unsigned long)a[3], (unsigned long)a[4]);
 	if (!ret) {
 		for (unsigned long i = 0; i < n; i++)
 			m.addrs[i] &= ~(PAGE_SIZE - 1);
 		ret = move_pages(current_process->mm, n, m.addrs, m.nodes, m.status,
 				 (unsigned)a[5]);
 	}
-	if (ret >= 0 && copy_to_user((unsigned long)a[4], m.status, n * sizeof(*m.status)))
+	/* -ENODEV: the pages before the bad node have their status, as Linux. */
+	if ((ret >= 0 || ret == -ENODEV) &&
+	    copy_to_user((unsigned long)a[4], m.status, n * sizeof(*m.status)))
 		ret = -EFAULT;
 	free(m.addrs);
 	free(m.nodes);
