@@ -81,6 +81,17 @@ static struct process *process_dup(struct process *p, struct user_regs *r)
 	return c;
 }
 
+/* Copy @n bytes to @addr in @c's memory. mm_access() loads the mm it
+ * accesses on this CPU: the caller's is loaded again after. */
+static int copy_to_child(struct process *c, unsigned long addr, const void *buf, size_t n)
+{
+	struct mm *mm = current_mm;
+	int err = mm_access(c->mm, addr, (void *)buf, n, true);
+
+	switch_mm(mm);
+	return err;
+}
+
 /* Write the child's tid where the flags ask: into the parent's memory
  * (CLONE_PARENT_SETTID) and the child's (CLONE_CHILD_SETTID, as
  * set_tid_address records CLONE_CHILD_CLEARTID's). */
@@ -90,8 +101,7 @@ static long clone_set_tids(struct process *c, const struct clone_args *ca)
 
 	if ((ca->flags & CLONE_PARENT_SETTID) && copy_to_user(ca->parent_tid, &tid, sizeof(tid)))
 		return -EFAULT;
-	if ((ca->flags & CLONE_CHILD_SETTID) &&
-	    mm_access(c->mm, ca->child_tid, &tid, sizeof(tid), true))
+	if ((ca->flags & CLONE_CHILD_SETTID) && copy_to_child(c, ca->child_tid, &tid, sizeof(tid)))
 		return -EFAULT;
 	c->clear_child_tid = ca->flags & CLONE_CHILD_CLEARTID ? ca->child_tid : 0;
 	return 0;
