@@ -6,9 +6,10 @@
  * 20 children reaped by wait(-1), a child killed by a fault while the
  * parent lives, a zombie reaped after the parent yielded, WNOHANG,
  * ECHILD, dup2 of a pipe onto stdout, fcntl, EPIPE, vfork, clone's tid
- * pointers and clone with CLONE_VM (-ENOSYS).
+ * pointers, clone with CLONE_VM (-ENOSYS), an orphan adopted by pid 1.
  *
- * `forktest` runs every case, `forktest NAME...` the ones named. Each
+ * `forktest` runs every case but "late" and "stuck" (pid 1 exits before
+ * its children there), `forktest NAME...` the ones named. Each
  * prints "forktest: NAME ok" or the first check that failed; the exit
  * status is the number of failed cases.
  */
@@ -347,22 +348,92 @@ static int case_clone(void)
 	return 0;
 }
 
+/* A grandchild whose parent exits goes to pid 1 (getppid says 1), and
+ * pid 1's wait(-1) reaps it. Needs to run as pid 1. */
+static int case_orphan(void)
+{
+	int fds[2], st;
+	pid_t mid, grand = 0;
+	char c;
+
+	CHECK(getpid() == 1);
+	CHECK(pipe(fds) == 0);
+	mid = xfork();
+	CHECK(mid >= 0);
+	if (!mid) {
+		grand = fork();
+		if (!grand) {
+			close(fds[1]);
+			CHILD_CHECK(read(fds[0], &c, 1) == 1); /* until its parent is gone */
+			_exit(getppid() == 1 ? 21 : 99);
+		}
+		_exit(grand > 0 ? 20 : 99);
+	}
+	close(fds[0]);
+	CHECK(waitpid(mid, &st, 0) == mid && WIFEXITED(st) && WEXITSTATUS(st) == 20);
+	CHECK(write(fds[1], "o", 1) == 1);
+	CHECK(wait(&st) > mid && WIFEXITED(st) && WEXITSTATUS(st) == 21);
+	close(fds[1]);
+	return 0;
+}
+
+/* Not in the default set (tests/user/run.sh runs them by name): pid 1
+ * ends first, and the kernel waits for its children. "late" leaves one
+ * that prints after pid 1 has exited; "stuck" one blocked for good on a
+ * pipe it holds both ends of (the kernel kills it when nothing else can
+ * run). */
+static int case_late(void)
+{
+	pid_t pid = xfork();
+
+	CHECK(pid >= 0);
+	if (!pid) {
+		for (int i = 0; i < 3; i++)
+			sched_yield();
+		printf("forktest: late child %d ran after pid 1 exited, parent %d\n", (int)getpid(),
+		       (int)getppid());
+		fflush(stdout);
+		_exit(0);
+	}
+	return 0;
+}
+
+static int case_stuck(void)
+{
+	int fds[2];
+	char c;
+	pid_t pid;
+
+	CHECK(pipe(fds) == 0);
+	pid = xfork();
+	CHECK(pid >= 0);
+	if (!pid) {
+		CHILD_CHECK(read(fds[0], &c, 1) == 1);
+		_exit(0);
+	}
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(void);
+	int by_name_only;
 } cases[] = {
-	{ "cow", case_cow },
-	{ "pipe", case_pipe },
-	{ "pipe_refcount", case_pipe_refcount },
-	{ "many", case_many },
-	{ "segv", case_segv },
-	{ "zombie", case_zombie },
-	{ "wnohang", case_wnohang },
-	{ "echild", case_echild },
-	{ "dup2", case_dup2 },
-	{ "fcntl", case_fcntl },
-	{ "vfork", case_vfork },
-	{ "clone", case_clone },
+	{ "cow", case_cow, 0 },
+	{ "pipe", case_pipe, 0 },
+	{ "pipe_refcount", case_pipe_refcount, 0 },
+	{ "many", case_many, 0 },
+	{ "segv", case_segv, 0 },
+	{ "zombie", case_zombie, 0 },
+	{ "wnohang", case_wnohang, 0 },
+	{ "echild", case_echild, 0 },
+	{ "dup2", case_dup2, 0 },
+	{ "fcntl", case_fcntl, 0 },
+	{ "vfork", case_vfork, 0 },
+	{ "clone", case_clone, 0 },
+	{ "orphan", case_orphan, 0 },
+	{ "late", case_late, 1 },
+	{ "stuck", case_stuck, 1 },
 };
 
 int main(int argc, char **argv)
@@ -370,7 +441,7 @@ int main(int argc, char **argv)
 	int failed = 0;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		int run = argc < 2;
+		int run = argc < 2 && !cases[i].by_name_only;
 
 		for (int a = 1; a < argc; a++)
 			run |= !strcmp(argv[a], cases[i].name);
