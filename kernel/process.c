@@ -125,19 +125,22 @@ void process_destroy(struct process *p)
 }
 
 /* Free every process left when the scheduler stops; count those that
- * were blocked with nothing to wake them. */
+ * were blocked with nothing to wake them. They become zombies before
+ * anything is released: closing their pipe ends wakes the pipe's
+ * sleepers, and a zombie is not queued. */
 static void process_free_all(void)
 {
 	int stuck = 0;
 
+	for (struct process *p = process_list; p; p = p->next)
+		if (p->state != PROC_ZOMBIE) {
+			stuck++;
+			p->state = PROC_ZOMBIE;
+		}
 	while (process_list) {
 		struct process *p = process_list;
 
-		if (p->state != PROC_ZOMBIE) {
-			stuck++;
-			process_release(p);
-			p->state = PROC_ZOMBIE;
-		}
+		process_release(p);
 		process_reap(p);
 	}
 	if (stuck)
@@ -156,6 +159,8 @@ int process_run(struct process *init)
 	sched_run();
 	wstatus = init->wstatus;
 	process_free_all();
+	if (!sched_queue_empty())
+		panic("process_run: freeing the processes left queued one to run");
 	return (wstatus & 0x7f) ? 128 + (wstatus & 0x7f) : (wstatus >> 8) & 0xff;
 }
 

@@ -85,6 +85,11 @@ void sched_exit_current(void)
 	panic("sched_exit_current: pid %d ran again after it exited", current_process->pid);
 }
 
+bool sched_queue_empty(void)
+{
+	return !sched.head;
+}
+
 struct mm *sched_kernel_mm(void)
 {
 	return sched.kernel_mm;

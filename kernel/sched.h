@@ -16,6 +16,8 @@
 #ifndef KERNEL_SCHED_H
 #define KERNEL_SCHED_H
 
+#include <stdbool.h>
+
 struct process;
 struct mm;
 
@@ -38,6 +40,10 @@ __attribute__((noreturn)) void sched_exit_current(void);
 /* The mm the CPU ran before processes (what an exited process's CPU
  * switches to before its mm is released). */
 struct mm *sched_kernel_mm(void);
+
+/* Is the run queue empty? (process_run() checks that freeing what is
+ * left after sched_run() queued nothing.) */
+bool sched_queue_empty(void);
 
 /* Run processes until the run queue is empty (process_run()).
  * Context: the command runner's context, on its own stack. */
