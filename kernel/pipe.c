@@ -112,6 +112,14 @@ long pipe_read(struct pipe *pp, unsigned long buf, size_t len, bool nonblock)
 	return (long)done;
 }
 
+/* A write found no reader left. The hook for signal delivery (the usig
+ * branch): SIGPIPE to the current process is sent here; the write fails
+ * with -EPIPE (or returns what it wrote) either way, as when SIGPIPE is
+ * ignored. */
+static void pipe_no_reader(void)
+{
+}
+
 /* May a write of @left more bytes (of @len) go on now? Writes up to
  * PIPE_BUF wait for room for all of them, longer ones for any room. */
 static bool write_fits(const struct pipe *pp, size_t left, size_t len)
@@ -129,8 +137,7 @@ long pipe_write(struct pipe *pp, unsigned long buf, size_t len, bool nonblock)
 		long n;
 
 		if (!pp->readers) {
-			/* SIGPIPE to the writer belongs here (signal delivery,
-			 * the usig branch); the call fails with -EPIPE either way. */
+			pipe_no_reader();
 			return done ? (long)done : -EPIPE;
 		}
 		if (!write_fits(pp, len - done, len)) {

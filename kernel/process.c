@@ -222,6 +222,14 @@ static void reparent_children(struct process *p)
 		sched_wakeup(init);
 }
 
+/* A child of @parent has become a zombie: wake @parent's wait4. The
+ * hook for signal delivery (the usig branch): SIGCHLD to @parent is sent
+ * here. */
+static void notify_parent(struct process *parent)
+{
+	sched_wakeup(parent);
+}
+
 /* The end of every process: a zombie with status @wstatus. */
 static __attribute__((noreturn)) void process_die(int wstatus)
 {
@@ -233,11 +241,8 @@ static __attribute__((noreturn)) void process_die(int wstatus)
 	reparent_children(p);
 	p->wstatus = wstatus;
 	p->state = PROC_ZOMBIE;
-	if (p->parent) {
-		/* SIGCHLD to the parent belongs here (signal delivery, the
-		 * usig branch): the wakeup below is what wait4 needs. */
-		sched_wakeup(p->parent);
-	}
+	if (p->parent)
+		notify_parent(p->parent);
 	sched_exit_current();
 }
 
