@@ -34,6 +34,8 @@ struct process *current_process;
 
 /* Every process not yet reaped, newest first. Context: sched.c's. */
 static struct process *process_list;
+
+#define SIGKILL 9
 static int next_pid = 1;
 
 struct process *process_next(struct process *p)
@@ -104,8 +106,9 @@ void process_reap(struct process *p)
 	free(p);
 }
 
-/* Release what a process holds while it lives (stopped before it could
- * exit: the same, without the zombie). */
+/* Release what @p holds while it lives: its fds and its mm (the kernel's
+ * mm is loaded first if @p's is). At exit, when the scheduler stops
+ * with @p blocked, and for a process that never ran. */
 static void process_release(struct process *p)
 {
 	fd_close_all(p);
@@ -124,32 +127,38 @@ void process_destroy(struct process *p)
 	free(p);
 }
 
-/* Free every process left when the scheduler stops; count those that
- * were blocked with nothing to wake them. They become zombies before
- * anything is released: closing their pipe ends wakes the pipe's
- * sleepers, and a zombie is not queued. */
-static void process_free_all(void)
+/* When the scheduler stops, the processes still blocked have nothing
+ * left to wake them: each is killed (SIGKILL's status, so a pid 1 stuck
+ * that way ends the run with 137), becoming a zombie before anything of
+ * it is released (closing its pipe ends wakes the pipe's sleepers, and a
+ * zombie is not queued). Return: how many. */
+static int process_kill_blocked(void)
 {
-	int stuck = 0;
+	int n = 0;
 
 	for (struct process *p = process_list; p; p = p->next)
 		if (p->state != PROC_ZOMBIE) {
-			stuck++;
+			n++;
+			p->wstatus = SIGKILL;
 			p->state = PROC_ZOMBIE;
 		}
+	return n;
+}
+
+/* Free every process, all zombies by now. */
+static void process_free_all(void)
+{
 	while (process_list) {
 		struct process *p = process_list;
 
 		process_release(p);
 		process_reap(p);
 	}
-	if (stuck)
-		printf("exec: %d process(es) blocked with nothing to wake them: killed\n", stuck);
 }
 
 int process_run(struct process *init)
 {
-	int wstatus;
+	int wstatus, stuck;
 
 	BUG_ON(process_list);
 	next_pid = 1;
@@ -157,8 +166,11 @@ int process_run(struct process *init)
 	process_start(init);
 	fflush(stdout);
 	sched_run();
+	stuck = process_kill_blocked();
 	wstatus = init->wstatus;
 	process_free_all();
+	if (stuck)
+		printf("exec: %d process(es) blocked with nothing to wake them: killed\n", stuck);
 	if (!sched_queue_empty())
 		panic("process_run: freeing the processes left queued one to run");
 	return (wstatus & 0x7f) ? 128 + (wstatus & 0x7f) : (wstatus >> 8) & 0xff;

@@ -23,8 +23,6 @@
 /* Linux's clone flags (the low byte is the exit signal). */
 #define CLONE_VM 0x00000100
 #define CLONE_VFORK 0x00004000
-#define CLONE_THREAD 0x00010000
-#define CLONE_SETTLS 0x00080000
 #define CLONE_PARENT_SETTID 0x00100000
 #define CLONE_CHILD_CLEARTID 0x00200000
 #define CLONE_CHILD_SETTID 0x01000000
@@ -62,23 +60,24 @@ static struct process *process_dup(struct process *p, struct user_regs *r)
 	c->parent = c->next = c->run_next = NULL;
 	c->wait_chan = NULL;
 	memset(c->enosys, 0, sizeof(c->enosys));
-	c->mm = NULL;
 	c->kstack = memalign(16, PROC_KSTACK_SIZE);
-	if (!c->kstack || fd_table_copy(c, p)) {
-		free(c->kstack);
-		free(c);
-		return NULL;
-	}
+	if (!c->kstack)
+		goto err_free;
+	if (fd_table_copy(c, p))
+		goto err_kstack;
 	c->mm = mm_fork(p->mm, NULL);
-	if (!c->mm) {
-		fd_close_all(c);
-		free(c->kstack);
-		free(c);
-		return NULL;
-	}
+	if (!c->mm)
+		goto err_fds;
 	arch_user_regs_fork(&c->regs, r);
 	arch_syscall_set_return(&c->regs, 0);
 	return c;
+err_fds:
+	fd_close_all(c);
+err_kstack:
+	free(c->kstack);
+err_free:
+	free(c);
+	return NULL;
 }
 
 /* Copy @n bytes to @addr in @c's memory. mm_access() loads the mm it
@@ -93,18 +92,18 @@ static int copy_to_child(struct process *c, unsigned long addr, const void *buf,
 }
 
 /* Write the child's tid where the flags ask: into the parent's memory
- * (CLONE_PARENT_SETTID) and the child's (CLONE_CHILD_SETTID, as
- * set_tid_address records CLONE_CHILD_CLEARTID's). */
-static long clone_set_tids(struct process *c, const struct clone_args *ca)
+ * (CLONE_PARENT_SETTID) and the child's (CLONE_CHILD_SETTID); record
+ * CLONE_CHILD_CLEARTID's address as set_tid_address does. A bad address
+ * is ignored, as Linux ignores it: the fork has happened. */
+static void clone_set_tids(struct process *c, const struct clone_args *ca)
 {
 	int tid = c->pid;
 
-	if ((ca->flags & CLONE_PARENT_SETTID) && copy_to_user(ca->parent_tid, &tid, sizeof(tid)))
-		return -EFAULT;
-	if ((ca->flags & CLONE_CHILD_SETTID) && copy_to_child(c, ca->child_tid, &tid, sizeof(tid)))
-		return -EFAULT;
+	if (ca->flags & CLONE_PARENT_SETTID)
+		(void)copy_to_user(ca->parent_tid, &tid, sizeof(tid));
+	if (ca->flags & CLONE_CHILD_SETTID)
+		(void)copy_to_child(c, ca->child_tid, &tid, sizeof(tid));
 	c->clear_child_tid = ca->flags & CLONE_CHILD_CLEARTID ? ca->child_tid : 0;
-	return 0;
 }
 
 static long do_fork(struct user_regs *r, const struct clone_args *ca)
@@ -123,8 +122,7 @@ static long do_fork(struct user_regs *r, const struct clone_args *ca)
 	if (ca->newsp)
 		arch_user_regs_set_sp(&c->regs, ca->newsp);
 	process_start_child(c);
-	if (clone_set_tids(c, ca) < 0)
-		return -EFAULT; /* as Linux: the child runs anyway */
+	clone_set_tids(c, ca);
 	return c->pid;
 }
 

@@ -8,9 +8,9 @@
  * ECHILD, dup2 of a pipe onto stdout, fcntl, EPIPE, vfork, clone's tid
  * pointers, clone with CLONE_VM (-ENOSYS), an orphan adopted by pid 1.
  *
- * `forktest` runs every case but "late" and "stuck" (pid 1 exits before
- * its children there), `forktest NAME...` the ones named. Each
- * prints "forktest: NAME ok" or the first check that failed; the exit
+ * `forktest` runs every case but "late", "stuck" (pid 1 exits before
+ * its children there) and "stuck_init" (pid 1 blocks for good);
+ * `forktest NAME...` runs the ones named. Each prints "forktest: NAME ok" or the first check that failed; the exit
  * status is the number of failed cases.
  */
 #define _GNU_SOURCE
@@ -414,6 +414,19 @@ static int case_stuck(void)
 	return 0;
 }
 
+/* pid 1 itself blocks for good: the run ends with SIGKILL's 137. */
+static int case_stuck_init(void)
+{
+	int fds[2];
+	char c;
+
+	CHECK(pipe(fds) == 0);
+	fflush(stdout);
+	read(fds[0], &c, 1);
+	printf("forktest: stuck_init: read returned\n");
+	return 1;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(void);
@@ -434,6 +447,7 @@ static const struct {
 	{ "orphan", case_orphan, 0 },
 	{ "late", case_late, 1 },
 	{ "stuck", case_stuck, 1 },
+	{ "stuck_init", case_stuck_init, 1 },
 };
 
 int main(int argc, char **argv)

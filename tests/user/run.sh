@@ -60,6 +60,10 @@ fork_cases() {
 	user_case $a "forktest stuck" 0 "$2" -- run=exec:/bin/forktest -- stuck &&
 		out_has "$n stuck" "^exec: 1 process\(es\) blocked with nothing to wake them: killed\$" &&
 		pass "$n: a child blocked for good after pid 1 exited is killed, the run ends"
+	user_case $a "forktest stuck_init" 137 "$2" -- run=exec:/bin/forktest -- stuck_init &&
+		out_has "$n stuck_init" "^exec: 1 process\(es\) blocked with nothing to wake them: killed\$" &&
+		out_lacks "$n stuck_init" "read returned" &&
+		pass "$n: pid 1 blocked for good is killed: status 137"
 }
 
 # arch_cases ARCH: the programs of build/user/ARCH on QEMU TCG.
