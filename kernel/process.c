@@ -1,11 +1,18 @@
 /*
- * process.c - starting a process, leaving it, and its user memory.
+ * process.c - creating a process, running the first one with everything
+ * it forks, ending one, and the user memory of the current one.
  *
- * process_exec() builds the mm (exec.c), sets up a kernel stack for the
- * process's system calls and exceptions, and enters user mode through
- * the arch. The process leaves by process_exit() (exit, exit_group, or a
- * fatal fault): a longjmp from that kernel stack back into
- * process_exec()'s frame, which user mode never touched.
+ * process_exec() builds the mm (exec.c) and hands the process to
+ * process_run(), which runs the scheduler (sched.c) until no process can
+ * run. Each process enters user mode from its own kstack
+ * (process_entry()); it leaves for good by process_exit() (exit,
+ * exit_group, a fatal fault): its mm and fds are released at once, it
+ * becomes a zombie, its parent is woken, and it switches away. Its
+ * parent's wait4 (sys_proc.c) frees the rest.
+ *
+ * Orphans go to pid 1, as on Linux; whatever is left when the scheduler
+ * stops (pid 1 itself, zombies nobody reaped, processes blocked for
+ * good) is freed by process_run().
  */
 #include <errno.h>
 #include <malloc.h>
@@ -20,11 +27,31 @@
 #include "page.h"
 #include "process.h"
 #include "procfs.h"
+#include "sched.h"
 #include "syscall.h"
 
 struct process *current_process;
 
-static struct process *process_alloc(void)
+/* Every process not yet reaped, newest first. Context: sched.c's. */
+static struct process *process_list;
+
+#define SIGKILL 9
+static int next_pid = 1;
+
+struct process *process_next(struct process *p)
+{
+	return p ? p->next : process_list;
+}
+
+struct process *process_find(int pid)
+{
+	for (struct process *p = process_list; p; p = p->next)
+		if (p->pid == pid)
+			return p;
+	return NULL;
+}
+
+struct process *process_create(void)
 {
 	struct process *p = memalign(64, sizeof(*p));
 
@@ -40,21 +67,114 @@ static struct process *process_alloc(void)
 		free(p);
 		return NULL;
 	}
-	p->pid = 1;
 	p->cap_effective = (1ull << 41) - 1; /* every capability up to CAP_CHECKPOINT_RESTORE */
 	for (int fd = 0; fd < 3; fd++)
 		p->fds[fd].kind = FD_CONSOLE;
 	return p;
 }
 
-static void process_free(struct process *p)
+/* Where every process starts: user mode, from its regs. */
+static void process_entry(void)
 {
-	for (int fd = 0; fd < PROC_NR_FDS; fd++)
-		if (p->fds[fd].kind == FD_PROC)
-			procfs_release(&p->fds[fd]);
-	mm_put(p->mm);
+	arch_return_to_user(&current_process->regs);
+}
+
+/* Link @p into the process list with the next pid and queue it. */
+static void process_start(struct process *p)
+{
+	p->pid = next_pid++;
+	p->next = process_list;
+	process_list = p;
+	arch_context_init(&p->ctx, (char *)p->kstack + PROC_KSTACK_SIZE, process_entry);
+	sched_enqueue(p);
+}
+
+void process_start_child(struct process *child)
+{
+	child->parent = current_process;
+	process_start(child);
+}
+
+void process_reap(struct process *p)
+{
+	struct process **pp = &process_list;
+
+	BUG_ON(p->state != PROC_ZOMBIE);
+	while (*pp != p)
+		pp = &(*pp)->next;
+	*pp = p->next;
 	free(p->kstack);
 	free(p);
+}
+
+/* Release what @p holds while it lives: its fds and its mm (the kernel's
+ * mm is loaded first if @p's is). At exit, when the scheduler stops
+ * with @p blocked, and for a process that never ran. */
+static void process_release(struct process *p)
+{
+	fd_close_all(p);
+	if (p->mm) {
+		if (current_mm == p->mm)
+			switch_mm(sched_kernel_mm());
+		mm_put(p->mm);
+		p->mm = NULL;
+	}
+}
+
+void process_destroy(struct process *p)
+{
+	process_release(p);
+	free(p->kstack);
+	free(p);
+}
+
+/* When the scheduler stops, the processes still blocked have nothing
+ * left to wake them: each is killed (SIGKILL's status, so a pid 1 stuck
+ * that way ends the run with 137), becoming a zombie before anything of
+ * it is released (closing its pipe ends wakes the pipe's sleepers, and a
+ * zombie is not queued). Return: how many. */
+static int process_kill_blocked(void)
+{
+	int n = 0;
+
+	for (struct process *p = process_list; p; p = p->next)
+		if (p->state != PROC_ZOMBIE) {
+			n++;
+			p->wstatus = SIGKILL;
+			p->state = PROC_ZOMBIE;
+		}
+	return n;
+}
+
+/* Free every process, all zombies by now. */
+static void process_free_all(void)
+{
+	while (process_list) {
+		struct process *p = process_list;
+
+		process_release(p);
+		process_reap(p);
+	}
+}
+
+int process_run(struct process *init)
+{
+	int wstatus, stuck;
+
+	BUG_ON(process_list);
+	next_pid = 1;
+	init->parent = NULL;
+	process_start(init);
+	fflush(stdout);
+	sched_run();
+	stuck = process_kill_blocked();
+	wstatus = init->wstatus;
+	process_free_all();
+	if (stuck)
+		printf("exec: %d process(es) blocked with nothing to wake them: killed\n", stuck);
+	if (!sched_queue_empty())
+		panic("process_run: freeing the processes left queued one to run");
+	return (wstatus & 0x7f) ? 128 + (wstatus & 0x7f) : (wstatus >> 8) & 0xff;
 }
 
 /* Resolve @path and load it into @p; 0, or the status exec fails with. */
@@ -83,7 +203,7 @@ int process_exec(const char *path, char *const argv[], char *const envp[])
 {
 	struct mm *prev_mm = current_mm;
 	struct exec_start start;
-	struct process *p = process_alloc();
+	struct process *p = process_create();
 	int status;
 
 	if (!p) {
@@ -91,33 +211,62 @@ int process_exec(const char *path, char *const argv[], char *const envp[])
 		return 126;
 	}
 	status = process_load(p, path, argv, envp, &start);
+	switch_mm(prev_mm);
 	if (status) {
-		switch_mm(prev_mm);
-		process_free(p);
+		process_destroy(p);
 		return status;
 	}
-	fflush(stdout);
-	switch_mm(p->mm);
 	arch_user_regs_init(&p->regs, start.entry, start.sp);
-	arch_user_set_kstack((char *)p->kstack + PROC_KSTACK_SIZE);
-	current_process = p;
-	if (!setjmp(p->exit_jmp))
-		arch_return_to_user(&p->regs);
-	current_process = NULL;
-	status = p->exit_status;
-	syscall_print_unknown(p);
-	switch_mm(prev_mm);
-	process_free(p);
-	return status;
+	return process_run(p);
 }
 
-void process_exit(int status)
+/* @p's children become pid 1's; pid 1 is woken when a zombie joins it. */
+static void reparent_children(struct process *p)
+{
+	struct process *init = process_find(1);
+	bool zombie = false;
+
+	for (struct process *q = process_list; q; q = q->next)
+		if (q->parent == p && p != init) {
+			q->parent = init;
+			zombie |= q->state == PROC_ZOMBIE;
+		}
+	if (zombie)
+		sched_wakeup(init);
+}
+
+/* A child of @parent has become a zombie: wake @parent's wait4. The
+ * hook for signal delivery (the usig branch): SIGCHLD to @parent is sent
+ * here. */
+static void notify_parent(struct process *parent)
+{
+	sched_wakeup(parent);
+}
+
+/* The end of every process: a zombie with status @wstatus. */
+static __attribute__((noreturn)) void process_die(int wstatus)
 {
 	struct process *p = current_process;
 
 	BUG_ON(!p);
-	p->exit_status = status & 0xff;
-	longjmp(p->exit_jmp, 1);
+	syscall_print_unknown(p);
+	process_release(p);
+	reparent_children(p);
+	p->wstatus = wstatus;
+	p->state = PROC_ZOMBIE;
+	if (p->parent)
+		notify_parent(p->parent);
+	sched_exit_current();
+}
+
+void process_exit(int status)
+{
+	process_die((status & 0xff) << 8);
+}
+
+void process_exit_signal(int sig)
+{
+	process_die(sig & 0x7f);
 }
 
 void user_fault_fatal(int sig, unsigned long addr, unsigned long pc)
@@ -129,7 +278,7 @@ void user_fault_fatal(int sig, unsigned long addr, unsigned long pc)
 	       : sig == 8 ? "SIGFPE"
 			  : "SIGBUS",
 	       addr, pc);
-	process_exit(128 + sig);
+	process_exit_signal(sig);
 }
 
 int copy_from_user(void *dst, unsigned long src, size_t n)

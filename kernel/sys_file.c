@@ -1,15 +1,19 @@
 /*
  * sys_file.c - file descriptors: the console (0, 1, 2 at start),
- * read-only initramfs files and the /proc/self files (procfs.h). Writes
- * go to the console only; anything that would change the file table
- * answers -EROFS.
+ * read-only initramfs files, the /proc/self files (procfs.h) and pipes
+ * (pipe.h). Writes go to the console and pipes only; anything that would
+ * change the file table answers -EROFS. The fd table itself: dup, dup2,
+ * dup3, fcntl, and its copy for fork.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <stdlib.h>
+
 #include "initramfs.h"
 #include "kernel.h"
+#include "pipe.h"
 #include "process.h"
 #include "procfs.h"
 #include "syscall.h"
@@ -75,6 +79,8 @@ static long do_read(long fd, unsigned long buf, size_t len)
 		return -EBADF;
 	if (f->kind == FD_CONSOLE)
 		return 0; /* no console input: end of file */
+	if (f->kind == FD_PIPE)
+		return f->pipe_write ? -EBADF : pipe_read(f->pipe, buf, len, f->flags & O_NONBLOCK);
 	if (f->access == O_WRONLY)
 		return -EBADF;
 	n = file_read(f, buf, len, f->pos);
@@ -99,6 +105,9 @@ static long do_write(long fd, unsigned long buf, size_t len)
 
 	if (!f)
 		return -EBADF;
+	if (f->kind == FD_PIPE)
+		return f->pipe_write ? pipe_write(f->pipe, buf, len, f->flags & O_NONBLOCK)
+				     : -EBADF;
 	if (f->kind == FD_CONSOLE)
 		return console_write(buf, len);
 	n = file_write(f, buf, len, f->pos);
@@ -238,6 +247,16 @@ long sys_open(struct user_regs *r, const long *a)
 	return do_open(AT_FDCWD, (unsigned long)a[0], a[1]);
 }
 
+/* Empty the slot @f, dropping what it holds. */
+static void fd_close(struct fd *f)
+{
+	if (f->kind == FD_PROC)
+		procfs_release(f);
+	if (f->kind == FD_PIPE)
+		pipe_put(f->pipe, f->pipe_write);
+	*f = (struct fd){ .kind = FD_NONE };
+}
+
 long sys_close(struct user_regs *r, const long *a)
 {
 	struct fd *f = fd_get(a[0]);
@@ -245,9 +264,7 @@ long sys_close(struct user_regs *r, const long *a)
 	(void)r;
 	if (!f)
 		return -EBADF;
-	if (f->kind == FD_PROC)
-		procfs_release(f);
-	f->kind = FD_NONE;
+	fd_close(f);
 	return 0;
 }
 
@@ -258,7 +275,7 @@ long sys_pread64(struct user_regs *r, const long *a)
 	(void)r;
 	if (!f)
 		return -EBADF;
-	if (f->kind == FD_CONSOLE)
+	if (f->kind == FD_CONSOLE || f->kind == FD_PIPE)
 		return -ESPIPE;
 	if (a[3] < 0)
 		return -EINVAL;
@@ -287,7 +304,7 @@ long sys_lseek(struct user_regs *r, const long *a)
 	(void)r;
 	if (!f)
 		return -EBADF;
-	if (f->kind == FD_CONSOLE)
+	if (f->kind == FD_CONSOLE || f->kind == FD_PIPE)
 		return -ESPIPE;
 	if (a[2] == SEEK_SET)
 		base = 0;
@@ -326,13 +343,17 @@ static long stat_to_user(const struct ifile *f, unsigned long ubuf)
 }
 
 /* What fstat() says of @f: its initramfs file, a /proc file (an empty
- * read-only regular file, as Linux shows them), or NULL: the console. */
+ * read-only regular file, as Linux shows them), a FIFO for a pipe end,
+ * or NULL: the console. */
 static const struct ifile *fd_stat_file(const struct fd *f)
 {
 	static const struct ifile proc_file = { .mode = S_IFREG | 0444, .ino = 2 };
+	static const struct ifile pipe_file = { .mode = S_IFIFO | 0600, .ino = 3 };
 
 	if (f->kind == FD_PROC)
 		return &proc_file;
+	if (f->kind == FD_PIPE)
+		return &pipe_file;
 	return f->kind == FD_FILE ? f->file : NULL;
 }
 
@@ -414,4 +435,200 @@ long sys_faccessat(struct user_regs *r, const long *a)
 {
 	(void)r;
 	return do_access((unsigned long)a[1], a[2]);
+}
+
+/* ---- the fd table: pipes, dup, fcntl, fork --------------------------------- */
+
+/* @dst (empty) becomes another slot for what @src holds. Return: 0, or
+ * -ENOMEM (a /proc snapshot could not be copied; @dst stays empty). */
+static int fd_copy(struct fd *dst, const struct fd *src)
+{
+	*dst = *src;
+	if (src->kind == FD_PIPE)
+		pipe_get(src->pipe, src->pipe_write);
+	if (src->kind == FD_PROC && src->text) {
+		dst->text = malloc(src->text_len ? src->text_len : 1);
+		if (!dst->text) {
+			*dst = (struct fd){ .kind = FD_NONE };
+			return -ENOMEM;
+		}
+		memcpy(dst->text, src->text, src->text_len);
+	}
+	return 0;
+}
+
+void fd_close_all(struct process *p)
+{
+	for (int fd = 0; fd < PROC_NR_FDS; fd++)
+		if (p->fds[fd].kind != FD_NONE)
+			fd_close(&p->fds[fd]);
+}
+
+int fd_table_copy(struct process *dst, const struct process *src)
+{
+	for (int fd = 0; fd < PROC_NR_FDS; fd++)
+		dst->fds[fd] = (struct fd){ .kind = FD_NONE };
+	for (int fd = 0; fd < PROC_NR_FDS; fd++)
+		if (src->fds[fd].kind != FD_NONE && fd_copy(&dst->fds[fd], &src->fds[fd])) {
+			fd_close_all(dst);
+			return -ENOMEM;
+		}
+	return 0;
+}
+
+/* pipe2's flags: O_CLOEXEC, O_NONBLOCK (O_DIRECT packet mode: not here). */
+static long do_pipe2(unsigned long ufds, long flags)
+{
+	struct process *p = current_process;
+	struct pipe *pp;
+	int fds[2];
+
+	if (flags & ~(long)(O_CLOEXEC | O_NONBLOCK))
+		return -EINVAL;
+	fds[0] = fd_alloc();
+	if (fds[0] < 0)
+		return fds[0];
+	p->fds[fds[0]].kind = FD_CONSOLE; /* held while the second is found */
+	fds[1] = fd_alloc();
+	p->fds[fds[0]].kind = FD_NONE;
+	if (fds[1] < 0)
+		return fds[1];
+	if (copy_to_user(ufds, fds, sizeof(fds)))
+		return -EFAULT;
+	pp = pipe_create();
+	if (!pp)
+		return -ENOMEM;
+	for (int i = 0; i < 2; i++)
+		p->fds[fds[i]] = (struct fd){ .kind = FD_PIPE,
+					      .pipe = pp,
+					      .pipe_write = i == 1,
+					      .flags = (unsigned)flags & O_NONBLOCK,
+					      .cloexec = flags & O_CLOEXEC };
+	return 0;
+}
+
+long sys_pipe2(struct user_regs *r, const long *a)
+{
+	(void)r;
+	return do_pipe2((unsigned long)a[0], a[1]);
+}
+
+long sys_pipe(struct user_regs *r, const long *a)
+{
+	(void)r;
+	return do_pipe2((unsigned long)a[0], 0);
+}
+
+/* Make @newfd (closed first if open) a copy of @oldfd, with FD_CLOEXEC
+ * as @cloexec says. */
+static long dup_into(struct fd *old, int newfd, bool cloexec)
+{
+	struct fd *nf = &current_process->fds[newfd];
+	int err;
+
+	if (nf->kind != FD_NONE)
+		fd_close(nf);
+	err = fd_copy(nf, old);
+	if (err)
+		return err;
+	nf->cloexec = cloexec;
+	return newfd;
+}
+
+/* The lowest free fd at or above @min, or -EMFILE (-EINVAL: @min out of range). */
+static int fd_alloc_from(long min)
+{
+	if (min < 0 || min >= PROC_NR_FDS)
+		return -EINVAL;
+	for (int fd = (int)min; fd < PROC_NR_FDS; fd++)
+		if (current_process->fds[fd].kind == FD_NONE)
+			return fd;
+	return -EMFILE;
+}
+
+long sys_dup(struct user_regs *r, const long *a)
+{
+	struct fd *f = fd_get(a[0]);
+	int fd = fd_alloc();
+
+	(void)r;
+	if (!f)
+		return -EBADF;
+	return fd < 0 ? fd : dup_into(f, fd, false);
+}
+
+static long do_dup3(long oldfd, long newfd, long flags)
+{
+	struct fd *f = fd_get(oldfd);
+
+	if (flags & ~(long)O_CLOEXEC)
+		return -EINVAL;
+	if (!f)
+		return -EBADF;
+	if ((int)newfd < 0 || (int)newfd >= PROC_NR_FDS)
+		return -EBADF;
+	return dup_into(f, (int)newfd, flags & O_CLOEXEC);
+}
+
+long sys_dup3(struct user_regs *r, const long *a)
+{
+	(void)r;
+	if ((int)a[0] == (int)a[1])
+		return -EINVAL;
+	return do_dup3(a[0], a[1], a[2]);
+}
+
+long sys_dup2(struct user_regs *r, const long *a)
+{
+	(void)r;
+	if ((int)a[0] == (int)a[1])
+		return fd_get(a[0]) ? (int)a[1] : -EBADF;
+	return do_dup3(a[0], a[1], 0);
+}
+
+#define F_DUPFD 0
+#define F_GETFD 1
+#define F_SETFD 2
+#define F_GETFL 3
+#define F_SETFL 4
+#define F_DUPFD_CLOEXEC 1030
+#define O_RDONLY 0
+#define O_WRONLY 1
+#define O_RDWR 2
+
+/* F_GETFL: the access mode the fd was opened with, and O_NONBLOCK. */
+static long fd_getfl(const struct fd *f)
+{
+	long mode = f->kind == FD_CONSOLE		  ? O_RDWR
+		    : f->kind == FD_PIPE && f->pipe_write ? O_WRONLY
+							  : O_RDONLY;
+
+	return mode | (long)f->flags;
+}
+
+long sys_fcntl(struct user_regs *r, const long *a)
+{
+	struct fd *f = fd_get(a[0]);
+	int fd;
+
+	(void)r;
+	if (!f)
+		return -EBADF;
+	switch ((int)a[1]) {
+	case F_DUPFD:
+	case F_DUPFD_CLOEXEC:
+		fd = fd_alloc_from(a[2]);
+		return fd < 0 ? fd : dup_into(f, fd, (int)a[1] == F_DUPFD_CLOEXEC);
+	case F_GETFD:
+		return f->cloexec ? FD_CLOEXEC : 0;
+	case F_SETFD:
+		f->cloexec = a[2] & FD_CLOEXEC;
+		return 0;
+	case F_GETFL:
+		return fd_getfl(f);
+	case F_SETFL:
+		f->flags = (unsigned)a[2] & O_NONBLOCK; /* the only flag it may change here */
+		return 0;
+	}
+	return -EINVAL;
 }

@@ -1,7 +1,8 @@
 /*
  * syscall.c - system-call dispatch by Linux's numbers, and the calls
  * about the process itself (exit, ids, uname, time, limits, signals
- * recorded but never delivered, futex for one thread).
+ * recorded but never delivered, futex for one thread). fork, wait4 and
+ * the other calls about the process tree are sys_proc.c's.
  *
  * The table is built once from arch_syscall_numbers: the arch says which
  * Linux number each SYSCALL_LIST name has, the handlers are generic. A
@@ -120,7 +121,6 @@ long sys_exit_group(struct user_regs *r, const long *a)
 	}
 SYSCALL_CONST(getpid, current_process->pid)
 SYSCALL_CONST(gettid, current_process->pid)
-SYSCALL_CONST(getppid, 0)
 SYSCALL_CONST(getuid, 0)
 SYSCALL_CONST(geteuid, 0)
 SYSCALL_CONST(getgid, 0)
@@ -128,7 +128,6 @@ SYSCALL_CONST(getegid, 0)
 SYSCALL_CONST(set_robust_list, 0)
 SYSCALL_CONST(rseq, -ENOSYS) /* glibc then runs without it */
 SYSCALL_CONST(ioctl, -ENOTTY)
-SYSCALL_CONST(sched_yield, 0)
 
 long sys_set_tid_address(struct user_regs *r, const long *a)
 {

@@ -49,5 +49,6 @@ void syscall_print_unknown(const struct process *p);
 #define S_IFDIR 0040000
 #define S_IFREG 0100000
 #define S_IFCHR 0020000
+#define S_IFIFO 0010000
 
 #endif

@@ -13,8 +13,7 @@
  * the arch's entry code calls.
  *
  * Beyond the brief's list this header adds arch_user_set_kstack() (the
- * stack user-mode entries run on, so that process.c can leave user mode
- * by longjmp back to the frame that entered it), arch_elf_info() (auxv
+ * stack user-mode entries run on: each process has its own), arch_elf_info() (auxv
  * and uname values), arch_stat_encode() (struct stat differs per arch)
  * and user_fault_fatal() (an unresolvable user fault
  * ends the process, not the kernel). Syscall numbers are a struct of
@@ -43,8 +42,9 @@ void arch_user_regs_init(struct user_regs *r, unsigned long entry, unsigned long
 void arch_user_set_kstack(void *top);
 
 /* Enter user mode with the state @r (the current mm's page tables are
- * already loaded). Never returns: the process ends by a longjmp out of
- * syscall_entry() or user_fault_fatal(), on the kstack. */
+ * already loaded). Never returns: the process ends inside
+ * syscall_entry() or user_fault_fatal(), on the kstack, by switching
+ * away for good (kernel/sched.c). */
 __attribute__((noreturn)) void arch_return_to_user(struct user_regs *r);
 
 /* The system call's number and argument @i (0..5) as user code passed them. */
@@ -56,6 +56,46 @@ void arch_syscall_set_return(struct user_regs *r, long v);
 
 /* The thread pointer user code sees (x86: FS base; arm64: TPIDR_EL0). */
 void arch_set_tls(struct user_regs *r, unsigned long v);
+
+/* The user stack pointer @r resumes with (clone's newsp). */
+void arch_user_regs_set_sp(struct user_regs *r, unsigned long sp);
+
+/* Which clone() argument (3 or 4) is child_tid: x86_64 passes (flags,
+ * newsp, parent_tid, child_tid, tls), arm64 (flags, newsp, parent_tid,
+ * tls, child_tid). */
+extern const int arch_clone_child_tid_arg;
+
+/*
+ * arch_user_regs_fork - @child becomes the state a fork child resumes
+ * user mode from: a copy of @parent, the frame of the system call that
+ * forks, plus whatever user state the arch keeps live in the CPU rather
+ * than in that frame (x86: the FS base MSR). The caller then sets the
+ * child's return value.
+ * Context: in the parent's system call, on its CPU.
+ */
+void arch_user_regs_fork(struct user_regs *child, const struct user_regs *parent);
+
+/*
+ * Kernel task switch. struct arch_context (<asm/user.h>) is a process's
+ * saved kernel context: the callee-saved registers of the arch's C ABI,
+ * the stack pointer, and the user state the kernel keeps live in the CPU
+ * instead of in the user_regs frame of an entry (x86: the FS base MSR;
+ * arm64 keeps nothing live: TPIDR_EL0 and the FP/SIMD state are saved in
+ * the frame at every entry from EL0, as x86 saves its fxsave state).
+ * The kstack top (arch_user_set_kstack()) and the mm (switch_mm()) are
+ * the caller's to switch.
+ *
+ * arch_context_init: @c, when switched to, runs @fn() on the stack whose
+ * top (16-byte aligned) is @stack_top, as if called there; @fn never
+ * returns.
+ * arch_switch_to: save the running context in @prev and resume @next
+ * (returns when something switches back to @prev).
+ * Context: process context, interrupts as the caller runs them; no lock
+ * held (a switched-out context keeps what it holds).
+ */
+struct arch_context;
+void arch_context_init(struct arch_context *c, void *stack_top, void (*fn)(void));
+void arch_switch_to(struct arch_context *prev, struct arch_context *next);
 
 /* What exec.c and uname need to know about the arch. */
 struct arch_elf_info {
@@ -81,7 +121,8 @@ unsigned long arch_stat_encode(const struct kstat *ks, void *out);
 /* --- the system-call numbering ------------------------------------------ */
 
 /* Every call the generic table knows, by Linux's name. Calls one arch
- * lacks (open, readlink, arch_prctl on arm64) stay 0 in its numbering. */
+ * lacks (open, readlink, arch_prctl, fork, vfork, pipe, dup2 on arm64)
+ * stay 0 in its numbering. */
 #define SYSCALL_LIST(X)                                                                            \
 	X(read)                                                                                    \
 	X(write)                                                                                   \
@@ -117,6 +158,16 @@ unsigned long arch_stat_encode(const struct kstat *ks, void *out);
 	X(getegid)                                                                                 \
 	X(arch_prctl)                                                                              \
 	X(set_tid_address)                                                                         \
+	X(clone)                                                                                   \
+	X(fork)                                                                                    \
+	X(vfork)                                                                                   \
+	X(wait4)                                                                                   \
+	X(pipe)                                                                                    \
+	X(pipe2)                                                                                   \
+	X(dup)                                                                                     \
+	X(dup2)                                                                                    \
+	X(dup3)                                                                                    \
+	X(fcntl)                                                                                   \
 	X(set_robust_list)                                                                         \
 	X(rseq)                                                                                    \
 	X(prlimit64)                                                                               \

@@ -6,7 +6,6 @@
  * process (unmapped load, fetch from a non-executable mapping, store to
  * read-only text, undefined instruction) and an IRQ taken at EL0.
  */
-#include <setjmp.h>
 #include <string.h>
 
 #include "kernel.h"
@@ -91,48 +90,39 @@ static const uint32_t prog_sigill[] = {
 	0x00000000, /* udf #0 */
 };
 
-static uint8_t kstack[0x8000] __attribute__((aligned(16)));
-
 /*
  * Run @prog (@n words) at CODE_VA as a process with a stack page at
  * STACK_VA, a data page at DATA_VA and TPIDR_EL0 = @tls, through the
- * real system calls (kernel/): it ends by exit or a fatal fault, whose
- * process_exit() comes back here. @data (8 words) gets the data page.
+ * real system calls (kernel/) and the scheduler: it ends by exit or a
+ * fatal fault. @data (8 words) gets the data page, read from the mm the
+ * test keeps a reference to (the process releases its own at exit).
  * Return: the exit status, or -1 when the mm could not be set up.
  */
 static int run_user(const uint32_t *prog, unsigned long n, unsigned long tls, uint64_t *data)
 {
-	static struct process proc;
-	struct mm *prev = current_mm;
-	int status = -1;
+	struct process *proc = process_create();
+	struct mm *mm;
+	int status;
 
-	memset(&proc, 0, sizeof(proc));
-	proc.mm = mm_create();
-	proc.pid = 1;
-	for (int fd = 0; fd < 3; fd++)
-		proc.fds[fd].kind = FD_CONSOLE;
-	if (!proc.mm)
+	if (!proc)
 		return -1;
-	if (mm_mmap(proc.mm, CODE_VA, PAGE, VM_READ | VM_WRITE, MAP_FIXED_ADDR, 1) < 0 ||
-	    mm_mmap(proc.mm, STACK_VA, PAGE, VM_READ | VM_WRITE, MAP_FIXED_ADDR, 1) < 0 ||
-	    mm_mmap(proc.mm, DATA_VA, PAGE, VM_READ | VM_WRITE, MAP_FIXED_ADDR, 1) < 0 ||
-	    mm_access(proc.mm, CODE_VA, (void *)prog, n * 4, true) ||
-	    mm_mprotect(proc.mm, CODE_VA, PAGE, VM_READ | VM_EXEC))
-		goto out;
-	switch_mm(proc.mm);
-	arch_user_regs_init(&proc.regs, CODE_VA, STACK_VA + PAGE);
-	arch_set_tls(&proc.regs, tls);
-	arch_user_set_kstack(kstack + sizeof(kstack));
-	current_process = &proc;
-	if (!setjmp(proc.exit_jmp))
-		arch_return_to_user(&proc.regs);
-	current_process = NULL;
-	status = proc.exit_status;
-	if (data && mm_access(proc.mm, DATA_VA, data, 8 * 8, false))
+	mm = proc->mm;
+	mm_get(mm);
+	if (mm_mmap(mm, CODE_VA, PAGE, VM_READ | VM_WRITE, MAP_FIXED_ADDR, 1) < 0 ||
+	    mm_mmap(mm, STACK_VA, PAGE, VM_READ | VM_WRITE, MAP_FIXED_ADDR, 1) < 0 ||
+	    mm_mmap(mm, DATA_VA, PAGE, VM_READ | VM_WRITE, MAP_FIXED_ADDR, 1) < 0 ||
+	    mm_access(mm, CODE_VA, (void *)prog, n * 4, true) ||
+	    mm_mprotect(mm, CODE_VA, PAGE, VM_READ | VM_EXEC)) {
+		process_destroy(proc);
+		mm_put(mm);
+		return -1;
+	}
+	arch_user_regs_init(&proc->regs, CODE_VA, STACK_VA + PAGE);
+	arch_set_tls(&proc->regs, tls);
+	status = process_run(proc);
+	if (data && mm_access(mm, DATA_VA, data, 8 * 8, false))
 		status = -1;
-	switch_mm(prev);
-out:
-	mm_put(proc.mm);
+	mm_put(mm);
 	return status;
 }
 

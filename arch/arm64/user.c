@@ -57,6 +57,8 @@ _Static_assert(__builtin_offsetof(struct percpu, arch.user_kstack) == PERCPU_USE
 	       "PERCPU_USER_KSTACK");
 _Static_assert(__builtin_offsetof(struct user_regs, tpidr) == UR_TPIDR, "UR_TPIDR");
 _Static_assert(sizeof(struct user_regs) == UR_FRAME_SIZE, "UR_FRAME_SIZE");
+_Static_assert(__builtin_offsetof(struct arch_context, sp) == CTX_SP, "CTX_SP");
+_Static_assert(__builtin_offsetof(struct arch_context, d8_d15) == CTX_D8, "CTX_D8");
 
 /* entry.S */
 void arm64_ret_to_user(struct user_regs *r) __attribute__((noreturn));
@@ -98,6 +100,12 @@ const struct syscall_numbers arch_syscall_numbers = {
 	.getgid = SYSNR(176),
 	.getegid = SYSNR(177),
 	.set_tid_address = SYSNR(96),
+	.clone = SYSNR(220),
+	.wait4 = SYSNR(260),
+	.pipe2 = SYSNR(59),
+	.dup = SYSNR(23),
+	.dup3 = SYSNR(24),
+	.fcntl = SYSNR(25),
 	.set_robust_list = SYSNR(99),
 	.rseq = SYSNR(293),
 	.prlimit64 = SYSNR(261),
@@ -115,7 +123,8 @@ const struct syscall_numbers arch_syscall_numbers = {
 	.move_pages = SYSNR(239),
 	.capget = SYSNR(90),
 	.capset = SYSNR(91),
-	/* open, readlink, access, arch_prctl: none on arm64 (0) */
+	/* open, readlink, access, arch_prctl, fork, vfork, pipe, dup2: none
+	 * on arm64 (0) */
 };
 
 void arch_user_init_cpu(void)
@@ -176,6 +185,28 @@ void arch_syscall_set_return(struct user_regs *r, long v)
 void arch_set_tls(struct user_regs *r, unsigned long v)
 {
 	r->tpidr = v;
+}
+
+const int arch_clone_child_tid_arg = 4; /* CONFIG_CLONE_BACKWARDS */
+
+void arch_user_regs_set_sp(struct user_regs *r, unsigned long sp)
+{
+	r->regs.sp = sp;
+}
+
+/* TPIDR_EL0 and everything else user mode sees are in the frame. */
+void arch_user_regs_fork(struct user_regs *child, const struct user_regs *parent)
+{
+	*child = *parent;
+}
+
+/* arch_switch_to() returns to x30 = @fn with SP = @stack_top; x29 = 0
+ * ends a frame-pointer walk there. */
+void arch_context_init(struct arch_context *c, void *stack_top, void (*fn)(void))
+{
+	*c = (struct arch_context){ 0 };
+	c->x19_x30[11] = (uint64_t)(uintptr_t)fn;
+	c->sp = (uint64_t)(uintptr_t)stack_top;
 }
 
 /* ---- exceptions from EL0 ------------------------------------------------- */

@@ -38,6 +38,7 @@
 extern char x86_syscall_entry[];
 extern uint64_t x86_user_kstack_top;
 void x86_user_enter(struct user_regs *r) __attribute__((noreturn));
+void x86_switch_stack(uint64_t *prev_sp, uint64_t next_sp);
 
 _Static_assert(offsetof(struct user_regs, rip) == 0x78, "user_entry.S USER_RIP");
 _Static_assert(offsetof(struct user_regs, fxsave) == 0xa0, "user_entry.S USER_FXSAVE");
@@ -78,6 +79,16 @@ const struct syscall_numbers arch_syscall_numbers = {
 	.gettid = SYSNR(186),
 	.futex = SYSNR(202),
 	.set_tid_address = SYSNR(218),
+	.clone = SYSNR(56),
+	.fork = SYSNR(57),
+	.vfork = SYSNR(58),
+	.wait4 = SYSNR(61),
+	.pipe = SYSNR(22),
+	.pipe2 = SYSNR(293),
+	.dup = SYSNR(32),
+	.dup2 = SYSNR(33),
+	.dup3 = SYSNR(292),
+	.fcntl = SYSNR(72),
 	.clock_gettime = SYSNR(228),
 	.clock_nanosleep = SYSNR(230),
 	.mbind = SYSNR(237),
@@ -153,6 +164,40 @@ void arch_set_tls(struct user_regs *r, unsigned long v)
 {
 	r->fs_base = v;
 	wrmsr(MSR_FS_BASE, v);
+}
+
+const int arch_clone_child_tid_arg = 3;
+
+void arch_user_regs_set_sp(struct user_regs *r, unsigned long sp)
+{
+	r->rsp = sp;
+}
+
+/* The frame holds every register but the FS base, which is live in the
+ * MSR (arch_set_tls() writes both, and nothing else changes it). */
+void arch_user_regs_fork(struct user_regs *child, const struct user_regs *parent)
+{
+	*child = *parent;
+	child->fs_base = rdmsr(MSR_FS_BASE);
+}
+
+/* x86_switch_stack() pops six registers, then returns into @fn; the zero
+ * above is @fn's return address, so @fn starts with RSP + 8 16-aligned,
+ * as after a call. */
+void arch_context_init(struct arch_context *c, void *stack_top, void (*fn)(void))
+{
+	uint64_t *sp = (uint64_t *)stack_top - 8;
+
+	memset(sp, 0, 8 * sizeof(*sp));
+	sp[6] = (uint64_t)(uintptr_t)fn;
+	*c = (struct arch_context){ .sp = (uint64_t)(uintptr_t)sp };
+}
+
+void arch_switch_to(struct arch_context *prev, struct arch_context *next)
+{
+	prev->fs_base = rdmsr(MSR_FS_BASE);
+	wrmsr(MSR_FS_BASE, next->fs_base);
+	x86_switch_stack(&prev->sp, next->sp);
 }
 
 #define HWCAP_X86_SSE2 (1ul << 26) /* CPUID.1:EDX, which Linux passes as AT_HWCAP */

@@ -42,6 +42,30 @@ cpio_member() {
 	head -c $(((4 - $4 % 4) % 4)) /dev/zero >>"$1"
 }
 
+# fork_cases ARCH INITRAMFS: forktest (tests/user/forktest.c), every
+# case named in the output; then pid 1 exiting before its children.
+fork_cases() {
+	a=$1 n="$1: forktest"
+	user_case $a "forktest" 0 "$2" run=exec:/bin/forktest || return 1
+	for c in cow pipe pipe_refcount many segv zombie wnohang echild dup2 fcntl vfork clone orphan; do
+		out_has "$n" "^forktest: $c ok\$" || return 1
+	done
+	out_has "$n" "^forktest: 0 failed\$" &&
+		out_has "$n" "^exec: pid [0-9]+ killed by signal 11 \(SIGSEGV\)" &&
+		out_has "$n" "^exec: unknown system call (56|220): 1 time\(s\), -ENOSYS\$" &&
+		pass "$n: fork+COW, 200 KiB pipe, 20 children, a child's SIGSEGV, zombie, WNOHANG, ECHILD, dup2, fcntl, vfork, clone tids, CLONE_VM -ENOSYS, orphan to pid 1"
+	user_case $a "forktest late" 0 "$2" -- run=exec:/bin/forktest -- late &&
+		out_has "$n late" "^forktest: late child 2 ran after pid 1 exited, parent 1\$" &&
+		pass "$n: a child outlives pid 1 and runs to its end"
+	user_case $a "forktest stuck" 0 "$2" -- run=exec:/bin/forktest -- stuck &&
+		out_has "$n stuck" "^exec: 1 process\(es\) blocked with nothing to wake them: killed\$" &&
+		pass "$n: a child blocked for good after pid 1 exited is killed, the run ends"
+	user_case $a "forktest stuck_init" 137 "$2" -- run=exec:/bin/forktest -- stuck_init &&
+		out_has "$n stuck_init" "^exec: 1 process\(es\) blocked with nothing to wake them: killed\$" &&
+		out_lacks "$n stuck_init" "read returned" &&
+		pass "$n: pid 1 blocked for good is killed: status 137"
+}
+
 # arch_cases ARCH: the programs of build/user/ARCH on QEMU TCG.
 arch_cases() {
 	a=$1 ifs=$USER/$1
@@ -63,6 +87,7 @@ arch_cases() {
 		out_has "$a: enosys" "^exec: unknown system call 1000: 2 time\(s\), -ENOSYS\$" &&
 		out_has "$a: enosys" "^exec: unknown system call >=1024: 1 time\(s\), -ENOSYS\$" &&
 		pass "$a: enosys: unknown numbers return -ENOSYS and are counted per number"
+	fork_cases $a "$ifs"
 	mkdir -p "$TMPD/bad-$a/bin"
 	head -c 3000 "$ifs/bin/hello" >"$TMPD/bad-$a/bin/truncated"
 	user_case $a "truncated ELF" 126 "$TMPD/bad-$a" run=exec:/bin/truncated &&

@@ -20,6 +20,11 @@
  * guard pattern, so a deeper SP is taken for an overflow). */
 #define UR_KSTACK_MIN 0x8000
 
+/* struct arch_context offsets (switch.S). */
+#define CTX_X19 0
+#define CTX_SP (12 * 8)
+#define CTX_D8 (13 * 8)
+
 #define UR_TPIDR PT_FRAME_SIZE
 #define UR_FRAME_SIZE (PT_FRAME_SIZE + 16) /* keeps the kstack 16-byte aligned */
 
@@ -30,6 +35,15 @@ struct user_regs {
 	struct pt_regs regs; /* elr is the PC, spsr the PSTATE, sp SP_EL0 */
 	uint64_t tpidr;	     /* TPIDR_EL0: the thread pointer */
 	uint64_t pad;
+};
+
+/* A process's saved kernel context (kernel/user_arch.h, switch.S): the
+ * callee-saved registers x19-x29, x30 (where arch_switch_to() returns
+ * to), SP, and d8-d15. */
+struct arch_context {
+	uint64_t x19_x30[12];
+	uint64_t sp;
+	uint64_t d8_d15[8];
 };
 #endif
 

@@ -20,4 +20,13 @@ struct user_regs {
 	uint8_t fxsave[512] __attribute__((aligned(16))); /* 0xa0 */
 };
 
+/* A process's saved kernel context (kernel/user_arch.h, arch_switch_to()):
+ * the callee-saved registers are pushed on its own stack, so only the
+ * stack pointer is kept here, with the FS base, which the CPU holds live
+ * in its MSR while the process runs (a system call does not save it). */
+struct arch_context {
+	uint64_t sp;
+	uint64_t fs_base;
+};
+
 #endif
