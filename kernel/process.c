@@ -5,7 +5,8 @@
  * process's system calls and exceptions, and enters user mode through
  * the arch. The process leaves by process_exit() (exit, exit_group, or a
  * fatal fault): a longjmp from that kernel stack back into
- * process_exec()'s frame, which user mode never touched.
+ * process_exec()'s frame, which user mode never touched. Signals are
+ * signal.c's.
  */
 #include <errno.h>
 #include <malloc.h>
@@ -118,18 +119,6 @@ void process_exit(int status)
 	BUG_ON(!p);
 	p->exit_status = status & 0xff;
 	longjmp(p->exit_jmp, 1);
-}
-
-void user_fault_fatal(int sig, unsigned long addr, unsigned long pc)
-{
-	printf("exec: pid %d killed by signal %d (%s) at address %#lx, pc %#lx\n",
-	       current_process ? current_process->pid : 0, sig,
-	       sig == 11  ? "SIGSEGV"
-	       : sig == 4 ? "SIGILL"
-	       : sig == 8 ? "SIGFPE"
-			  : "SIGBUS",
-	       addr, pc);
-	process_exit(128 + sig);
 }
 
 int copy_from_user(void *dst, unsigned long src, size_t n)

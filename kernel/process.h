@@ -1,8 +1,8 @@
 /*
- * process.h - a user process: its mm, break, file descriptors, the
- * signal bookkeeping glibc asks for (no delivery), and how it ends.
+ * process.h - a user process: its mm, break, file descriptors, its
+ * signals (ksignal.h), and how it ends.
  * One process runs at a time, to completion, on the CPU that started it
- * (no fork, wait4, pipes, signal delivery or threads in this slice).
+ * (no fork, wait4, pipes or threads in this slice).
  */
 #ifndef KERNEL_PROCESS_H
 #define KERNEL_PROCESS_H
@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ksignal.h"
 #include "user_arch.h"
 
 struct mm;
@@ -40,10 +41,11 @@ struct process {
 	int pid;
 	unsigned long brk_start, brk; /* [brk_start, page_up(brk)) is mapped */
 	struct fd fds[PROC_NR_FDS];
-	unsigned long clear_child_tid; /* set_tid_address() */
-	uint64_t cap_effective;	       /* capget/capset: root's, all bits at start */
-	uint64_t sigmask;
+	unsigned long clear_child_tid;		/* set_tid_address() */
+	uint64_t cap_effective;			/* capget/capset: root's, all bits at start */
+	uint64_t sigmask;			/* blocked signals: bit SIGMASK(sig) */
 	uint8_t sigaction[PROC_NR_SIGNALS][32]; /* Linux's struct sigaction, as given */
+	struct signal_state sig;		/* pending, the alternate stack */
 	/* -ENOSYS answers per number; [SYSCALL_MAX_NR] counts numbers past it */
 	unsigned long enosys[SYSCALL_MAX_NR + 1];
 	int exit_status;

@@ -159,9 +159,10 @@ static void report_frame(const struct trap_frame *f, uint64_t cr2)
 		       (unsigned long long)f->rdi, (unsigned long long)f->rbp);
 }
 
-/* Called by entry.S with interrupts off. Returns to resume @f. */
-void x86_trap(struct trap_frame *f);
-void x86_trap(struct trap_frame *f)
+/* Called by entry.S with interrupts off, @fx the interrupted code's
+ * fxsave image. Returns to resume @f and @fx. */
+void x86_trap(struct trap_frame *f, uint8_t *fx);
+void x86_trap(struct trap_frame *f, uint8_t *fx)
 {
 	uint64_t cr2 = read_cr2();
 	int *in_trap = &this_cpu()->arch.in_trap;
@@ -172,7 +173,7 @@ void x86_trap(struct trap_frame *f)
 	}
 	if (f->vector == X86_SPURIOUS_VECTOR)
 		return; /* no EOI for a spurious interrupt */
-	if (!*in_trap && x86_user_exception(f, cr2))
+	if (!*in_trap && x86_user_exception(f, cr2, fx))
 		return;
 	if (f->vector == 14 && !*in_trap && arch_handle_user_fault(f, cr2))
 		return;

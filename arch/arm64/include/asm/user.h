@@ -20,6 +20,9 @@
  * guard pattern, so a deeper SP is taken for an overflow). */
 #define UR_KSTACK_MIN 0x8000
 
+/* Linux's uapi MINSIGSTKSZ on arm64: sigaltstack()'s smallest stack. */
+#define ARCH_MINSIGSTKSZ 5120
+
 #define UR_TPIDR PT_FRAME_SIZE
 #define UR_FRAME_SIZE (PT_FRAME_SIZE + 16) /* keeps the kstack 16-byte aligned */
 
