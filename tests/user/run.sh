@@ -42,6 +42,26 @@ cpio_member() {
 	head -c $(((4 - $4 % 4) % 4)) /dev/zero >>"$1"
 }
 
+# sig_cases ARCH DIR: signal delivery (tests/user/sigtest.c), one boot a case.
+sig_cases() {
+	while read -r c what; do
+		user_case $1 "sigtest $c" 0 "$2" -- run=exec:/bin/sigtest -- "$c" </dev/null &&
+			out_has "$1: sigtest $c" "^sigtest $c: ok\$" && pass "$1: sigtest $c: $what"
+	done <<-EOF
+		longjmp SIGSEGV handler (si_addr, ACCERR, MAPERR), siglongjmp out, page unmodified, mask restored
+		resume rt_sigreturn resumes the store after mprotect; GPRs and FP/SIMD registers restored from the frame
+		kill kill/raise to itself: handler, blocked then unblocked, SIG_IGN, SA_RESETHAND, errors
+		altstack sigaltstack: SA_ONSTACK handler on it, SS_ONSTACK and EPERM inside
+	EOF
+	user_case $1 "sigtest dfl" 138 "$2" -- run=exec:/bin/sigtest -- dfl &&
+		out_has "$1: sigtest dfl" "^exec: pid 1 killed by signal 10 \(SIGUSR1\)\$" &&
+		pass "$1: sigtest dfl: SIGUSR1 with SIG_DFL ends the process with 138"
+	user_case $1 "sigtest blocked" 139 "$2" -- run=exec:/bin/sigtest -- blocked &&
+		out_has "$1: sigtest blocked" "^exec: pid 1 killed by signal 11 \(SIGSEGV\) at address" &&
+		out_lacks "$1: sigtest blocked" "^FAIL" &&
+		pass "$1: sigtest blocked: a fault with SIGSEGV blocked ends the process, handler or not"
+}
+
 # arch_cases ARCH: the programs of build/user/ARCH on QEMU TCG.
 arch_cases() {
 	a=$1 ifs=$USER/$1
@@ -59,6 +79,7 @@ arch_cases() {
 	user_case $a "segv" 139 "$ifs" run=exec:/bin/segv &&
 		out_has "$a: segv" "^exec: pid 1 killed by signal 11 \(SIGSEGV\) at address 0x[0-9a-f]+001," &&
 		pass "$a: segv: a store to a read-only page ends the process with 139, the kernel goes on"
+	sig_cases $a "$ifs"
 	user_case $a "enosys" 0 "$ifs" run=exec:/bin/enosys &&
 		out_has "$a: enosys" "^exec: unknown system call 1000: 2 time\(s\), -ENOSYS\$" &&
 		out_has "$a: enosys" "^exec: unknown system call >=1024: 1 time\(s\), -ENOSYS\$" &&
