@@ -26,6 +26,7 @@
 #define TSS_SEL 0x28
 #define IST_STACK_SIZE 8192
 #define GATE_INTR 0x8e00 /* present, DPL 0, 64-bit interrupt gate */
+#define GATE_DPL3 0x6000 /* ring 3 may raise it by INT n (int3, into), as on Linux */
 
 struct idt_gate {
 	uint16_t off0, sel, flags, off1;
@@ -115,7 +116,9 @@ static void gdt_tss_init(unsigned cpu)
 
 static void set_gate(int v, uint64_t a, int ist)
 {
-	idt[v] = (struct idt_gate){ (uint16_t)a,	 KERNEL_CS,	      GATE_INTR | ist,
+	uint16_t dpl = v == 3 || v == 4 ? GATE_DPL3 : 0; /* #BP, #OF */
+
+	idt[v] = (struct idt_gate){ (uint16_t)a,	 KERNEL_CS,	      GATE_INTR | dpl | ist,
 				    (uint16_t)(a >> 16), (uint32_t)(a >> 32), 0 };
 }
 

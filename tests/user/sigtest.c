@@ -16,6 +16,11 @@
  *             SIG_IGN, default-ignored SIGCHLD, SA_RESETHAND, errors
  *   altstack  sigaltstack: SA_ONSTACK handlers run on it (SS_ONSTACK
  *             inside, EPERM to change it there), others do not
+ *   traps     an undefined instruction (SIGILL), a breakpoint (SIGTRAP)
+ *             and on x86 a divide by zero (SIGFPE) reach handlers with
+ *             Linux's si_code and si_addr, trapno (x86) or an ESR record
+ *             (arm64) in the frame; the handler steps over the
+ *             instruction by changing the frame's PC
  *   dfl       SIGUSR1 with SIG_DFL ends the process: status 138
  *   blocked   a SIGSEGV fault while SIGSEGV is blocked ends the process
  *             (139) even with a handler installed, as Linux forces it
@@ -428,6 +433,117 @@ static void case_altstack(void)
 	CHECK(!alt_on, "a handler without SA_ONSTACK ran on the alternate stack");
 }
 
+/* ---- traps --------------------------------------------------------------- */
+
+static volatile int trap_sig, trap_code, trap_ctx_ok;
+static void *volatile trap_addr;
+
+#if defined(__x86_64__)
+/* ud2 and idiv %ecx are 2 bytes: step over them; int3 already has. The
+ * frame's trapno says which vector it was. */
+static void trap_step(ucontext_t *uc, int sig)
+{
+	greg_t *g = uc->uc_mcontext.gregs;
+
+	trap_ctx_ok = g[REG_TRAPNO] == (sig == SIGILL ? 6 : sig == SIGFPE ? 0 : 3);
+	if (sig != SIGTRAP)
+		g[REG_RIP] += 2;
+}
+
+static void *raise_ill(void)
+{
+	void *at;
+
+	__asm__ volatile("lea 1f(%%rip), %0\n1:\tud2" : "=r"(at));
+	return at;
+}
+
+static void *raise_trap(void)
+{
+	__asm__ volatile("int3");
+	return NULL; /* int3's si_addr: 0, si_code SI_KERNEL (Linux) */
+}
+
+static void *raise_fpe(void)
+{
+	void *at;
+
+	__asm__ volatile("lea 1f(%%rip), %0\n\txor %%ecx, %%ecx\n\tmov $1, %%eax\n\tcltd\n"
+			 "1:\tidivl %%ecx"
+			 : "=&r"(at)
+			 :
+			 : "eax", "ecx", "edx");
+	return at;
+}
+#define ILL_CODE ILL_ILLOPN
+#define TRAP_CODE SI_KERNEL
+#elif defined(__aarch64__)
+/* Step over udf and brk; an ESR record must follow the FP/SIMD one. */
+static void trap_step(ucontext_t *uc, int sig)
+{
+	struct _aarch64_ctx *h = (struct _aarch64_ctx *)(void *)uc->uc_mcontext.__reserved;
+
+	(void)sig;
+	h = (struct _aarch64_ctx *)(void *)((char *)h + h->size);
+	trap_ctx_ok = h->magic == ESR_MAGIC && h->size == sizeof(struct esr_context);
+	uc->uc_mcontext.pc += 4;
+}
+
+static void *raise_ill(void)
+{
+	void *at;
+
+	__asm__ volatile("adr %0, 1f\n1:\tudf #0" : "=r"(at));
+	return at;
+}
+
+static void *raise_trap(void)
+{
+	void *at;
+
+	__asm__ volatile("adr %0, 1f\n1:\tbrk #7" : "=r"(at));
+	return at;
+}
+#define ILL_CODE ILL_ILLOPC
+#define TRAP_CODE TRAP_BRKPT
+#endif
+
+static void trap_handler(int sig, siginfo_t *si, void *uc)
+{
+	trap_sig = sig;
+	trap_code = si->si_code;
+	trap_addr = si->si_addr;
+	trap_step(uc, sig);
+}
+
+/* @raise's exception reaches the handler as @sig, si_code @code, si_addr
+ * the instruction's address; the handler steps over it and returns. */
+static void trap_check(const char *what, void *(*raise)(void), int sig, int code)
+{
+	void *at;
+
+	trap_sig = trap_code = trap_ctx_ok = 0;
+	at = raise();
+	CHECK(trap_sig == sig && trap_code == code, "%s: signal %d si_code %d", what, trap_sig,
+	      trap_code);
+	CHECK(trap_addr == at, "%s: si_addr %p, wanted %p", what, trap_addr, at);
+	CHECK(trap_ctx_ok, "%s: the frame's trapno or ESR record", what);
+}
+
+static void case_traps(void)
+{
+	struct sigaction sa = { .sa_sigaction = trap_handler, .sa_flags = SA_SIGINFO };
+
+	sigaction(SIGILL, &sa, NULL);
+	sigaction(SIGTRAP, &sa, NULL);
+	sigaction(SIGFPE, &sa, NULL);
+	trap_check("undefined instruction", raise_ill, SIGILL, ILL_CODE);
+	trap_check("breakpoint", raise_trap, SIGTRAP, TRAP_CODE);
+#if defined(__x86_64__)
+	trap_check("divide by zero", raise_fpe, SIGFPE, FPE_INTDIV);
+#endif
+}
+
 /* ---- ending ones ----------------------------------------------------------- */
 
 static void case_dfl(void)
@@ -462,7 +578,8 @@ static const struct {
 	void (*run)(void);
 } cases[] = {
 	{ "longjmp", case_longjmp },   { "resume", case_resume }, { "kill", case_kill },
-	{ "altstack", case_altstack }, { "dfl", case_dfl },	  { "blocked", case_blocked },
+	{ "altstack", case_altstack }, { "traps", case_traps },	  { "dfl", case_dfl },
+	{ "blocked", case_blocked },
 };
 
 int main(int argc, char **argv)
@@ -474,6 +591,6 @@ int main(int argc, char **argv)
 		printf("sigtest %s: %s\n", cases[i].name, failures ? "FAILED" : "ok");
 		return failures ? 1 : 0;
 	}
-	printf("usage: sigtest longjmp|resume|kill|altstack|dfl|blocked\n");
+	printf("usage: sigtest longjmp|resume|kill|altstack|traps|dfl|blocked\n");
 	return 2;
 }
