@@ -237,14 +237,17 @@ static void sigcontext_restore(struct user_regs *r, const struct x86_sigcontext 
  * The restorer's `mov $15, %eax; syscall` runs with RSP just above
  * pretcode (the handler's ret popped it). A non-canonical RIP or RSP is
  * refused here: IRETQ would fault in the kernel, where Linux's faults in
- * user mode (a SIGSEGV either way). The FS base is the MSR's: the frame
- * holds no base, and arch_return_to_user() loads the one in @r.
+ * user mode (a SIGSEGV either way). The FS base is the MSR's, copied
+ * into @r first, whatever the frame: the SYSCALL entry does not save it,
+ * the frame holds none, and rt_sigreturn leaves (a refused frame too)
+ * by arch_return_to_user(), which loads the one in @r.
  */
 int arch_signal_return(struct user_regs *r, uint64_t *mask, struct linux_stack *stack)
 {
 	struct x86_rt_sigframe f;
 	uint8_t fx[FX_SIZE];
 
+	r->fs_base = rdmsr(MSR_FS_BASE);
 	if (copy_from_user(&f, r->rsp - sizeof(f.pretcode), sizeof(f)))
 		return -EFAULT;
 	if (!canonical(f.uc.mc.rip) || !canonical(f.uc.mc.rsp))
@@ -253,7 +256,6 @@ int arch_signal_return(struct user_regs *r, uint64_t *mask, struct linux_stack *
 		return -EFAULT;
 	sigcontext_restore(r, &f.uc.mc);
 	memcpy(r->fxsave, fx, FX_SIZE);
-	r->fs_base = rdmsr(MSR_FS_BASE);
 	*mask = f.uc.sigmask;
 	*stack = f.uc.stack;
 	return 0;

@@ -52,6 +52,7 @@ sig_cases() {
 		resume rt_sigreturn resumes the store after mprotect; GPRs and FP/SIMD registers restored from the frame
 		kill kill/raise to itself: handler, blocked then unblocked, SIG_IGN, SA_RESETHAND, errors
 		altstack sigaltstack: SA_ONSTACK handler on it, SS_ONSTACK and EPERM inside
+		badframe rt_sigreturn of a frame Linux refuses: SIGSEGV (SI_KERNEL) to the handler, no kernel fault
 		traps SIGILL, SIGTRAP (and SIGFPE on x86) handlers: si_code, si_addr, trapno/ESR, PC changed in the frame
 	EOF
 	user_case $1 "sigtest dfl" 138 "$2" -- run=exec:/bin/sigtest -- dfl &&

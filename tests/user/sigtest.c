@@ -21,6 +21,9 @@
  *             Linux's si_code and si_addr, trapno (x86) or an ESR record
  *             (arm64) in the frame; the handler steps over the
  *             instruction by changing the frame's PC
+ *   badframe  rt_sigreturn on a forged frame Linux refuses (x86: a
+ *             non-canonical RIP; arm64: an FP/SIMD record of the wrong
+ *             size) is a SIGSEGV with SI_KERNEL, caught by a handler
  *   dfl       SIGUSR1 with SIG_DFL ends the process: status 138
  *   blocked   a SIGSEGV fault while SIGSEGV is blocked ends the process
  *             (139) even with a handler installed, as Linux forces it
@@ -544,6 +547,91 @@ static void case_traps(void)
 #endif
 }
 
+/* ---- badframe ------------------------------------------------------------ */
+
+/* A stack for a forged frame: rt_sigreturn reads it, the SIGSEGV handler
+ * then runs below it and leaves by siglongjmp. */
+static uint64_t forged[2048] __attribute__((aligned(64)));
+#define FORGED_AT 1024 /* the frame's word in forged[] */
+static unsigned long after_call;
+static volatile unsigned long segv_pc;
+
+#if defined(__x86_64__)
+/* uc_mcontext.rip non-canonical: IRETQ could not take it. */
+static void forge_frame(void)
+{
+	ucontext_t *uc = (ucontext_t *)(void *)&forged[FORGED_AT + 1]; /* after pretcode */
+
+	uc->uc_mcontext.gregs[REG_RIP] = (greg_t)0x8000000000001000ull;
+	uc->uc_mcontext.gregs[REG_RSP] = (greg_t)(uintptr_t)&forged[FORGED_AT];
+}
+
+/* The SIGSEGV comes from the system call, so the PC in the handler's frame
+ * is the instruction after it (saved in after_call). */
+static void sigreturn_forged(void)
+{
+	__asm__ volatile("lea 1f(%%rip), %%rax\n\tmov %%rax, %1\n\t"
+			 "mov %0, %%rsp\n\tmov $15, %%eax\n\tsyscall\n1:"
+			 :
+			 : "r"(&forged[FORGED_AT + 1]), "m"(after_call)
+			 : "rax", "rcx", "r11", "memory");
+}
+
+static unsigned long frame_pc(ucontext_t *uc)
+{
+	return (unsigned long)uc->uc_mcontext.gregs[REG_RIP];
+}
+#elif defined(__aarch64__)
+/* An FP/SIMD record of the wrong size. */
+static void forge_frame(void)
+{
+	ucontext_t *uc = (ucontext_t *)(void *)&forged[FORGED_AT + 16]; /* after siginfo */
+	struct _aarch64_ctx *h = (struct _aarch64_ctx *)(void *)uc->uc_mcontext.__reserved;
+
+	h->magic = FPSIMD_MAGIC;
+	h->size = 16;
+}
+
+static void sigreturn_forged(void)
+{
+	__asm__ volatile("adr x8, 1f\n\tstr x8, %1\n\t"
+			 "mov sp, %0\n\tmov x8, #139\n\tsvc #0\n1:"
+			 :
+			 : "r"(&forged[FORGED_AT]), "m"(after_call)
+			 : "x8", "memory");
+}
+
+static unsigned long frame_pc(ucontext_t *uc)
+{
+	return (unsigned long)uc->uc_mcontext.pc;
+}
+#endif
+
+static void segv_pc_jump(int sig, siginfo_t *si, void *uc)
+{
+	segv_pc = frame_pc(uc);
+	segv_jump(sig, si, uc);
+}
+
+/* Refused by the kernel, the frame gives a SIGSEGV at the system call; a
+ * frame taken would fault later, elsewhere. */
+static void case_badframe(void)
+{
+	struct sigaction sa = { .sa_sigaction = segv_pc_jump, .sa_flags = SA_SIGINFO };
+
+	forge_frame();
+	sigaction(SIGSEGV, &sa, NULL);
+	got_sig = 0;
+	if (!sigsetjmp(env, 1)) {
+		sigreturn_forged();
+		CHECK(0, "rt_sigreturn took the forged frame");
+	}
+	CHECK(got_sig == SIGSEGV && got_code == SI_KERNEL && got_addr == NULL,
+	      "signal %d si_code %d si_addr %p", got_sig, got_code, got_addr);
+	CHECK(segv_pc == after_call, "the SIGSEGV's pc %#lx, the system call's %#lx", segv_pc,
+	      after_call);
+}
+
 /* ---- ending ones ----------------------------------------------------------- */
 
 static void case_dfl(void)
@@ -577,9 +665,9 @@ static const struct {
 	const char *name;
 	void (*run)(void);
 } cases[] = {
-	{ "longjmp", case_longjmp },   { "resume", case_resume }, { "kill", case_kill },
-	{ "altstack", case_altstack }, { "traps", case_traps },	  { "dfl", case_dfl },
-	{ "blocked", case_blocked },
+	{ "longjmp", case_longjmp },   { "resume", case_resume },   { "kill", case_kill },
+	{ "altstack", case_altstack }, { "traps", case_traps },	    { "dfl", case_dfl },
+	{ "badframe", case_badframe }, { "blocked", case_blocked },
 };
 
 int main(int argc, char **argv)
@@ -591,6 +679,6 @@ int main(int argc, char **argv)
 		printf("sigtest %s: %s\n", cases[i].name, failures ? "FAILED" : "ok");
 		return failures ? 1 : 0;
 	}
-	printf("usage: sigtest longjmp|resume|kill|altstack|traps|dfl|blocked\n");
+	printf("usage: sigtest longjmp|resume|kill|altstack|traps|badframe|dfl|blocked\n");
 	return 2;
 }
