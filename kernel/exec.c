@@ -1,6 +1,7 @@
 /*
  * exec.c - a static ELF64 executable into a fresh mm: its PT_LOAD
- * segments, the stack, the initial stack's contents (exec_stack.c).
+ * segments, the stack, the initial stack's contents (exec_stack.c), and
+ * the arch's sigreturn trampoline page (signal.c).
  *
  * The whole image range is mapped writable first and filled through
  * mm_access() (real stores through the MMU, faults resolved by mm/),
@@ -19,6 +20,7 @@
 #include "mm.h"
 #include "page.h"
 #include "process.h"
+#include "ksignal.h"
 #include "user_arch.h"
 
 #define EI_NIDENT 16
@@ -306,6 +308,9 @@ int exec_load(struct mm *mm, const struct ifile *file, char *const argv[], char 
 		return snprintf(err, errlen, "the initial stack: error %d%s", r,
 				r == -E2BIG ? " (arguments too long)" : ""),
 		       r;
+	r = signal_map_trampoline(mm);
+	if (r)
+		return snprintf(err, errlen, "the sigreturn trampoline: error %d", r), r;
 	start->entry = l.eh->entry;
 	start->brk = l.hi;
 	return 0;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "kernel.h"
+#include "ksignal.h"
 #include "pipe.h"
 #include "process.h"
 #include "sched.h"
@@ -112,12 +113,14 @@ long pipe_read(struct pipe *pp, unsigned long buf, size_t len, bool nonblock)
 	return (long)done;
 }
 
-/* A write found no reader left. The hook for signal delivery (the usig
- * branch): SIGPIPE to the current process is sent here; the write fails
- * with -EPIPE (or returns what it wrote) either way, as when SIGPIPE is
- * ignored. */
+/* A write found no reader left: SIGPIPE to the writer (delivered on the
+ * way out of the call, which fails with -EPIPE or returns what it wrote). */
 static void pipe_no_reader(void)
 {
+	struct linux_siginfo info = { .code = 0 }; /* SI_USER, as Linux's send_sig() */
+
+	info.kill.pid = current_process->pid;
+	signal_send(SIGPIPE, &info);
 }
 
 /* May a write of @left more bytes (of @len) go on now? Writes up to

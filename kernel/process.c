@@ -12,7 +12,7 @@
  *
  * Orphans go to pid 1, as on Linux; whatever is left when the scheduler
  * stops (pid 1 itself, zombies nobody reaped, processes blocked for
- * good) is freed by process_run().
+ * good) is freed by process_run(). Signals are signal.c's.
  */
 #include <errno.h>
 #include <malloc.h>
@@ -23,6 +23,7 @@
 #include "exec.h"
 #include "initramfs.h"
 #include "kernel.h"
+#include "ksignal.h"
 #include "mm.h"
 #include "page.h"
 #include "process.h"
@@ -235,12 +236,15 @@ static void reparent_children(struct process *p)
 		sched_wakeup(init);
 }
 
-/* A child of @parent has become a zombie: wake @parent's wait4. The
- * hook for signal delivery (the usig branch): SIGCHLD to @parent is sent
- * here. */
-static void notify_parent(struct process *parent)
+/* @child has become a zombie: SIGCHLD to its parent (CLD_EXITED or
+ * CLD_KILLED, as Linux's do_notify_parent), and its wait4 woken. */
+static void notify_parent(struct process *child)
 {
-	sched_wakeup(parent);
+	struct linux_siginfo info = { .code = child->wstatus & 0x7f ? 2 : 1 };
+
+	info.kill.pid = child->pid;
+	signal_send_to(child->parent, SIGCHLD, &info);
+	sched_wakeup(child->parent);
 }
 
 /* The end of every process: a zombie with status @wstatus. */
@@ -255,7 +259,7 @@ static __attribute__((noreturn)) void process_die(int wstatus)
 	p->wstatus = wstatus;
 	p->state = PROC_ZOMBIE;
 	if (p->parent)
-		notify_parent(p->parent);
+		notify_parent(p);
 	sched_exit_current();
 }
 
@@ -267,18 +271,6 @@ void process_exit(int status)
 void process_exit_signal(int sig)
 {
 	process_die(sig & 0x7f);
-}
-
-void user_fault_fatal(int sig, unsigned long addr, unsigned long pc)
-{
-	printf("exec: pid %d killed by signal %d (%s) at address %#lx, pc %#lx\n",
-	       current_process ? current_process->pid : 0, sig,
-	       sig == 11  ? "SIGSEGV"
-	       : sig == 4 ? "SIGILL"
-	       : sig == 8 ? "SIGFPE"
-			  : "SIGBUS",
-	       addr, pc);
-	process_exit_signal(sig);
 }
 
 int copy_from_user(void *dst, unsigned long src, size_t n)

@@ -1,9 +1,8 @@
 /*
- * process.h - a user process: its mm, break, file descriptors, the
- * signal bookkeeping glibc asks for (no delivery), its place in the
- * process tree, and how it ends. Processes run one at a time on the CPU
- * that started the first, switched cooperatively (sched.h); fork, wait4
- * and pipes are here, signal delivery and threads are not.
+ * process.h - a user process: its mm, break, file descriptors, its
+ * signals (ksignal.h), its place in the process tree, and how it ends.
+ * Processes run one at a time on the CPU that started the first,
+ * switched cooperatively (sched.h); threads are not here.
  */
 #ifndef KERNEL_PROCESS_H
 #define KERNEL_PROCESS_H
@@ -12,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ksignal.h"
 #include "user_arch.h"
 
 struct mm;
@@ -70,10 +70,11 @@ struct process {
 	int wstatus;		      /* PROC_ZOMBIE: Linux's wait status */
 	unsigned long brk_start, brk; /* [brk_start, page_up(brk)) is mapped */
 	struct fd fds[PROC_NR_FDS];
-	unsigned long clear_child_tid; /* set_tid_address() */
-	uint64_t cap_effective;	       /* capget/capset: root's, all bits at start */
-	uint64_t sigmask;
+	unsigned long clear_child_tid;		/* set_tid_address() */
+	uint64_t cap_effective;			/* capget/capset: root's, all bits at start */
+	uint64_t sigmask;			/* blocked signals: bit SIGMASK(sig) */
 	uint8_t sigaction[PROC_NR_SIGNALS][32]; /* Linux's struct sigaction, as given */
+	struct signal_state sig;		/* pending, the alternate stack */
 	/* -ENOSYS answers per number; [SYSCALL_MAX_NR] counts numbers past it */
 	unsigned long enosys[SYSCALL_MAX_NR + 1];
 	void *kstack; /* PROC_KSTACK_SIZE bytes; freed when the process is reaped */

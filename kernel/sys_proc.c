@@ -57,6 +57,7 @@ static struct process *process_dup(struct process *p, struct user_regs *r)
 	if (!c)
 		return NULL;
 	*c = *p;
+	c->sig.pending = 0; /* actions, mask and altstack are inherited, as Linux */
 	c->parent = c->next = c->run_next = NULL;
 	c->wait_chan = NULL;
 	memset(c->enosys, 0, sizeof(c->enosys));

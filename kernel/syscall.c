@@ -1,8 +1,9 @@
 /*
  * syscall.c - system-call dispatch by Linux's numbers, and the calls
- * about the process itself (exit, ids, uname, time, limits, signals
- * recorded but never delivered, futex for one thread). fork, wait4 and
- * the other calls about the process tree are sys_proc.c's.
+ * about the process itself (exit, ids, uname, time, limits, futex for
+ * one thread); the signal calls are signal.c's, fork, wait4 and the
+ * other calls about the process tree sys_proc.c's. Pending signals are
+ * delivered on the way out of every call.
  *
  * The table is built once from arch_syscall_numbers: the arch says which
  * Linux number each SYSCALL_LIST name has, the handlers are generic. A
@@ -86,10 +87,12 @@ void syscall_entry(struct user_regs *r)
 		a[i] = arch_syscall_arg(r, i);
 	if (nr >= 0 && nr < SYSCALL_MAX_NR && table[nr]) {
 		arch_syscall_set_return(r, linux_errno(table[nr](r, a)));
-		return;
+	} else {
+		p->enosys[nr >= 0 && nr < SYSCALL_MAX_NR ? nr : SYSCALL_MAX_NR]++;
+		arch_syscall_set_return(r, linux_errno(-ENOSYS));
 	}
-	p->enosys[nr >= 0 && nr < SYSCALL_MAX_NR ? nr : SYSCALL_MAX_NR]++;
-	arch_syscall_set_return(r, linux_errno(-ENOSYS));
+	if (p->sig.pending & ~p->sigmask)
+		signal_deliver_pending(r);
 }
 
 void syscall_print_unknown(const struct process *p)
@@ -242,55 +245,6 @@ long sys_clock_nanosleep(struct user_regs *r, const long *a)
 	if ((int)a[1]) /* TIMER_ABSTIME */
 		return -EINVAL;
 	return sleep_user((unsigned long)a[2]);
-}
-
-/* Recorded and answered, never delivered (no signal delivery yet). */
-long sys_rt_sigaction(struct user_regs *r, const long *a)
-{
-	struct process *p = current_process;
-	uint8_t act[32];
-	int sig = (int)a[0];
-
-	(void)r;
-	if (sig < 1 || sig > PROC_NR_SIGNALS || sig == 9 || sig == 19 || a[3] != 8)
-		return -EINVAL;
-	if (a[1] && copy_from_user(act, (unsigned long)a[1], sizeof(act)))
-		return -EFAULT;
-	if (a[2] && copy_to_user((unsigned long)a[2], p->sigaction[sig - 1], sizeof(act)))
-		return -EFAULT;
-	if (a[1])
-		memcpy(p->sigaction[sig - 1], act, sizeof(act));
-	return 0;
-}
-
-#define SIG_BLOCK 0
-#define SIG_UNBLOCK 1
-#define SIG_SETMASK 2
-
-long sys_rt_sigprocmask(struct user_regs *r, const long *a)
-{
-	struct process *p = current_process;
-	uint64_t set, old = p->sigmask;
-
-	(void)r;
-	if (a[3] != 8)
-		return -EINVAL;
-	if (a[1]) {
-		if (copy_from_user(&set, (unsigned long)a[1], sizeof(set)))
-			return -EFAULT;
-		if ((int)a[0] == SIG_BLOCK)
-			p->sigmask |= set;
-		else if ((int)a[0] == SIG_UNBLOCK)
-			p->sigmask &= ~set;
-		else if ((int)a[0] == SIG_SETMASK)
-			p->sigmask = set;
-		else
-			return -EINVAL;
-		p->sigmask &= ~((1ull << 8) | (1ull << 18)); /* SIGKILL, SIGSTOP */
-	}
-	if (a[2] && copy_to_user((unsigned long)a[2], &old, sizeof(old)))
-		return -EFAULT;
-	return 0;
 }
 
 #define FUTEX_WAIT 0

@@ -6,11 +6,14 @@
  * Each arch provides:
  *   arch/<arch>/include/asm/user.h  struct user_regs (the saved user state,
  *                                   TLS register included) and nothing the
- *                                   generic code must know beyond its name;
- *   arch/<arch>/user.c (+ an entry .S)  the functions declared below, and
+ *                                   generic code must know beyond its name,
+ *                                   and ARCH_MINSIGSTKSZ (Linux's uapi
+ *                                   MINSIGSTKSZ, sigaltstack()'s minimum);
+ *   arch/<arch>/user.c, signal.c (+ an entry .S)  the functions declared
+ *                                   below, and
  *                                   arch_syscall_numbers.
- * The generic side provides syscall_entry() and user_fault_fatal(), which
- * the arch's entry code calls.
+ * The generic side provides syscall_entry(), user_fault_signal() and
+ * user_fault_fatal(), which the arch's entry code calls.
  *
  * Beyond the brief's list this header adds arch_user_set_kstack() (the
  * stack user-mode entries run on: each process has its own), arch_elf_info() (auxv
@@ -42,9 +45,10 @@ void arch_user_regs_init(struct user_regs *r, unsigned long entry, unsigned long
 void arch_user_set_kstack(void *top);
 
 /* Enter user mode with the state @r (the current mm's page tables are
- * already loaded). Never returns: the process ends inside
- * syscall_entry() or user_fault_fatal(), on the kstack, by switching
- * away for good (kernel/sched.c). */
+ * already loaded), every register from @r (rt_sigreturn needs them all).
+ * Never returns: the process ends inside syscall_entry() or
+ * user_fault_fatal(), on the kstack, by switching away for good
+ * (kernel/sched.c). */
 __attribute__((noreturn)) void arch_return_to_user(struct user_regs *r);
 
 /* The system call's number and argument @i (0..5) as user code passed them. */
@@ -118,6 +122,56 @@ struct kstat {
 #define ARCH_STAT_MAX 160
 unsigned long arch_stat_encode(const struct kstat *ks, void *out);
 
+/* --- signals (kernel/signal.c builds on these) ------------------------- */
+
+struct linux_siginfo;
+struct linux_stack;
+
+/* The user state's stack pointer and program counter. */
+unsigned long arch_user_sp(const struct user_regs *r);
+unsigned long arch_user_pc(const struct user_regs *r);
+
+/* Where a signal frame on the ordinary stack goes below: the user SP,
+ * less x86_64's 128-byte red zone. */
+unsigned long arch_signal_sp(const struct user_regs *r);
+
+/* What arch_signal_frame() needs beyond @r. */
+struct signal_frame_args {
+	int sig;
+	int siginfo;		/* SA_SIGINFO: copy @info, pass its address */
+	int fault;		/* raised by an exception: the fault address is real */
+	unsigned long handler;	/* the address the handler starts at */
+	unsigned long restorer; /* its return address; 0: none given */
+	unsigned long sp;	/* the frame goes below this */
+	uint64_t mask;		/* uc_sigmask: restored by rt_sigreturn */
+	const struct linux_siginfo *info;
+	const struct linux_stack *stack; /* uc_stack */
+};
+
+/*
+ * arch_signal_frame - write Linux's rt_sigframe for @a below @a->sp in
+ * user memory, saving every register of @r (FP/SIMD included), then
+ * change @r to enter the handler with Linux's arguments and return
+ * address.
+ * Return: 0, or -EFAULT when the frame cannot be written or the handler
+ * cannot be entered (x86_64: no restorer); @r is unchanged then.
+ */
+int arch_signal_frame(struct user_regs *r, const struct signal_frame_args *a);
+
+/*
+ * arch_signal_return - rt_sigreturn: read the frame the user SP in @r
+ * points at (as the restorer left it) and restore every register from
+ * it into @r, returning in *@mask its uc_sigmask and in *@stack its
+ * uc_stack. Return: 0, or -EFAULT for a frame Linux refuses too (@r is
+ * unchanged then).
+ */
+int arch_signal_return(struct user_regs *r, uint64_t *mask, struct linux_stack *stack);
+
+/* The sigreturn code kernel/signal.c maps into every process for
+ * handlers without SA_RESTORER (arm64: mov x8, #139; svc #0, as
+ * Linux's vDSO), or NULL where SA_RESTORER is required (x86_64). */
+const void *arch_sigtramp(unsigned long *len);
+
 /* --- the system-call numbering ------------------------------------------ */
 
 /* Every call the generic table knows, by Linux's name. Calls one arch
@@ -175,6 +229,12 @@ unsigned long arch_stat_encode(const struct kstat *ks, void *out);
 	X(clock_gettime)                                                                           \
 	X(rt_sigaction)                                                                            \
 	X(rt_sigprocmask)                                                                          \
+	X(rt_sigreturn)                                                                            \
+	X(rt_sigpending)                                                                           \
+	X(sigaltstack)                                                                             \
+	X(kill)                                                                                    \
+	X(tkill)                                                                                   \
+	X(tgkill)                                                                                  \
 	X(futex)                                                                                   \
 	X(sched_yield)                                                                             \
 	X(nanosleep)                                                                               \
@@ -206,17 +266,35 @@ extern const struct syscall_numbers arch_syscall_numbers;
 
 /*
  * syscall_entry - run the system call user code asked for in @r and store
- * its return value there. Returns to the arch, which resumes user mode
- * from @r; does not return when the call ends the process.
+ * its return value there, then deliver the pending signals the mask lets
+ * through (@r may then enter a handler). Returns to the arch, which
+ * resumes user mode from @r; does not return when the call ends the
+ * process, nor from rt_sigreturn (which restores every register and
+ * leaves by arch_return_to_user()).
  * Context: on the kstack, interrupts enabled, the process's mm loaded.
  */
 void syscall_entry(struct user_regs *r);
 
 /*
- * user_fault_fatal - a fault taken in user mode at @addr (instruction at
- * @pc) that handle_mm_fault(current_mm, addr, flags) could not resolve, or
- * another exception user code caused: print one line and end the process
- * with status 128 + @sig (SIGSEGV 11, SIGILL 4, SIGFPE 8, SIGBUS 7).
+ * user_fault_signal - an exception user code caused that the kernel does
+ * not resolve (a fault handle_mm_fault() refused, an undefined
+ * instruction, ...): signal @sig with si_code @code and si_addr @addr,
+ * as Linux forces it. With a handler installed and @sig not blocked,
+ * @r is changed to enter the handler and this returns; otherwise (the
+ * default action, SIG_IGN, blocked, or no room for the frame) it prints
+ * one line and ends the process with status 128 + @sig.
+ * Context: on the kstack, interrupts as the kernel runs.
+ */
+void user_fault_signal(struct user_regs *r, int sig, int code, unsigned long addr);
+
+/* SEGV_ACCERR when a VMA of the current mm holds @addr, else SEGV_MAPERR:
+ * the si_code of a page fault mm/ refused. */
+int user_segv_code(unsigned long addr);
+
+/*
+ * user_fault_fatal - print "exec: pid N killed by signal S (NAME) at
+ * address A, pc P" and end the process with status 128 + @sig, with no
+ * handler asked (an SError, a frame that cannot be written).
  * Context: on the kstack.
  */
 __attribute__((noreturn)) void user_fault_fatal(int sig, unsigned long addr, unsigned long pc);

@@ -7,14 +7,15 @@
  * An exception from EL0 runs arm64_el0_trap() on the kstack in the
  * kernel's normal state (EL1 on SP_EL0, interrupts masked, nesting depth
  * 0): SVC goes to syscall_entry(), an instruction or data abort to
- * handle_mm_fault() on the current mm (user_fault_fatal() when it cannot
- * resolve it), an IRQ is acknowledged, and every other exception ends
- * the process with the signal Linux would send. Then the program resumes
- * from the (possibly changed) saved state.
+ * handle_mm_fault() on the current mm (user_fault_signal() when it cannot
+ * resolve it), an IRQ is acknowledged, and every other exception raises
+ * the signal Linux would send (a handler's frame, or the process ends).
+ * Then the program resumes from the (possibly changed) saved state.
  */
 #include <stdint.h>
 
 #include "kernel.h"
+#include "ksignal.h"
 #include "mm.h"
 #include "percpu.h"
 #include "user_arch.h"
@@ -23,12 +24,6 @@
 #include <asm/traps.h>
 #include <asm/user.h>
 
-#define SIGILL 4
-#define SIGTRAP 5
-#define SIGBUS 7
-#define SIGFPE 8
-#define SIGSEGV 11
-
 /* ESR_EL1 exception classes from EL0 handled here (others: see el0_signal()). */
 #define ESR_EC_WFX 0x01
 #define ESR_EC_SVC64 0x15
@@ -36,6 +31,7 @@
 #define ESR_EC_SP_ALIGN 0x26
 #define ESR_EC_FP_EXC64 0x2c
 #define ESR_DABT_CM (1ul << 8) /* a cache maintenance instruction faulted */
+#define ESR_FSC_ALIGN 0x21     /* alignment fault */
 
 /* SPSR bits a program keeps across an exception: NZCV. The rest is EL0t
  * (M = 0: AArch64, SP_EL0) with D, A, I and F clear. */
@@ -113,6 +109,12 @@ const struct syscall_numbers arch_syscall_numbers = {
 	.clock_gettime = SYSNR(113),
 	.rt_sigaction = SYSNR(134),
 	.rt_sigprocmask = SYSNR(135),
+	.rt_sigpending = SYSNR(136),
+	.rt_sigreturn = SYSNR(139),
+	.kill = SYSNR(129),
+	.tkill = SYSNR(130),
+	.tgkill = SYSNR(131),
+	.sigaltstack = SYSNR(132),
 	.futex = SYSNR(98),
 	.sched_yield = SYSNR(124),
 	.nanosleep = SYSNR(101),
@@ -236,30 +238,47 @@ static void el0_abort(struct user_regs *r, unsigned ec)
 	    far < MM_USER_END && current_mm &&
 	    handle_mm_fault(current_mm, far, abort_flags(esr, ec)) == 0)
 		return;
-	user_fault_fatal(fsc_is_mm(esr) ? SIGSEGV : SIGBUS, far, r->regs.elr);
+	if (fsc_is_mm(esr))
+		user_fault_signal(r, SIGSEGV, user_segv_code(far), far);
+	else
+		user_fault_signal(
+			r, SIGBUS,
+			(esr & ESR_DABT_FSC_MASK) == ESR_FSC_ALIGN ? BUS_ADRALN : BUS_OBJERR, far);
 }
 
-/* The signal Linux sends for an exception class it does not resolve. */
-static int el0_signal(unsigned ec)
+/* The signal, si_code and si_addr Linux gives an exception class it does
+ * not resolve. */
+static int el0_signal(const struct user_regs *r, unsigned ec, int *code, unsigned long *addr)
 {
+	*addr = r->regs.elr;
 	switch (ec) {
 	case ESR_EC_PC_ALIGN:
+		*addr = r->regs.far;
+		*code = BUS_ADRALN;
+		return SIGBUS;
 	case ESR_EC_SP_ALIGN:
+		*addr = r->regs.sp;
+		*code = BUS_ADRALN;
 		return SIGBUS;
 	case ESR_EC_FP_EXC64:
+		*code = FPE_FLTUNK; /* the trapped-exception bits are not decoded */
 		return SIGFPE;
 	case 0x30: /* breakpoint, software step, watchpoint from EL0 */
 	case 0x32:
 	case 0x34:
 	case 0x3c: /* BRK */
+		*code = ec == 0x32 ? TRAP_TRACE : TRAP_BRKPT;
 		return SIGTRAP;
 	}
+	*code = ILL_ILLOPC;
 	return SIGILL; /* unknown instruction, trapped system register, SVE, ... */
 }
 
 static void el0_sync(struct user_regs *r)
 {
 	unsigned ec = esr_ec(r->regs.esr);
+	unsigned long addr;
+	int sig, code;
 
 	switch (ec) {
 	case ESR_EC_SVC64:
@@ -273,8 +292,8 @@ static void el0_sync(struct user_regs *r)
 		r->regs.elr += 4; /* a hint: completing at once is allowed */
 		return;
 	}
-	user_fault_fatal(el0_signal(ec), ec == ESR_EC_PC_ALIGN ? r->regs.far : r->regs.elr,
-			 r->regs.elr);
+	sig = el0_signal(r, ec, &code, &addr);
+	user_fault_signal(r, sig, code, addr);
 }
 
 /* The only IRQ source is the GIC's wake-up SGI (gic.c), and a CPU running

@@ -4,9 +4,10 @@
  * Every vector pushes a uniform frame (error code 0 where the CPU gives
  * none, then the vector number), saves the general registers and the
  * interrupted code's x87/SSE state (newlib's memcpy lives in XMM
- * registers) and calls x86_trap(struct trap_frame *). The frame layout is
- * struct trap_frame in asm/traps.h; the C handler may change rip to resume
- * at a fixup.
+ * registers) and calls x86_trap(struct trap_frame *, fxsave area). The
+ * frame layout is struct trap_frame in asm/traps.h; the C handler may
+ * change rip to resume at a fixup, and (for ring 3: a signal handler's
+ * entry) every register and the fxsave area.
  */
 	.macro VEC n, err
 	.p2align 4
@@ -78,6 +79,7 @@ trap_common:
 	and $~15, %rsp
 	fxsave (%rsp)
 	mov %rbx, %rdi
+	mov %rsp, %rsi
 	cld
 	call x86_trap
 	fxrstor (%rsp)

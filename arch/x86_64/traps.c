@@ -26,6 +26,7 @@
 #define TSS_SEL 0x28
 #define IST_STACK_SIZE 8192
 #define GATE_INTR 0x8e00 /* present, DPL 0, 64-bit interrupt gate */
+#define GATE_DPL3 0x6000 /* ring 3 may raise it by INT n (int3, into), as on Linux */
 
 struct idt_gate {
 	uint16_t off0, sel, flags, off1;
@@ -115,7 +116,9 @@ static void gdt_tss_init(unsigned cpu)
 
 static void set_gate(int v, uint64_t a, int ist)
 {
-	idt[v] = (struct idt_gate){ (uint16_t)a,	 KERNEL_CS,	      GATE_INTR | ist,
+	uint16_t dpl = v == 3 || v == 4 ? GATE_DPL3 : 0; /* #BP, #OF */
+
+	idt[v] = (struct idt_gate){ (uint16_t)a,	 KERNEL_CS,	      GATE_INTR | dpl | ist,
 				    (uint16_t)(a >> 16), (uint32_t)(a >> 32), 0 };
 }
 
@@ -159,9 +162,10 @@ static void report_frame(const struct trap_frame *f, uint64_t cr2)
 		       (unsigned long long)f->rdi, (unsigned long long)f->rbp);
 }
 
-/* Called by entry.S with interrupts off. Returns to resume @f. */
-void x86_trap(struct trap_frame *f);
-void x86_trap(struct trap_frame *f)
+/* Called by entry.S with interrupts off, @fx the interrupted code's
+ * fxsave image. Returns to resume @f and @fx. */
+void x86_trap(struct trap_frame *f, uint8_t *fx);
+void x86_trap(struct trap_frame *f, uint8_t *fx)
 {
 	uint64_t cr2 = read_cr2();
 	int *in_trap = &this_cpu()->arch.in_trap;
@@ -172,7 +176,7 @@ void x86_trap(struct trap_frame *f)
 	}
 	if (f->vector == X86_SPURIOUS_VECTOR)
 		return; /* no EOI for a spurious interrupt */
-	if (!*in_trap && x86_user_exception(f, cr2))
+	if (!*in_trap && x86_user_exception(f, cr2, fx))
 		return;
 	if (f->vector == 14 && !*in_trap && arch_handle_user_fault(f, cr2))
 		return;

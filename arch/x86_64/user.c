@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "ksignal.h"
 #include "mm.h"
 #include "percpu.h"
 #include "user_arch.h"
@@ -30,10 +31,6 @@
 #define FCW_DEFAULT 0x37f
 #define MXCSR_DEFAULT 0x1f80
 #define FXSAVE_MXCSR 24
-#define SIGSEGV 11
-#define SIGILL 4
-#define SIGFPE 8
-#define SIGBUS 7
 
 extern char x86_syscall_entry[];
 extern uint64_t x86_user_kstack_top;
@@ -42,7 +39,7 @@ void x86_switch_stack(uint64_t *prev_sp, uint64_t next_sp);
 
 _Static_assert(offsetof(struct user_regs, rip) == 0x78, "user_entry.S USER_RIP");
 _Static_assert(offsetof(struct user_regs, fxsave) == 0xa0, "user_entry.S USER_FXSAVE");
-_Static_assert(sizeof(struct user_regs) == 0x2a0, "user_entry.S USER_REGS_SIZE");
+_Static_assert(sizeof(struct user_regs) == 0x2c0, "user_entry.S USER_REGS_SIZE");
 
 const struct syscall_numbers arch_syscall_numbers = {
 	.read = SYSNR(0),
@@ -57,6 +54,7 @@ const struct syscall_numbers arch_syscall_numbers = {
 	.brk = SYSNR(12),
 	.rt_sigaction = SYSNR(13),
 	.rt_sigprocmask = SYSNR(14),
+	.rt_sigreturn = SYSNR(15),
 	.ioctl = SYSNR(16),
 	.pread64 = SYSNR(17),
 	.pwrite64 = SYSNR(18),
@@ -68,6 +66,7 @@ const struct syscall_numbers arch_syscall_numbers = {
 	.nanosleep = SYSNR(35),
 	.getpid = SYSNR(39),
 	.exit = SYSNR(60),
+	.kill = SYSNR(62),
 	.uname = SYSNR(63),
 	.readlink = SYSNR(89),
 	.getuid = SYSNR(102),
@@ -75,8 +74,11 @@ const struct syscall_numbers arch_syscall_numbers = {
 	.geteuid = SYSNR(107),
 	.getegid = SYSNR(108),
 	.getppid = SYSNR(110),
+	.rt_sigpending = SYSNR(127),
+	.sigaltstack = SYSNR(131),
 	.arch_prctl = SYSNR(158),
 	.gettid = SYSNR(186),
+	.tkill = SYSNR(200),
 	.futex = SYSNR(202),
 	.set_tid_address = SYSNR(218),
 	.clone = SYSNR(56),
@@ -98,6 +100,7 @@ const struct syscall_numbers arch_syscall_numbers = {
 	.capget = SYSNR(125),
 	.capset = SYSNR(126),
 	.exit_group = SYSNR(231),
+	.tgkill = SYSNR(234),
 	.openat = SYSNR(257),
 	.newfstatat = SYSNR(262),
 	.readlinkat = SYSNR(267),
@@ -116,17 +119,23 @@ void arch_user_init_cpu(void)
 	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
 }
 
-void arch_user_regs_init(struct user_regs *r, unsigned long entry, unsigned long sp)
+void x86_fxsave_init(uint8_t *fx)
 {
 	uint32_t mxcsr = MXCSR_DEFAULT;
 	uint16_t fcw = FCW_DEFAULT;
 
+	memset(fx, 0, 512);
+	memcpy(fx, &fcw, sizeof(fcw));
+	memcpy(fx + FXSAVE_MXCSR, &mxcsr, sizeof(mxcsr));
+}
+
+void arch_user_regs_init(struct user_regs *r, unsigned long entry, unsigned long sp)
+{
 	memset(r, 0, sizeof(*r));
 	r->rip = entry;
 	r->rsp = sp;
 	r->rflags = USER_RFLAGS;
-	memcpy(r->fxsave, &fcw, sizeof(fcw));
-	memcpy(r->fxsave + FXSAVE_MXCSR, &mxcsr, sizeof(mxcsr));
+	x86_fxsave_init(r->fxsave);
 }
 
 void arch_user_set_kstack(void *top)
@@ -242,29 +251,86 @@ unsigned long arch_stat_encode(const struct kstat *ks, void *out)
 	return sizeof(*st);
 }
 
-/* The signal Linux sends for exception @vector taken in user mode. */
-static int vector_signal(uint64_t vector)
+/* The signal, si_code and si_addr Linux gives exception @f taken in
+ * user mode (a page fault mm/ refused, when @f is one, at @cr2). */
+static int trap_signal(const struct trap_frame *f, uint64_t cr2, int *code, unsigned long *addr)
 {
-	switch (vector) {
-	case 0:	 /* #DE */
-	case 16: /* #MF */
-	case 19: /* #XM */
+	*addr = f->rip;
+	switch (f->vector) {
+	case 0: /* #DE */
+		*code = FPE_INTDIV;
+		return SIGFPE;
+	case 16:		    /* #MF */
+	case 19:		    /* #XM */
+		*code = FPE_FLTUNK; /* the status word is not decoded */
 		return SIGFPE;
 	case 6: /* #UD */
+		*code = ILL_ILLOPN;
 		return SIGILL;
+	case 1: /* #DB: TF single-step */
+		*code = TRAP_TRACE;
+		return SIGTRAP;
 	case 17: /* #AC */
+		*code = BUS_ADRALN;
+		*addr = 0;
 		return SIGBUS;
-	default:
+	case 14:
+		*code = user_segv_code(cr2);
+		*addr = cr2;
+		return SIGSEGV;
+	case 3: /* #BP (int3): SIGTRAP, SI_KERNEL as Linux */
+		*code = SI_KERNEL;
+		*addr = 0;
+		return SIGTRAP;
+	default: /* #GP, #SS, #NP, ...: SI_KERNEL, no address */
+		*code = SI_KERNEL;
+		*addr = 0;
 		return SIGSEGV;
 	}
 }
 
-int x86_user_exception(struct trap_frame *f, uint64_t cr2)
+/* The trap frame and fxsave image as a struct user_regs and back; the
+ * 15 general registers are in the same order in both. */
+static void trap_to_regs(const struct trap_frame *f, const uint8_t *fx, uint64_t cr2,
+			 struct user_regs *r)
 {
+	_Static_assert(offsetof(struct trap_frame, rax) == offsetof(struct user_regs, rax),
+		       "trap_frame and user_regs registers");
+	memcpy(r, f, offsetof(struct user_regs, rip));
+	r->rip = f->rip;
+	r->rsp = f->rsp;
+	r->rflags = f->rflags;
+	r->fs_base = rdmsr(MSR_FS_BASE);
+	memcpy(r->fxsave, fx, sizeof(r->fxsave));
+	r->trapno = f->vector;
+	r->err = f->error;
+	r->cr2 = f->vector == 14 ? cr2 : 0;
+}
+
+static void regs_to_trap(const struct user_regs *r, struct trap_frame *f, uint8_t *fx)
+{
+	memcpy(f, r, offsetof(struct user_regs, rip));
+	f->rip = r->rip;
+	f->rsp = r->rsp;
+	f->rflags = r->rflags;
+	memcpy(fx, r->fxsave, sizeof(r->fxsave));
+}
+
+int x86_user_exception(struct trap_frame *f, uint64_t cr2, uint8_t *fx)
+{
+	struct user_regs r;
+	unsigned long addr;
+	int sig, code;
+
 	if ((f->cs & 3) != 3 || f->vector >= 32)
 		return 0;
 	if (f->vector == 14 && arch_handle_user_fault(f, cr2))
 		return 1;
 	__asm__ volatile("sti" : : : "memory"); /* the kernel runs with interrupts on */
-	user_fault_fatal(vector_signal(f->vector), f->vector == 14 ? cr2 : 0, f->rip);
+	sig = trap_signal(f, cr2, &code, &addr);
+	trap_to_regs(f, fx, cr2, &r);
+	user_fault_signal(&r, sig, code, addr);
+	__asm__ volatile("cli" : : : "memory");
+	regs_to_trap(&r, f, fx);
+	return 1;
 }

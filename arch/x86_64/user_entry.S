@@ -21,7 +21,7 @@
 #define USER_RSP 0x80
 #define USER_RFLAGS 0x88
 #define USER_FXSAVE 0xa0
-#define USER_REGS_SIZE 0x2a0
+#define USER_REGS_SIZE 0x2c0
 #define USER_CS (0x20 | 3)
 #define USER_DS (0x18 | 3)
 

@@ -20,7 +20,7 @@
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${1:-$TOP/build/selftests}
 PKG=linux-source-6.12
-PROGS="madv_populate map_fixed_noreplace"
+PROGS="madv_populate map_fixed_noreplace mkdirty"
 SRC=$OUT/src/$PKG
 
 skip() { echo "SKIP: $*"; exit 3; }

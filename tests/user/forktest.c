@@ -427,6 +427,63 @@ static int case_stuck_init(void)
 	return 1;
 }
 
+static volatile int chld_count, chld_pid, chld_code, pipe_count;
+
+static void on_sigchld(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	chld_count++;
+	chld_pid = si->si_pid;
+	chld_code = si->si_code;
+}
+
+/* A child's exit raises SIGCHLD in the parent: CLD_EXITED, the child's
+ * pid; a child killed by a signal: CLD_KILLED. */
+static int case_sigchld(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_sigchld, .sa_flags = SA_SIGINFO };
+	pid_t pid;
+
+	CHECK(sigaction(SIGCHLD, &sa, NULL) == 0);
+	pid = xfork();
+	if (!pid)
+		_exit(5);
+	CHECK(waitpid(pid, NULL, 0) == pid);
+	CHECK(chld_count == 1 && chld_pid == pid && chld_code == CLD_EXITED);
+	pid = xfork();
+	if (!pid)
+		*(volatile char *)0 = 1;
+	CHECK(waitpid(pid, NULL, 0) == pid);
+	CHECK(chld_count == 2 && chld_pid == pid && chld_code == CLD_KILLED);
+	signal(SIGCHLD, SIG_DFL);
+	return 0;
+}
+
+static void on_sigpipe(int sig)
+{
+	(void)sig;
+	pipe_count++;
+}
+
+/* A write to a pipe with no reader: SIGPIPE, then -EPIPE; SIG_IGN: only
+ * -EPIPE. */
+static int case_sigpipe(void)
+{
+	int fds[2];
+	char c = 'x';
+
+	CHECK(pipe(fds) == 0 && close(fds[0]) == 0);
+	CHECK(signal(SIGPIPE, on_sigpipe) != SIG_ERR);
+	errno = 0;
+	CHECK(write(fds[1], &c, 1) == -1 && errno == EPIPE && pipe_count == 1);
+	CHECK(signal(SIGPIPE, SIG_IGN) != SIG_ERR);
+	CHECK(write(fds[1], &c, 1) == -1 && errno == EPIPE && pipe_count == 1);
+	signal(SIGPIPE, SIG_DFL);
+	close(fds[1]);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(void);
@@ -445,6 +502,8 @@ static const struct {
 	{ "vfork", case_vfork, 0 },
 	{ "clone", case_clone, 0 },
 	{ "orphan", case_orphan, 0 },
+	{ "sigchld", case_sigchld, 0 },
+	{ "sigpipe", case_sigpipe, 0 },
 	{ "late", case_late, 1 },
 	{ "stuck", case_stuck, 1 },
 	{ "stuck_init", case_stuck_init, 1 },

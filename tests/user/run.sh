@@ -47,13 +47,13 @@ cpio_member() {
 fork_cases() {
 	a=$1 n="$1: forktest"
 	user_case $a "forktest" 0 "$2" run=exec:/bin/forktest || return 1
-	for c in cow pipe pipe_refcount many segv zombie wnohang echild dup2 fcntl vfork clone orphan; do
+	for c in cow pipe pipe_refcount many segv zombie wnohang echild dup2 fcntl vfork clone orphan sigchld sigpipe; do
 		out_has "$n" "^forktest: $c ok\$" || return 1
 	done
 	out_has "$n" "^forktest: 0 failed\$" &&
 		out_has "$n" "^exec: pid [0-9]+ killed by signal 11 \(SIGSEGV\)" &&
 		out_has "$n" "^exec: unknown system call (56|220): 1 time\(s\), -ENOSYS\$" &&
-		pass "$n: fork+COW, 200 KiB pipe, 20 children, a child's SIGSEGV, zombie, WNOHANG, ECHILD, dup2, fcntl, vfork, clone tids, CLONE_VM -ENOSYS, orphan to pid 1"
+		pass "$n: fork+COW, 200 KiB pipe, 20 children, a child's SIGSEGV, zombie, WNOHANG, ECHILD, dup2, fcntl, vfork, clone tids, CLONE_VM -ENOSYS, orphan to pid 1, SIGCHLD (CLD_EXITED, CLD_KILLED), SIGPIPE"
 	user_case $a "forktest late" 0 "$2" -- run=exec:/bin/forktest -- late &&
 		out_has "$n late" "^forktest: late child 2 ran after pid 1 exited, parent 1\$" &&
 		pass "$n: a child outlives pid 1 and runs to its end"
@@ -64,6 +64,28 @@ fork_cases() {
 		out_has "$n stuck_init" "^exec: 1 process\(es\) blocked with nothing to wake them: killed\$" &&
 		out_lacks "$n stuck_init" "read returned" &&
 		pass "$n: pid 1 blocked for good is killed: status 137"
+}
+
+# sig_cases ARCH DIR: signal delivery (tests/user/sigtest.c), one boot a case.
+sig_cases() {
+	while read -r c what; do
+		user_case $1 "sigtest $c" 0 "$2" -- run=exec:/bin/sigtest -- "$c" </dev/null &&
+			out_has "$1: sigtest $c" "^sigtest $c: ok\$" && pass "$1: sigtest $c: $what"
+	done <<-EOF
+		longjmp SIGSEGV handler (si_addr, ACCERR, MAPERR), siglongjmp out, page unmodified, mask restored
+		resume rt_sigreturn resumes the store after mprotect; GPRs and FP/SIMD registers restored from the frame
+		kill kill/raise to itself: handler, blocked then unblocked, SIG_IGN, SA_RESETHAND, errors
+		altstack sigaltstack: SA_ONSTACK handler on it, SS_ONSTACK and EPERM inside
+		badframe rt_sigreturn of a frame Linux refuses: SIGSEGV (SI_KERNEL) to the handler, no kernel fault
+		traps SIGILL, SIGTRAP (and SIGFPE on x86) handlers: si_code, si_addr, trapno/ESR, PC changed in the frame
+	EOF
+	user_case $1 "sigtest dfl" 138 "$2" -- run=exec:/bin/sigtest -- dfl &&
+		out_has "$1: sigtest dfl" "^exec: pid 1 killed by signal 10 \(SIGUSR1\)\$" &&
+		pass "$1: sigtest dfl: SIGUSR1 with SIG_DFL ends the process with 138"
+	user_case $1 "sigtest blocked" 139 "$2" -- run=exec:/bin/sigtest -- blocked &&
+		out_has "$1: sigtest blocked" "^exec: pid 1 killed by signal 11 \(SIGSEGV\) at address" &&
+		out_lacks "$1: sigtest blocked" "^FAIL" &&
+		pass "$1: sigtest blocked: a fault with SIGSEGV blocked ends the process, handler or not"
 }
 
 # arch_cases ARCH: the programs of build/user/ARCH on QEMU TCG.
@@ -83,6 +105,7 @@ arch_cases() {
 	user_case $a "segv" 139 "$ifs" run=exec:/bin/segv &&
 		out_has "$a: segv" "^exec: pid 1 killed by signal 11 \(SIGSEGV\) at address 0x[0-9a-f]+001," &&
 		pass "$a: segv: a store to a read-only page ends the process with 139, the kernel goes on"
+	sig_cases $a "$ifs"
 	user_case $a "enosys" 0 "$ifs" run=exec:/bin/enosys &&
 		out_has "$a: enosys" "^exec: unknown system call 1000: 2 time\(s\), -ENOSYS\$" &&
 		out_has "$a: enosys" "^exec: unknown system call >=1024: 1 time\(s\), -ENOSYS\$" &&

@@ -25,6 +25,9 @@
 #define CTX_SP (12 * 8)
 #define CTX_D8 (13 * 8)
 
+/* Linux's uapi MINSIGSTKSZ on arm64: sigaltstack()'s smallest stack. */
+#define ARCH_MINSIGSTKSZ 5120
+
 #define UR_TPIDR PT_FRAME_SIZE
 #define UR_FRAME_SIZE (PT_FRAME_SIZE + 16) /* keeps the kstack 16-byte aligned */
 

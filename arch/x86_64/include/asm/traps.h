@@ -31,11 +31,13 @@ int arch_handle_user_fault(struct trap_frame *f, uint64_t addr);
 
 /*
  * x86_user_exception - an exception taken in ring 3 (arch/x86_64/user.c):
- * a page fault mm/ resolves is resumed; anything else ends the process
- * with the signal Linux would send (kernel/user_arch.h, user_fault_fatal).
+ * a page fault mm/ resolves is resumed; anything else raises the signal
+ * Linux would send (kernel/user_arch.h, user_fault_signal()), which
+ * either ends the process or changes @f and @fx (the fxsave image
+ * entry.S restores) to enter its handler.
  * Return: 0 when @f was not taken in ring 3, 1 to resume @f.
  */
-int x86_user_exception(struct trap_frame *f, uint64_t cr2);
+int x86_user_exception(struct trap_frame *f, uint64_t cr2, uint8_t *fx);
 
 /* TSS.RSP0 of CPU @cpu: the stack an interrupt or exception from ring 3
  * starts on. */

@@ -18,6 +18,9 @@ struct user_regs {
 	uint64_t fs_base;				  /* 0x90 */
 	uint64_t pad;					  /* 0x98 */
 	uint8_t fxsave[512] __attribute__((aligned(16))); /* 0xa0 */
+	/* An exception's vector, error code and CR2, for the signal frame's
+	 * sigcontext (trapno, err, cr2); not set by a system call. */
+	uint64_t trapno, err, cr2; /* 0x2a0 */
 };
 
 /* A process's saved kernel context (kernel/user_arch.h, arch_switch_to()):
@@ -28,5 +31,12 @@ struct arch_context {
 	uint64_t sp;
 	uint64_t fs_base;
 };
+
+/* Linux's uapi MINSIGSTKSZ on x86: sigaltstack()'s smallest stack. */
+#define ARCH_MINSIGSTKSZ 2048
+
+/* @fx (512 bytes, an fxsave image) as the FPU starts a program and a
+ * signal handler: FCW 0x37f, MXCSR 0x1f80, every register 0. */
+void x86_fxsave_init(uint8_t *fx);
 
 #endif
