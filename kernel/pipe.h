@@ -1,6 +1,7 @@
 /*
- * pipe.h - an anonymous pipe: a PIPE_SIZE ring buffer with counted read
- * and write ends (each fd slot that holds an end is one count; fork and
+ * pipe.h - an anonymous pipe: a ring of page buffers (PIPE_SIZE bytes of
+ * written data, or pages vmsplice() handed over) with counted read and
+ * write ends (each fd slot that holds an end is one count; fork and
  * dup add one). sys_file.c makes them (pipe, pipe2) and routes read,
  * write and close of FD_PIPE fds here.
  */
@@ -10,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct mm;
 struct pipe;
 
 #define PIPE_SIZE (64u << 10) /* Linux's default: 16 pages */
@@ -37,5 +39,18 @@ void pipe_put(struct pipe *pp, bool write);
  */
 long pipe_read(struct pipe *pp, unsigned long buf, size_t len, bool nonblock);
 long pipe_write(struct pipe *pp, unsigned long buf, size_t len, bool nonblock);
+
+/*
+ * pipe_splice_user - vmsplice() into the pipe: a buffer per page of
+ * [@addr, @addr + @len) in @mm, each holding a reference on the page
+ * (get_user_pages(), no FOLL_WRITE, no pin) instead of a copy, as many
+ * as there are free buffers: it blocks only while every buffer is in use
+ * and nothing was handed over yet (-EAGAIN with @nonblock).
+ * Return: the bytes handed over (short when the pipe filled up), -EPIPE
+ * (no reader), -EFAULT (the first page cannot be taken) or -EAGAIN.
+ * Context: as pipe_write().
+ */
+long pipe_splice_user(struct pipe *pp, struct mm *mm, unsigned long addr, size_t len,
+		      bool nonblock);
 
 #endif

@@ -11,12 +11,74 @@
 #include "process.h"
 #include "procfs.h"
 
+static int proc_empty_text(struct process *p, const struct proc_entry *e, struct proc_text *t);
+
 static const struct proc_entry entries[] = {
-	{ "pagemap", NULL, proc_pagemap_read, NULL, 0 },
-	{ "mem", NULL, proc_mem_read, proc_mem_write, 0 },
-	{ "maps", proc_maps_text, NULL, NULL, 0 },
-	{ "smaps", proc_smaps_text, NULL, NULL, 0 },
+	{ "pagemap", .read = proc_pagemap_read },
+	{ "mem", .read = proc_mem_read, .write = proc_mem_write },
+	{ "maps", .text = proc_maps_text },
+	{ "smaps", .text = proc_smaps_text },
+	{ "clear_refs", .text = proc_empty_text, .write = proc_clear_refs_write },
 };
+
+static const struct sys_table *const sys_tables[] = { &sysfs_thp_table, &gup_test_table };
+
+/* The /sys file at @path (no leading '/'), or NULL. */
+static const struct proc_entry *sys_lookup(const char *path)
+{
+	for (size_t t = 0; t < sizeof(sys_tables) / sizeof(sys_tables[0]); t++)
+		for (size_t i = 0; i < sys_tables[t]->nr; i++)
+			if (!strcmp(path, sys_tables[t]->files[i].name))
+				return &sys_tables[t]->files[i];
+	return NULL;
+}
+
+/* Is @path (no leading '/') a directory holding /sys files? */
+static bool sys_is_dir(const char *path)
+{
+	size_t n = strlen(path);
+
+	while (n && path[n - 1] == '/')
+		n--;
+	for (size_t t = 0; n && t < sizeof(sys_tables) / sizeof(sys_tables[0]); t++)
+		for (size_t i = 0; i < sys_tables[t]->nr; i++) {
+			const char *name = sys_tables[t]->files[i].name;
+
+			if (!strncmp(name, path, n) && name[n] == '/')
+				return true;
+		}
+	return false;
+}
+
+/* clear_refs reads as an empty file (Linux's is write-only). */
+static int proc_empty_text(struct process *p, const struct proc_entry *e, struct proc_text *t)
+{
+	(void)p;
+	(void)e;
+	(void)t;
+	return 0;
+}
+
+/*
+ * /proc/self/clear_refs: Linux's commands 4 (clear soft-dirty: nothing to
+ * clear, as on a kernel without CONFIG_MEM_SOFT_DIRTY) and 5 (reset the
+ * peak RSS: ptelab keeps none). 1-3 (clear the referenced bits) are
+ * -EINVAL here: mm/ has no walk that ages a range yet.
+ */
+long proc_clear_refs_write(struct process *p, const struct proc_entry *e, unsigned long buf,
+			   size_t len, uint64_t pos)
+{
+	char c[4] = { 0 };
+
+	(void)p;
+	(void)e;
+	(void)pos;
+	if (!len || len > 3 || copy_from_user(c, buf, len))
+		return len ? -EINVAL : 0;
+	if ((c[0] != '4' && c[0] != '5') || (c[1] && c[1] != '\n'))
+		return -EINVAL;
+	return (long)len;
+}
 
 /* Skip the slashes at @s (paths may say "/proc//self"). */
 static const char *skip_slashes(const char *s)
@@ -43,7 +105,7 @@ const struct proc_entry *procfs_lookup(const struct process *p, const char *path
 	const char *s = skip_slashes(path);
 
 	if (!strncmp(s, "sys/", 4))
-		return sysfs_lookup(s);
+		return sys_lookup(s);
 	if (strncmp(s, "proc/", 5))
 		return NULL;
 	s = proc_dir_rest(p, skip_slashes(s + 5));
@@ -62,7 +124,7 @@ int procfs_access(const struct process *p, const char *path, bool write)
 
 	if (e)
 		return write && !e->write ? -EACCES : 0;
-	if (sysfs_is_dir(skip_slashes(path)))
+	if (sys_is_dir(skip_slashes(path)))
 		return write ? -EACCES : 0;
 	return -ENOENT;
 }
@@ -133,6 +195,11 @@ long procfs_write(struct process *p, const struct fd *f, unsigned long buf, size
 		  uint64_t pos)
 {
 	return f->proc->write ? f->proc->write(p, f->proc, buf, len, pos) : -EBADF;
+}
+
+long procfs_ioctl(struct process *p, const struct fd *f, unsigned long cmd, unsigned long arg)
+{
+	return f->proc->ioctl ? f->proc->ioctl(p, f->proc, cmd, arg) : -ENOTTY;
 }
 
 void procfs_release(struct fd *f)

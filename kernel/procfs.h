@@ -32,8 +32,21 @@ struct proc_entry {
 	/* NULL for read-only files; else @len bytes from user @buf at @pos */
 	long (*write)(struct process *p, const struct proc_entry *e, unsigned long buf, size_t len,
 		      uint64_t pos);
+	/* NULL: -ENOTTY; else the file's ioctl(@cmd, @arg) */
+	long (*ioctl)(struct process *p, const struct proc_entry *e, unsigned long cmd,
+		      unsigned long arg);
 	int arg; /* the file's own parameter (sysfs_thp.c: which setting) */
 };
+
+/* A set of /sys files (their names: the path without its first '/'). */
+struct sys_table {
+	const struct proc_entry *files;
+	size_t nr;
+};
+
+/* The /sys directories: THP settings (sysfs_thp.c), the gup_test device
+ * (gup_test.c). */
+extern const struct sys_table sysfs_thp_table, gup_test_table;
 
 /* A snapshot being written: grows as needed (malloc). */
 struct proc_text {
@@ -69,6 +82,9 @@ long procfs_read(struct process *p, const struct fd *f, unsigned long buf, size_
 long procfs_write(struct process *p, const struct fd *f, unsigned long buf, size_t len,
 		  uint64_t pos);
 
+/* ioctl() on @f: the file's, or -ENOTTY. */
+long procfs_ioctl(struct process *p, const struct fd *f, unsigned long cmd, unsigned long arg);
+
 /* Free what procfs_open() allocated for @f (the fd is being closed). */
 void procfs_release(struct fd *f);
 
@@ -80,9 +96,7 @@ long proc_mem_read(struct process *p, unsigned long buf, size_t len, uint64_t po
 long proc_mem_write(struct process *p, const struct proc_entry *e, unsigned long buf, size_t len,
 		    uint64_t pos);
 
-/* The /sys file at @path (no leading '/'), or NULL (sysfs_thp.c). */
-const struct proc_entry *sysfs_lookup(const char *path);
-/* Is @path (no leading '/') a directory holding /sys files? */
-bool sysfs_is_dir(const char *path);
+long proc_clear_refs_write(struct process *p, const struct proc_entry *e, unsigned long buf,
+			   size_t len, uint64_t pos);
 
 #endif

@@ -151,6 +151,41 @@ static long do_iov(long fd, unsigned long iov, long cnt, int write)
 	return total;
 }
 
+#define SPLICE_F_NONBLOCK 2
+
+/* vmsplice(): into a pipe's write end, the user pages themselves (a
+ * reference each, pipe_splice_user()); out of a read end, a copy as
+ * readv. Each iovec in turn, stopping at a short transfer. */
+long sys_vmsplice(struct user_regs *r, const long *a)
+{
+	struct fd *f = fd_get(a[0]);
+	long total = 0, cnt = a[2];
+
+	(void)r;
+	if (!f || f->kind != FD_PIPE)
+		return -EBADF;
+	if ((unsigned long)cnt > IOV_MAX)
+		return -EINVAL;
+	for (long i = 0; i < cnt; i++) {
+		unsigned long v[2];
+		bool nonblock = (a[3] & SPLICE_F_NONBLOCK) || (f->flags & O_NONBLOCK);
+		long n;
+
+		if (copy_from_user(v, (unsigned long)a[1] + (unsigned long)i * sizeof(v),
+				   sizeof(v)))
+			return total ? total : -EFAULT;
+		n = f->pipe_write
+			    ? pipe_splice_user(f->pipe, current_process->mm, v[0], v[1], nonblock)
+			    : pipe_read(f->pipe, v[0], v[1], nonblock);
+		if (n < 0)
+			return total ? total : n;
+		total += n;
+		if ((unsigned long)n < v[1])
+			break;
+	}
+	return total;
+}
+
 long sys_readv(struct user_regs *r, const long *a)
 {
 	(void)r;
@@ -195,7 +230,7 @@ static long open_proc(const struct proc_entry *e, long flags)
 {
 	int fd = fd_alloc(), err, access = (int)(flags & O_ACCMODE);
 
-	if (access == O_ACCMODE || (access != O_RDONLY && !e->write))
+	if (access == O_ACCMODE || (access != O_RDONLY && !e->write && !e->ioctl))
 		return -EACCES;
 	if (flags & O_DIRECTORY)
 		return -ENOTDIR;
@@ -631,4 +666,18 @@ long sys_fcntl(struct user_regs *r, const long *a)
 		return 0;
 	}
 	return -EINVAL;
+}
+
+/* ioctl: a /proc or /sys file's own (the gup_test device); else -ENOTTY
+ * (so stdout is not a terminal: glibc buffers it fully). */
+long sys_ioctl(struct user_regs *r, const long *a)
+{
+	struct fd *f = fd_get(a[0]);
+
+	(void)r;
+	if (!f)
+		return -EBADF;
+	if (f->kind != FD_PROC)
+		return -ENOTTY;
+	return procfs_ioctl(current_process, f, (unsigned long)a[1], (unsigned long)a[2]);
 }

@@ -176,3 +176,10 @@ long sys_madvise(struct user_regs *r, const long *a)
 		return mm_madvise(mm, addr, len, (int)a[2]); /* the rest: mm/madvise.h */
 	}
 }
+
+long sys_mremap(struct user_regs *r, const long *a)
+{
+	(void)r;
+	return mm_mremap(current_process->mm, (unsigned long)a[0], (unsigned long)a[1],
+			 (unsigned long)a[2], (unsigned)a[3], (unsigned long)a[4]);
+}

@@ -130,7 +130,6 @@ SYSCALL_CONST(getgid, 0)
 SYSCALL_CONST(getegid, 0)
 SYSCALL_CONST(set_robust_list, 0)
 SYSCALL_CONST(rseq, -ENOSYS) /* glibc then runs without it */
-SYSCALL_CONST(ioctl, -ENOTTY)
 
 long sys_set_tid_address(struct user_regs *r, const long *a)
 {

@@ -9,7 +9,7 @@
  *   hugepages-<N>kB/enabled      always / inherit / madvise / never, per
  *                                order from 16 kB to 2048 kB
  *   hpage_pmd_size               2097152 (read-only)
- *   use_zero_page                0: there is no zero page (read-only)
+ *   use_zero_page                0: there is no zero page (1 is -EINVAL)
  *   defrag, shmem_enabled,       kept and shown as written; nothing in
  *   khugepaged/<knob>            ptelab uses them (no compaction, shmem
  *                                or khugepaged)
@@ -52,18 +52,18 @@ static long file_write(struct process *p, const struct proc_entry *e, unsigned l
 #define FILE_ARG(kind, i) ((kind) << 8 | (i))
 #define RO(name, kind, i)                                                                          \
 	{                                                                                          \
-		THP name, file_text, NULL, NULL, FILE_ARG(kind, i)                                 \
+		THP name, .text = file_text, .arg = FILE_ARG(kind, i)                              \
 	}
 #define RW(name, kind, i)                                                                          \
 	{                                                                                          \
-		THP name, file_text, NULL, file_write, FILE_ARG(kind, i)                           \
+		THP name, .text = file_text, .write = file_write, .arg = FILE_ARG(kind, i)         \
 	}
 #define ORDER(kb, o) RW("hugepages-" #kb "kB/enabled", F_MODE, o)
 
 static const struct proc_entry files[] = {
 	RW("enabled", F_MODE, 0),
 	RO("hpage_pmd_size", F_PMD_SIZE, 0),
-	RO("use_zero_page", F_ZERO_PAGE, 0),
+	RW("use_zero_page", F_ZERO_PAGE, 0),
 	RW("defrag", F_CHOICE, 0),
 	RW("shmem_enabled", F_CHOICE, 1),
 	ORDER(16, 2),
@@ -153,6 +153,8 @@ static long store(const struct proc_entry *e, const char *word)
 	unsigned long v;
 
 	switch (e->arg >> 8) {
+	case F_ZERO_PAGE:
+		return strcmp(word, "0") ? -EINVAL : 0;
 	case F_MODE:
 		w = word_index(modes, word);
 		return w < 0 ? -EINVAL : thp_set_mode((unsigned)i, mode_of_word[w]);
@@ -191,24 +193,4 @@ static long file_write(struct process *p, const struct proc_entry *e, unsigned l
 	return err ? err : (long)len;
 }
 
-const struct proc_entry *sysfs_lookup(const char *path)
-{
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		if (!strcmp(path, files[i].name))
-			return &files[i];
-	return NULL;
-}
-
-bool sysfs_is_dir(const char *path)
-{
-	size_t n = strlen(path);
-
-	while (n && path[n - 1] == '/')
-		n--;
-	if (!n)
-		return false;
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		if (!strncmp(files[i].name, path, n) && files[i].name[n] == '/')
-			return true;
-	return false;
-}
+const struct sys_table sysfs_thp_table = { files, sizeof(files) / sizeof(files[0]) };

@@ -244,7 +244,9 @@ const void *arch_sigtramp(unsigned long *len);
 	X(migrate_pages)                                                                           \
 	X(move_pages)                                                                              \
 	X(capget)                                                                                  \
-	X(capset)
+	X(capset)                                                                                  \
+	X(mremap)                                                                                  \
+	X(vmsplice)
 
 /* A field holds SYSNR(Linux number); 0 means the arch has no such call. */
 #define SYSNR(n) ((n) + 1)

@@ -125,6 +125,8 @@ const struct syscall_numbers arch_syscall_numbers = {
 	.move_pages = SYSNR(239),
 	.capget = SYSNR(90),
 	.capset = SYSNR(91),
+	.mremap = SYSNR(216),
+	.vmsplice = SYSNR(75),
 	/* open, readlink, access, arch_prctl, fork, vfork, pipe, dup2: none
 	 * on arm64 (0) */
 };

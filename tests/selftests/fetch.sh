@@ -2,8 +2,8 @@
 # tests/selftests/fetch.sh [OUT] - Linux's mm selftests, unmodified, as
 # static glibc programs for ptelab's user space: fetch Debian 12's
 # linux-source-6.12 (the security archive carries it), unpack the parts a
-# headers_install and the selftests need, install each arch's UAPI
-# headers, and compile the programs of PROGS (tools/testing/selftests/mm,
+# headers_install and the selftests need (mm/gup_test.h too: cow.c's
+# ioctls), install each arch's UAPI headers, and compile the programs of PROGS (tools/testing/selftests/mm,
 # each with vm_util.c and thp_settings.c, Linux's own flags) with gcc for
 # x86_64 and aarch64-linux-gnu-gcc for arm64.
 #
@@ -20,7 +20,7 @@
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${1:-$TOP/build/selftests}
 PKG=linux-source-6.12
-PROGS="madv_populate map_fixed_noreplace mkdirty"
+PROGS="madv_populate map_fixed_noreplace mkdirty cow"
 SRC=$OUT/src/$PKG
 
 skip() { echo "SKIP: $*"; exit 3; }
@@ -49,7 +49,7 @@ fetch_source() {
 	# fs/, sound/ and the other arches stay packed.
 	tar -xJf "$OUT/deb/usr/src/$PKG.tar.xz" -C "$OUT/src" \
 		"$PKG/Makefile" "$PKG/scripts" "$PKG/include" "$PKG/arch/x86" "$PKG/arch/arm64" \
-		"$PKG/tools" "$PKG/usr" || return 1
+		"$PKG/tools" "$PKG/usr" "$PKG/mm/gup_test.h" || return 1
 	dpkg-deb -f "$(ls "$OUT"/debs/"$PKG"_*.deb)" Version >"$OUT/VERSION" || return 1
 	rm -rf "$OUT/deb" "$OUT/debs"
 }
@@ -63,6 +63,9 @@ build_arch() {
 	rm -rf "$OUT/obj-$1"
 	command -v "$3" >/dev/null || die "$1: $3 is not installed (make deps)"
 	st=$SRC/tools/testing/selftests/mm
+	# The selftests Makefile's own probe (liburing) writes local_config.h
+	# for this compiler; cow.c includes it.
+	(cd "$st" && sh ./check_config.sh "$3") || die "$1: check_config.sh failed"
 	for p in $PROGS; do
 		# tools/testing/selftests/mm/Makefile's CFLAGS and LDLIBS, plus -static.
 		(cd "$st" && "$3" -Wall -O2 -I "$SRC" -isystem "$OUT/hdr-$1/include" \
@@ -74,7 +77,7 @@ build_arch() {
 }
 
 rm -f "$OUT/.built"
-if [ ! -f "$SRC/tools/testing/selftests/mm/vm_util.c" ]; then
+if [ ! -f "$SRC/tools/testing/selftests/mm/vm_util.c" ] || [ ! -f "$SRC/mm/gup_test.h" ]; then
 	echo "  FETCH   $PKG (about 150 MB, once; log in $OUT/fetch.log)"
 	fetch_source || die "unpacking $PKG failed (log: $OUT/fetch.log)"
 fi
