@@ -19,7 +19,7 @@ echo "selftest: uname $(uname -r -m)"
 for f in enabled defrag shmem_enabled use_zero_page hpage_pmd_size khugepaged/defrag; do
 	echo "selftest: thp $f: $(cat $thp/$f)"
 done
-for f in $thp/hugepages-*kB/enabled; do
+for f in "$thp"/hugepages-*kB/enabled; do
 	d=${f%/enabled}
 	echo "selftest: thp ${d##*/}/enabled: $(cat "$f")"
 done

@@ -15,7 +15,7 @@
 # ARCHES (default "x86_64 arm64") picks arches.
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${SELFTESTS_DIR:-$TOP/build/selftests}
-export LX_NODES=2 LX_MEM=1G LX_ACCEL=tcg LX_TIMEOUT=${LX_TIMEOUT:-1800}
+export LX_NODES=2 LX_MEM=1G LX_ACCEL=tcg LX_TIMEOUT="${LX_TIMEOUT:-1800}"
 export LX_MACHINE_x86_64=pc LX_MACHINE_arm64=virt,gic-version=3
 # shellcheck source=tests/bench/linux/boot.sh
 . "$TOP/tests/bench/linux/boot.sh"
