@@ -12,7 +12,8 @@
 #
 #   fail   Linux passes the case, ptelab does not, and EXPECTED has no
 #          "PROG linux NAME -- REASON" line for it; or such a line is
-#          stale (ptelab passes the case, or Linux does not)
+#          stale (ptelab passes the case, or Linux does not); or the
+#          recording lacks PROG
 #   skip   Linux passes it, ptelab does not, and EXPECTED says why
 #   note   ptelab passes it and Linux 6.12 does not (not a failure)
 #   pass   one line when every case Linux passes is accounted for
@@ -56,7 +57,7 @@ FILENAME == ARGV[1] {
 }
 FILENAME == ARGV[2] {
 	if ($0 == "selftest: begin " prog)
-		inside = 1
+		inside = recorded = 1
 	else if (index($0, "selftest: end " prog " ") == 1)
 		inside = 0
 	else if (inside)
@@ -72,6 +73,10 @@ function result(side, name) {
 END {
 	p = arch ": " prog ": "
 	bad = 0
+	if (!recorded) {
+		printf "fail\t%sLinux 6.12\tnot in %s (make selftests-linux)\n", p, ARGV[2]
+		exit
+	}
 	for (i = 1; i <= nlinux; i++) {
 		n = order[i]
 		if (res["linux", n] != "pass" || result("ptelab", n) == "pass")
