@@ -335,12 +335,19 @@ static unsigned copy_present_ptes(struct fork_ctx *c, struct vma *dv, unsigned l
  * swap_dup() for the run. Neither side is exclusive afterwards: the
  * parent's entries lose their AnonExclusive mark, as Linux's
  * copy_nonpresent_pte() clears pte_swp_exclusive.
+ * Any other non-present entry is a bug. Out of line, so that the loop
+ * over present entries stays what it was.
  * Return: the entries copied. Context: both PTE locks held.
  */
-static unsigned copy_swap_ptes(pte_t *dptep, pte_t *sptep, pte_t pte, unsigned long left)
+static __attribute__((noinline, cold)) unsigned
+copy_swap_ptes(pte_t *dptep, pte_t *sptep, pte_t pte, unsigned long addr, unsigned long left)
 {
 	unsigned long off = swap_entry_offset(pte);
 	unsigned nr = 1, max = cap_nr(caps.fork, left);
+
+	if (!is_swap_entry(pte))
+		panic("mm_fork: unexpected non-present pte %#llx at %#lx",
+		      (unsigned long long)pte.val, addr);
 
 	while (nr < max && is_swap_entry(ptep_get(sptep + nr)) &&
 	       swap_entry_offset(ptep_get(sptep + nr)) == off + nr)
@@ -370,11 +377,8 @@ static void copy_pte_range(struct fork_ctx *c, struct vma *dv, pmd_t *spmd, pmd_
 		if (pte_present(pte))
 			nr = copy_present_ptes(c, dv, addr, dptep, sptep, pte,
 					       (end - addr) >> PAGE_SHIFT);
-		else if (is_swap_entry(pte))
-			nr = copy_swap_ptes(dptep, sptep, pte, (end - addr) >> PAGE_SHIFT);
 		else if (!pte_none(pte))
-			panic("mm_fork: unexpected non-present pte %#llx at %#lx",
-			      (unsigned long long)pte.val, addr);
+			nr = copy_swap_ptes(dptep, sptep, pte, addr, (end - addr) >> PAGE_SHIFT);
 		sptep += nr, dptep += nr;
 		addr += nr * PAGE_SIZE;
 	}

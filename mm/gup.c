@@ -234,6 +234,27 @@ static inline unsigned gup_try_grab(struct folio *folio, unsigned refs, unsigned
 	return refs;
 }
 
+/* A forced write's page behind a read-only entry (gup_force_ok()): taken
+ * alone (the next page may still be shared), with one plain grab. Out of
+ * line: the run path stays what it was. Return: as gup_pte_run(). */
+static __attribute__((noinline, cold)) long gup_pte_forced(struct gup_ctx *g, pte_t pte,
+							   struct page **pages)
+{
+	struct page *page;
+	struct folio *folio;
+
+	if (!gup_force_ok(g, pte_user(pte), pte_pfn(pte)))
+		return 0;
+	page = pfn_to_page(pte_pfn(pte));
+	folio = page_folio(page);
+	if (!gup_try_grab(folio, 1, g->flags, false))
+		return -ENOMEM;
+	if (g->flags & FOLL_TOUCH)
+		gup_touch(folio, gup_wants_dirty(folio, g->flags) && !pte_dirty(pte));
+	pages[0] = page;
+	return 1;
+}
+
 /*
  * gup_pte_run - take the run of pages that starts at @ptep.
  * Return: pages taken (at least 1); 0 when the first page needs a fault
@@ -248,11 +269,8 @@ static long gup_pte_run(struct gup_ctx *g, unsigned long addr, pte_t *ptep, unsi
 	struct folio *folio;
 	unsigned nr;
 
-	if (!gup_pte_ok(pte, g->flags, &g->fault)) {
-		if (!gup_force_ok(g, pte_user(pte), pte_pfn(pte)))
-			return 0;
-		left = 1; /* the next page may still be shared */
-	}
+	if (!gup_pte_ok(pte, g->flags, &g->fault))
+		return g->force_write ? gup_pte_forced(g, pte, pages) : 0;
 	page = pfn_to_page(pte_pfn(pte));
 	folio = page_folio(page);
 	if (gup_must_unshare(g->flags, page)) {

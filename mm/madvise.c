@@ -128,6 +128,15 @@ static unsigned madvise_free_ptes(struct free_walk *w, struct mm *mm, unsigned l
 	return nr;
 }
 
+/* MADV_FREE of a run of swap entries: dropped, as Linux's
+ * madvise_free_pte_range() frees them (a migration entry cannot be here:
+ * the mmap_lock for write keeps migrations out). Out of line. */
+static __attribute__((noinline, cold)) unsigned
+free_swap_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte, unsigned long left)
+{
+	return is_swap_entry(pte) ? zap_swap_ptes(mm, addr, ptep, pte, left) : 1;
+}
+
 /* The walker's pte_range. Context: the table's lock is held. */
 static int madvise_free_pte_range(struct mm *mm, pmd_t *pmdp, pte_t *ptep, unsigned long addr,
 				  unsigned long end, void *priv)
@@ -140,8 +149,8 @@ static int madvise_free_pte_range(struct mm *mm, pmd_t *pmdp, pte_t *ptep, unsig
 		if (pte_present(pte))
 			nr = madvise_free_ptes(priv, mm, addr, ptep, pte,
 					       (end - addr) >> PAGE_SHIFT);
-		else if (is_swap_entry(pte))
-			nr = zap_swap_ptes(mm, addr, ptep, pte, (end - addr) >> PAGE_SHIFT);
+		else if (!pte_none(pte))
+			nr = free_swap_ptes(mm, addr, ptep, pte, (end - addr) >> PAGE_SHIFT);
 		ptep += nr;
 		addr += nr * PAGE_SIZE;
 	}

@@ -62,4 +62,9 @@ int mm_madvise(struct mm *mm, unsigned long start, unsigned long len, int advice
  */
 unsigned long mm_reclaim_lazyfree(struct mm *mm);
 
+/* Tests only (NULL otherwise): called by MADV_PAGEOUT after it found a
+ * folio mapped only by the run at @addr and before it clears the run, so
+ * that a test can take a reference there (gup-fast holds no lock). */
+extern void (*pageout_window_hook)(struct mm *mm, unsigned long addr);
+
 #endif

@@ -31,6 +31,8 @@
 #include "swap.h"
 #include "swapops.h"
 
+void (*pageout_window_hook)(struct mm *mm, unsigned long addr);
+
 /* Clear the @nr entries from @ptep in runs of caps.pageout. Return: the
  * first entry with the dirty and young bits of all of them. */
 static pte_t pageout_clear(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr)
@@ -83,6 +85,8 @@ static unsigned pageout_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte
 		count_event(pageout_skipped, 1);
 		return nr;
 	}
+	if (pageout_window_hook)
+		pageout_window_hook(mm, addr); /* tests: a gup-fast grab here */
 	off = swap_alloc(nr);
 	if (off < 0) {
 		count_event(pageout_skipped, 1);

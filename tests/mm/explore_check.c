@@ -7,6 +7,9 @@
  * Context: CPU 0, between rounds; reads tables without locks.
  */
 #include "explore_mix.h"
+#include "folio_walk.h"
+#include "swap.h"
+#include "swapops.h"
 
 /* A fork's child: which pages its VMAs cover, and how. */
 static void learn_vmas(struct mix_slot *s)
@@ -20,15 +23,22 @@ static void learn_vmas(struct mix_slot *s)
 	s->fresh = false;
 }
 
-/* The words of @page as @mm maps it (zero where nothing is mapped). */
+/* The words of @page as @mm maps it: from its swap slot when it is
+ * swapped out, zero where nothing is mapped. */
 static void words_at(struct mm *mm, unsigned page, uint32_t w[MIX_CPUS])
 {
+	static uint32_t slot[PAGE_SIZE / sizeof(uint32_t)];
 	bool by_pmd;
-	pte_t pte;
+	pte_t pte, e;
 	struct page *pg = page_at(mm, mix_addr(page), &by_pmd, &pte);
+	const uint32_t *src = pg ? page_address(pg) : NULL;
 
+	if (!pg && swap_entry_at(mm, mix_addr(page), &e)) {
+		swap_read_page(swap_entry_offset(e), slot);
+		src = slot;
+	}
 	for (unsigned c = 0; c < MIX_CPUS; c++)
-		w[c] = pg ? ((const uint32_t *)page_address(pg))[c] : 0;
+		w[c] = src ? src[c] : 0;
 }
 
 /* Each word within its range, which then shrinks to what it holds. */

@@ -156,7 +156,8 @@ int mix_bad(struct mix *m, const char *what, const char *fmt, ...)
 /* ---- explore_ops.c and explore_pin.c: the op kinds ----------------------- */
 
 extern const struct mix_kind mix_k_write, mix_k_read, mix_k_unshare, mix_k_fork, mix_k_exit,
-	mix_k_munmap, mix_k_remap, mix_k_mprotect, mix_k_mbind, mix_k_migrate, mix_k_move_pages;
+	mix_k_munmap, mix_k_remap, mix_k_mprotect, mix_k_mbind, mix_k_migrate, mix_k_move_pages,
+	mix_k_pageout;
 extern const struct mix_kind mix_k_pin, mix_k_pin_fast, mix_k_get, mix_k_get_fast, mix_k_unpin;
 
 /* The kinds that change nothing in the model, or whose result is free. */

@@ -8,6 +8,7 @@
  * op's CPU inside smp_run(), reading only its op and its own records.
  */
 #include "explore_mix.h"
+#include "madvise.h"
 
 #define MIX_ANY 0xffffffffu
 
@@ -159,6 +160,28 @@ void mix_apply_nothing(struct mix *m, struct mix_op *op, unsigned cpu)
 {
 	(void)m, (void)op, (void)cpu;
 }
+
+/* ---- pageout: MADV_PAGEOUT of a run (the contents stay what they were) ---- */
+
+static void run_pageout(struct mix_op *op, unsigned cpu)
+{
+	(void)cpu;
+	op->ret = mm_madvise(op->mm, mix_addr(op->first), op->n * PAGE_SIZE, MADV_PAGEOUT);
+}
+
+/* 0, or -ENOMEM when a VMA op of the round left a hole: the contents are
+ * what the reads, writes and the end-of-round check look at. */
+static int check_pageout(struct mix *m, struct mix_op *op, unsigned cpu)
+{
+	(void)cpu;
+	if (op->ret == 0 || op->ret == -ENOMEM)
+		return 0;
+	return mix_bad(m, "pageout", "mm %d [%#lx, +%u pages): %ld", op->slot, mix_addr(op->first),
+		       op->n, op->ret);
+}
+
+const struct mix_kind mix_k_pageout = { "pageout",	  2, gen_pages, run_pageout, check_pageout,
+					mix_apply_nothing };
 
 const struct mix_kind mix_k_write = { "write", 2, gen_write, run_write, check_write, apply_write };
 const struct mix_kind mix_k_read = {

@@ -44,6 +44,15 @@ static const struct mix_row rows_pin_fork[] = {
 	{ &mix_k_fork, 12 }, { &mix_k_exit, 6 },      { &mix_k_write, 20 },
 };
 
+/* MADV_PAGEOUT and the swap-in faults against fork, munmap, mremap,
+ * pins and migrations (mm/swap.h). */
+static const struct mix_row rows_swap[] = {
+	{ &mix_k_write, 20 },  { &mix_k_read, 8 },   { &mix_k_pageout, 12 }, { &mix_k_fork, 5 },
+	{ &mix_k_exit, 3 },    { &mix_k_munmap, 2 }, { &mix_k_remap, 2 },    { &mix_k_mprotect, 2 },
+	{ &mix_k_migrate, 3 }, { &mix_k_pin, 4 },    { &mix_k_pin_fast, 4 }, { &mix_k_unpin, 6 },
+	{ &mix_k_unshare, 3 },
+};
+
 const struct mix_profile mix_profiles[] = {
 	{ "mix", ROWS(rows_mix), { 2, 3, 3 }, 6, false },
 	{ "pin_migrate", ROWS(rows_pin_migrate), { 1, 4, 2 }, 6, false },
@@ -52,6 +61,7 @@ const struct mix_profile mix_profiles[] = {
 	{ "pin_fork", ROWS(rows_pin_fork), { 1, 3, 2 }, 6, false },
 	/* Everything again, with the locks of a KVM guest (lock_virt). */
 	{ "mix_virt", ROWS(rows_mix), { 2, 3, 3 }, 6, true },
+	{ "swap", ROWS(rows_swap), { 2, 3, 3 }, 6, false },
 };
 
 const unsigned mix_nr_profiles = sizeof(mix_profiles) / sizeof(mix_profiles[0]);

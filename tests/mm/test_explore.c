@@ -184,6 +184,12 @@ TEST(mix_virt)
 	explore_case("mix_virt");
 }
 
+/* MADV_PAGEOUT and swap-in against fork, munmap, pins and migrations. */
+TEST(swap)
+{
+	explore_case("swap");
+}
+
 /*
  * The schedules make stress found failing, replayed (pct, 4 CPUs) on both
  * formats whatever format found them: each fails with its fix reverted.
@@ -231,4 +237,4 @@ TEST(found)
 	CHECK_EQ(failed, 0);
 }
 
-TEST_SUITE(explore, mix, pin_migrate, cow_migrate, pmd_pin_migrate, pin_fork, mix_virt, found)
+TEST_SUITE(explore, mix, pin_migrate, cow_migrate, pmd_pin_migrate, pin_fork, mix_virt, swap, found)

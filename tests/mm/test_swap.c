@@ -238,7 +238,40 @@ TEST(pageout_of_a_folio_mapped_in_part)
 	}
 }
 
-TEST_SUITE(swap, pageout_after_mprotect_of_one_page_and_back, pageout_of_a_folio_mapped_in_part,
+static struct page *window_page;
+
+static void pin_in_window(struct mm *mm, unsigned long addr)
+{
+	if (!window_page && pin_user_pages_fast(mm, addr, 1, FOLL_FAST_ONLY, &window_page) != 1)
+		window_page = NULL;
+}
+
+/* A gup-fast pin taken after MADV_PAGEOUT's first look and before its
+ * clear (no lock keeps it out): the look after the clear sees it and the
+ * folio stays mapped, the pin on the mm's page. */
+TEST(pageout_sees_a_pin_taken_before_the_clear)
+{
+	for (int s = 0; s < NR_GSIZES; s++) {
+		const struct gsize *g = &gsizes[s];
+		struct mm *mm = mm_case_begin(&free_before);
+		unsigned long len, a = gup_region(mm, g, &len, 1);
+
+		WHERE("%s", g->label);
+		window_page = NULL;
+		pageout_window_hook = pin_in_window;
+		W_CHECK_EQ(mm_madvise(mm, a, PAGE_SIZE << g->order, MADV_PAGEOUT), 0);
+		pageout_window_hook = NULL;
+		W_CHECK(window_page != NULL);
+		W_CHECK_EQ(swapped(mm, a, len), 0);
+		W_CHECK(folio_at(mm, a) == page_folio(window_page));
+		W_CHECK_MM_OK();
+		if (window_page)
+			unpin_user_pages(&window_page, 1);
+		end(mm);
+	}
+}
+
+TEST_SUITE(swap, pageout_sees_a_pin_taken_before_the_clear, pageout_after_mprotect_of_one_page_and_back, pageout_of_a_folio_mapped_in_part,
 	   pageout_then_fault_back_whole_folios, caps_of_one_unmap_and_read_page_by_page,
 	   fork_shares_slots_and_each_side_reads_back, zap_dontneed_and_free_drop_slots,
 	   pinned_and_shared_folios_stay, mremap_moves_entries_and_gup_faults_them_in);
