@@ -271,7 +271,8 @@ TEST(pageout_sees_a_pin_taken_before_the_clear)
 	}
 }
 
-TEST_SUITE(swap, pageout_sees_a_pin_taken_before_the_clear, pageout_after_mprotect_of_one_page_and_back, pageout_of_a_folio_mapped_in_part,
+TEST_SUITE(swap, pageout_sees_a_pin_taken_before_the_clear,
+	   pageout_after_mprotect_of_one_page_and_back, pageout_of_a_folio_mapped_in_part,
 	   pageout_then_fault_back_whole_folios, caps_of_one_unmap_and_read_page_by_page,
 	   fork_shares_slots_and_each_side_reads_back, zap_dontneed_and_free_drop_slots,
 	   pinned_and_shared_folios_stay, mremap_moves_entries_and_gup_faults_them_in);
