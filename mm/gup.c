@@ -40,12 +40,15 @@
 #include "pte_batch.h"
 #include "trace.h"
 
+/* Internal: a FOLL_FORCE | FOLL_WRITE call in a VMA without VM_WRITE
+ * (__get_user_pages() sets it per VMA in g->flags). */
+#define FOLL_FORCE_WRITE (1u << 7)
+
 /* One get/pin call: what it asks for and where it stopped. */
 struct gup_ctx {
 	struct mm *mm;
-	unsigned flags;	  /* FOLL_* */
-	unsigned fault;	  /* FAULT_* the page at the stop needs (when 0 pages were taken) */
-	bool force_write; /* FOLL_FORCE | FOLL_WRITE in a VMA without VM_WRITE */
+	unsigned flags; /* FOLL_* */
+	unsigned fault; /* FAULT_* the page at the stop needs (when 0 pages were taken) */
 };
 
 /* Faults one address may take in a row before the walk calls it a bug:
@@ -63,13 +66,6 @@ static bool gup_pte_ok(pte_t pte, unsigned flags, unsigned *fault)
 	if (!pte_user(pte)) /* pte_user() implies pte_present() */
 		return false;
 	return !(flags & FOLL_WRITE) || pte_write(pte);
-}
-
-/* A forced write (g->force_write) may take the page of a read-only
- * entry when the page is this mm's own: the forced fault made it so. */
-static bool gup_force_ok(const struct gup_ctx *g, bool user, uint64_t pfn)
-{
-	return g->force_write && user && PageAnonExclusive(pfn_to_page(pfn));
 }
 
 /*
@@ -234,27 +230,6 @@ static inline unsigned gup_try_grab(struct folio *folio, unsigned refs, unsigned
 	return refs;
 }
 
-/* A forced write's page behind a read-only entry (gup_force_ok()): taken
- * alone (the next page may still be shared), with one plain grab. Out of
- * line: the run path stays what it was. Return: as gup_pte_run(). */
-static __attribute__((noinline, cold)) long gup_pte_forced(struct gup_ctx *g, pte_t pte,
-							   struct page **pages)
-{
-	struct page *page;
-	struct folio *folio;
-
-	if (!gup_force_ok(g, pte_user(pte), pte_pfn(pte)))
-		return 0;
-	page = pfn_to_page(pte_pfn(pte));
-	folio = page_folio(page);
-	if (!gup_try_grab(folio, 1, g->flags, false))
-		return -ENOMEM;
-	if (g->flags & FOLL_TOUCH)
-		gup_touch(folio, gup_wants_dirty(folio, g->flags) && !pte_dirty(pte));
-	pages[0] = page;
-	return 1;
-}
-
 /*
  * gup_pte_run - take the run of pages that starts at @ptep.
  * Return: pages taken (at least 1); 0 when the first page needs a fault
@@ -270,7 +245,7 @@ static long gup_pte_run(struct gup_ctx *g, unsigned long addr, pte_t *ptep, unsi
 	unsigned nr;
 
 	if (!gup_pte_ok(pte, g->flags, &g->fault))
-		return g->force_write ? gup_pte_forced(g, pte, pages) : 0;
+		return 0;
 	page = pfn_to_page(pte_pfn(pte));
 	folio = page_folio(page);
 	if (gup_must_unshare(g->flags, page)) {
@@ -333,8 +308,7 @@ static long follow_huge_pmd(struct gup_ctx *g, pmd_t pmd, unsigned long addr, un
 	struct folio *folio = page_folio(page);
 	unsigned nr = (unsigned)((end - addr) >> PAGE_SHIFT);
 
-	if ((!pmd_user(pmd) || ((g->flags & FOLL_WRITE) && !pmd_write(pmd))) &&
-	    !gup_force_ok(g, pmd_user(pmd), pmd_pfn(pmd))) {
+	if (!pmd_user(pmd) || ((g->flags & FOLL_WRITE) && !pmd_write(pmd))) {
 		g->fault = g->flags & FOLL_WRITE ? FAULT_WRITE : 0; /* a hinting leaf: opened */
 		return 0;
 	}
@@ -410,6 +384,65 @@ static long follow_page_mask(struct gup_ctx *g, unsigned long addr, unsigned lon
 	return follow_page_pte(g, pmdp, addr, end, pages);
 }
 
+/* The page @pfn of a read-only entry (@user: open to user mode) for a
+ * forced write, when @excl_pfn (the page, or a PMD leaf's head) is this
+ * mm's own: the forced fault made it so (Linux's can_follow_write_pte()).
+ * Return: 1 and *@pages, 0 (a fault first) or -ENOMEM. */
+static long gup_forced_page(struct gup_ctx *g, bool user, uint64_t pfn, uint64_t excl_pfn,
+			    bool dirty, struct page **pages)
+{
+	struct folio *folio;
+
+	if (!user || !PageAnonExclusive(pfn_to_page(excl_pfn)))
+		return 0;
+	folio = page_folio(pfn_to_page(pfn));
+	if (!gup_try_grab(folio, 1, g->flags, false))
+		return -ENOMEM;
+	if (g->flags & FOLL_TOUCH)
+		gup_touch(folio, gup_wants_dirty(folio, g->flags) && !dirty);
+	pages[0] = pfn_to_page(pfn);
+	return 1;
+}
+
+/*
+ * follow_forced - FOLL_FORCE_WRITE: the page at @addr that follow_page_mask()
+ * would fault for (its entry is read-only) when a forced write may take it
+ * as it is: one page, under the lock of its entry. Out of line, apart from
+ * the batched walk, which stays what it is for every other call.
+ * Return: as gup_forced_page().
+ */
+static __attribute__((noinline, cold)) long follow_forced(struct gup_ctx *g, unsigned long addr,
+							  struct page **pages)
+{
+	pmd_t *pmdp = mm_find_pmd(g->mm, addr, false);
+	unsigned long idx = (addr & ~PMD_MASK) >> PAGE_SHIFT;
+	struct spinlock *ptl;
+	long ret = 0;
+	pte_t *ptep, pte;
+	pmd_t pmd;
+
+	if (!pmdp)
+		return 0;
+	if (pmd_state(pmdp_get(pmdp)) == PMD_LEAF) {
+		spin_lock(&g->mm->page_table_lock);
+		pmd = pmdp_get(pmdp);
+		if (pmd_state(pmd) == PMD_LEAF)
+			ret = gup_forced_page(g, pmd_user(pmd), pmd_pfn(pmd) + idx, pmd_pfn(pmd),
+					      pmd_dirty(pmd), pages);
+		spin_unlock(&g->mm->page_table_lock);
+		return ret;
+	}
+	if (pmd_state(pmdp_get(pmdp)) != PMD_TABLE)
+		return 0;
+	ptep = pte_offset_map_lock(g->mm, pmdp, addr, &ptl);
+	if (!ptep)
+		return 0;
+	pte = ptep_get(ptep);
+	ret = gup_forced_page(g, pte_user(pte), pte_pfn(pte), pte_pfn(pte), pte_dirty(pte), pages);
+	pte_unmap_unlock(ptep, ptl);
+	return ret;
+}
+
 /* May this call touch @vma's pages at all (Linux's check_vma_flags)? A
  * write needs VM_WRITE, a read VM_READ: a write-only VMA may be written
  * through GUP, not read (mm.h, VM_ACCESS_FLAGS). FOLL_FORCE needs any
@@ -432,7 +465,8 @@ static int gup_fault(struct gup_ctx *g, unsigned long addr, int *tries)
 		panic("__get_user_pages: no progress at %#lx after %d faults (fault flags %#x, "
 		      "foll flags %#x)",
 		      addr, GUP_MAX_FAULTS, g->fault, g->flags);
-	return __handle_mm_fault(g->mm, addr, g->force_write ? g->fault | FAULT_FORCE : g->fault);
+	return __handle_mm_fault(g->mm, addr,
+				 g->flags & FOLL_FORCE_WRITE ? g->fault | FAULT_FORCE : g->fault);
 }
 
 /*
@@ -455,11 +489,14 @@ static long __get_user_pages(struct gup_ctx *g, unsigned long start, unsigned lo
 			ret = check_vma_flags(vma, g->flags);
 			if (ret)
 				return done ? (long)done : ret;
-			g->force_write = (g->flags & (FOLL_FORCE | FOLL_WRITE)) ==
-						 (FOLL_FORCE | FOLL_WRITE) &&
-					 !(vma->flags & VM_WRITE);
+			g->flags &= ~FOLL_FORCE_WRITE;
+			if ((g->flags & (FOLL_FORCE | FOLL_WRITE)) == (FOLL_FORCE | FOLL_WRITE) &&
+			    !(vma->flags & VM_WRITE))
+				g->flags |= FOLL_FORCE_WRITE;
 		}
 		ret = follow_page_mask(g, addr, end < vma->end ? end : vma->end, pages + done);
+		if (ret == 0 && (g->flags & FOLL_FORCE_WRITE))
+			ret = follow_forced(g, addr, pages + done);
 		if (ret > 0) {
 			done += (unsigned long)ret;
 			addr += (unsigned long)ret * PAGE_SIZE;
