@@ -10,6 +10,7 @@
 
 #include "process.h"
 #include "procfs.h"
+#include "young.h"
 
 static int proc_empty_text(struct process *p, const struct proc_entry *e, struct proc_text *t);
 
@@ -60,23 +61,25 @@ static int proc_empty_text(struct process *p, const struct proc_entry *e, struct
 }
 
 /*
- * /proc/self/clear_refs: Linux's commands 4 (clear soft-dirty: nothing to
+ * /proc/self/clear_refs: Linux's commands 1 (all) and 2 (anonymous) clear
+ * the young bit of every mapped page (mm_clear_young(), per run of one
+ * folio), 3 (file pages) has nothing to clear, 4 (soft-dirty: nothing to
  * clear, as on a kernel without CONFIG_MEM_SOFT_DIRTY) and 5 (reset the
- * peak RSS: ptelab keeps none). 1-3 (clear the referenced bits) are
- * -EINVAL here: mm/ has no walk that ages a range yet.
+ * peak RSS: ptelab keeps none) are accepted.
  */
 long proc_clear_refs_write(struct process *p, const struct proc_entry *e, unsigned long buf,
 			   size_t len, uint64_t pos)
 {
 	char c[4] = { 0 };
 
-	(void)p;
 	(void)e;
 	(void)pos;
 	if (!len || len > 3 || copy_from_user(c, buf, len))
 		return len ? -EINVAL : 0;
-	if ((c[0] != '4' && c[0] != '5') || (c[1] && c[1] != '\n'))
+	if (c[0] < '1' || c[0] > '5' || (c[1] && c[1] != '\n'))
 		return -EINVAL;
+	if (c[0] == '1' || c[0] == '2')
+		mm_clear_young(p->mm, MM_USER_START, MM_USER_END);
 	return (long)len;
 }
 

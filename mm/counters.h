@@ -51,6 +51,8 @@
 	X(madv_free_ptes, "entries in those runs (a PMD leaf is one)")                             \
 	X(madv_free_skipped, "MADV_FREE folios left as they were (only partly in the range, or "   \
 			     "shared and dirty)")                                                  \
+	X(young_runs, "runs aging tested (mm_clear_young: one per run of one folio)")              \
+	X(young_cleared, "runs that had a young entry: cleared and flushed")                       \
 	X(pswpout, "pages written to swap (MADV_PAGEOUT)")                                         \
 	X(pswpin, "pages read back from swap by faults")                                           \
 	X(pageout_folios, "folios MADV_PAGEOUT wrote to swap")                                     \

@@ -81,7 +81,9 @@
 	CMDLINE_KNOB(X, pageout, CAP, 0, 0, NULL, max, NULL, NULL,                                 \
 		     "PTEs MADV_PAGEOUT's unmap clears as one run")                                \
 	CMDLINE_KNOB(X, swapin, CAP, 0, 0, NULL, max, NULL, NULL,                                  \
-		     "pages a swap-in fault reads and maps as one folio (1: 4 KiB folios)")
+		     "pages a swap-in fault reads and maps as one folio (1: 4 KiB folios)")        \
+	CMDLINE_KNOB(X, young, CAP, 0, 0, NULL, max, NULL, NULL,                                   \
+		     "PTEs of one folio aging tests, clears and flushes as one run")
 
 /* The switches that batch: batch= and caps_set_all() turn them on (cap
  * above 1) and off with the caps. Each a field of struct batch_caps. */

@@ -1,0 +1,21 @@
+/*
+ * young.h - aging: the young (accessed) bits of a range tested and
+ * cleared, per run of one folio (mm/young.c).
+ */
+#ifndef MM_YOUNG_H
+#define MM_YOUNG_H
+
+#include "mm.h"
+
+/*
+ * mm_clear_young - clear the young bit of every present entry of @mm in
+ * [@start, @end) (page aligned), a run of one folio (at most caps.young
+ * entries; a PMD leaf is one) at a time, flushing each run that had a
+ * young entry.
+ * Return: the pages of the runs that had one (a run counts whole, as
+ * Linux's folio_referenced() counts a folio), or -EINVAL.
+ * Context: takes @mm's mmap_lock for read.
+ */
+long mm_clear_young(struct mm *mm, unsigned long start, unsigned long end);
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * test_young.c - mm_clear_young() (mm/young.h): every young entry of the
+ * range old afterwards, the pages counted by run, the entries touched
+ * since young again; one flush per young run (one per folio batched, one
+ * per page at young=1, one per contpte block on arm64); a PMD leaf one
+ * entry.
+ */
+#include "test_gup_cases.h"
+#include "young.h"
+
+static uint64_t free_before;
+
+/* Entries of [a, a + len) that are young (a PMD leaf's pages all count). */
+static unsigned long young_pages(struct mm *mm, unsigned long a, unsigned long len)
+{
+	unsigned long n = 0;
+
+	for (unsigned long va = a; va < a + len; va += PAGE_SIZE) {
+		bool by_pmd;
+		pte_t pte;
+
+		n += page_at(mm, va, &by_pmd, &pte) && pte_young(pte);
+	}
+	return n;
+}
+
+TEST(clears_every_young_entry_one_flush_a_run)
+{
+	for (int s = 0; s < NR_GSIZES; s++) {
+		for (int batched = 0; batched < 2; batched++) {
+			const struct gsize *g = &gsizes[s];
+			struct mm *mm = mm_case_begin(&free_before);
+			unsigned long len, a = gup_region(mm, g, &len, 1), n = len >> PAGE_SHIFT;
+			/* At young=1 the first entry of an arm64 contpte block clears the
+			 * block's young bit (one state for the block): one run a block. */
+			unsigned b = arch_pte_block_order();
+			unsigned long blk = b && g->order >= b ? 1ul << b : 1;
+			unsigned long runs = g->pmd ? n >> PMD_ORDER : batched ? n >> g->order : n / blk;
+			unsigned long young = g->pmd || batched ? n : n / blk;
+			struct mm_counters c0;
+
+			WHERE("%s %s", g->label, batched ? "batched" : "young=1");
+			caps.young = batched ? CAP_MAX : 1;
+			W_CHECK_EQ(young_pages(mm, a, len), n);
+			c0 = mm_counters_read();
+			W_CHECK_EQ(mm_clear_young(mm, a, a + len), young);
+			W_CHECK_EQ(young_pages(mm, a, len), 0);
+			W_CHECK_EQ(counters_since(&c0).young_cleared, runs);
+			W_CHECK_EQ(counters_since(&c0).tlb_flushes, runs);
+			W_CHECK_EQ(mm_clear_young(mm, a, a + len), 0); /* nothing young: no flush */
+			W_CHECK_EQ(counters_since(&c0).tlb_flushes, runs);
+			W_CHECK_EQ(stamp_mismatches(mm, a, PAGE_SIZE, 1), 0); /* an access: young again */
+			W_CHECK(young_pages(mm, a, PAGE_SIZE) == 1);
+			W_CHECK_EQ(stamp_mismatches(mm, a, len, 1), 0);
+			W_CHECK_MM_OK();
+			caps.young = CAP_MAX;
+			mm_case_end(mm, free_before);
+		}
+	}
+}
+
+TEST(bad_ranges_are_einval)
+{
+	struct mm *mm = mm_case_begin(&free_before);
+
+	CHECK_EQ(mm_clear_young(mm, 0x10001, 0x20000), -EINVAL);
+	CHECK_EQ(mm_clear_young(mm, 0x20000, 0x10000), -EINVAL);
+	CHECK_EQ(mm_clear_young(mm, 0x10000, 0x20000), 0); /* no VMA: nothing */
+	mm_case_end(mm, free_before);
+}
+
+TEST_SUITE(young, clears_every_young_entry_one_flush_a_run, bad_ranges_are_einval);
