@@ -59,13 +59,14 @@ pt_benches=${pt_benches#,} lx_benches=${lx_benches#,}
 [ -n "$MICRO" ] && lx_benches=${lx_benches:+$lx_benches,}$MICRO
 
 # pt_user ARCH WORDS...: lbench as a ptelab user process, its console in
-# ptelab-user-ARCH.log: the same binary Linux runs, from an initramfs.
+# ptelab-user-ARCH.log: the same binary Linux runs, from an initramfs;
+# mm_debug=off as run=bench (no poisoning, no contract checks).
 pt_user() {
 	pu_a=$1
 	shift
 	mkdir -p "$OUT/user-$pu_a/bin" && cp "$LX/$pu_a/lbench" "$OUT/user-$pu_a/bin/lbench" || return 1
 	"$PTELAB" --arch "$pu_a" --accel icount --mem "$LX_MEM" --nodes "$LX_NODES" --quiet \
-		--initramfs "$OUT/user-$pu_a" -- run=exec:/bin/lbench -- "$@" \
+		--initramfs "$OUT/user-$pu_a" -- run=exec:/bin/lbench mm_debug=off -- "$@" \
 		>"$OUT/ptelab-user-$pu_a.log" 2>&1 ||
 		echo "compare: ptelab (same binary) $pu_a exited $?: $(tail -n 3 "$OUT/ptelab-user-$pu_a.log" | tr '\n' '|')"
 }
