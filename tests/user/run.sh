@@ -116,6 +116,8 @@ arch_cases() {
 		pass "$a: mm: mmap 2M, touch, mprotect, DONTNEED, FIXED_NOREPLACE, POPULATE, file map, munmap, brk"
 	user_case $a "proc" 0 "$ifs" run=exec:/bin/proc && out_has "$a: proc" "^proc: ok\$" &&
 		pass "$a: proc: /proc/self/pagemap (present, exclusive, PFNs of a 2M folio, EINVAL), maps, smaps"
+	user_case $a "kpf" 0 "$ifs" run=exec:/bin/kpf && out_has "$a: kpf" "^kpf: ok\$" &&
+		pass "$a: kpf: /proc/kpageflags (PMD THP and 64K mTHP head/tails with THP, a 4K page, EOF, EINVAL), /proc/vmstat pgfault, smaps_rollup"
 	user_case $a "procmem" 0 "$ifs" run=exec:/bin/procmem && out_has "$a: procmem" "^procmem: ok\$" &&
 		pass "$a: procmem: /proc/self/mem writes into read-only pages (4K, THP) stay read-only; hpage_pmd_size; mbind, get_mempolicy, move_pages, capget/capset"
 	user_case $a "segv" 139 "$ifs" run=exec:/bin/segv &&
