@@ -14,7 +14,7 @@ extern const struct bench bench_zap, bench_mprotect, bench_fault;
 extern const struct bench bench_fork, bench_fork_exit;
 extern const struct bench bench_gup, bench_gup_put;
 extern const struct bench bench_migrate, bench_move_pages;
-extern const struct bench bench_mremap, bench_numa_hint;
+extern const struct bench bench_mremap, bench_numa_hint, bench_pageout, bench_swapin;
 extern const struct bench bench_madvise_free, bench_madvise_dontneed, bench_madvise_populate;
 
 static const struct bench *const benches[] = { &bench_fault,
@@ -30,7 +30,9 @@ static const struct bench *const benches[] = { &bench_fault,
 					       &bench_madvise_free,
 					       &bench_madvise_dontneed,
 					       &bench_madvise_populate,
-					       &bench_numa_hint };
+					       &bench_numa_hint,
+					       &bench_pageout,
+					       &bench_swapin };
 #define NR_BENCHES (int)(sizeof(benches) / sizeof(benches[0]))
 
 /* The bench named @name, or the first of the group @name. */

@@ -14,7 +14,7 @@
  * Readers and writers sleep on the pipe itself (sched_sleep(pp)); every
  * change a waiter may be waiting for (data in, room made, an end closed)
  * wakes all of them, and each checks its own condition again.
- * Context: the scheduler's (sched.c): one CPU, cooperative, so no lock.
+ * Context: the scheduler's (scheduler.c): one CPU, cooperative, so no lock.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,7 +25,7 @@
 #include "page.h"
 #include "pipe.h"
 #include "process.h"
-#include "sched.h"
+#include "scheduler.h"
 
 #define PIPE_BUFFERS (PIPE_SIZE / PAGE_SIZE)
 

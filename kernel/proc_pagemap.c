@@ -4,13 +4,14 @@
  * Linux shows it to root (PFNs not hidden):
  *
  *   bit 63     present
- *   bit 62     swapped: here only a migration entry (ptelab has no swap)
+ *   bit 62     swapped: a swap entry (mm/swap.h), or a migration entry
  *   bit 61     file page or shared anon: never (every folio is anon)
  *   bit 56     exclusively mapped: the page's precise mapcount is 1
  *   bit 55     soft-dirty: never (no soft-dirty tracking; smaps says so
  *              by the missing "sd" VmFlag, which the selftests check)
  *   bits 0-54  present: the PFN; swapped: type (bits 0-4, 0 here) and
- *              offset (the PFN a migration entry names) above it
+ *              offset (the swap slot, or the PFN a migration entry names)
+ *              above it
  *
  * An address with nothing mapped, inside a VMA or not, reads 0.
  */
@@ -23,6 +24,7 @@
 #include "process.h"
 #include "procfs.h"
 #include "spinlock.h"
+#include "swapops.h"
 
 #define PM_ENTRY_BYTES 8
 #define PM_PFRAME_MASK ((1ull << 55) - 1)
@@ -38,8 +40,13 @@ static uint64_t pagemap_entry(struct mm *mm, unsigned long addr)
 	struct folio_walk fw;
 	uint64_t pfn;
 
+	pte_t e;
+
 	if (!folio_walk(mm, addr, FW_MIGRATION, &fw))
-		return 0;
+		return swap_entry_at(mm, addr, &e)
+			       ? PM_SWAP | ((swap_entry_offset(e) << PM_SWAP_TYPE_BITS) &
+					    PM_PFRAME_MASK)
+			       : 0;
 	pfn = page_to_pfn(fw.page);
 	if (fw.migration)
 		return PM_SWAP | ((pfn << PM_SWAP_TYPE_BITS) & PM_PFRAME_MASK);

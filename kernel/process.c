@@ -3,7 +3,7 @@
  * it forks, ending one, and the user memory of the current one.
  *
  * process_exec() builds the mm (exec.c) and hands the process to
- * process_run(), which runs the scheduler (sched.c) until no process can
+ * process_run(), which runs the scheduler (scheduler.c) until no process can
  * run. Each process enters user mode from its own kstack
  * (process_entry()); it leaves for good by process_exit() (exit,
  * exit_group, a fatal fault): its mm and fds are released at once, it
@@ -28,12 +28,12 @@
 #include "page.h"
 #include "process.h"
 #include "procfs.h"
-#include "sched.h"
+#include "scheduler.h"
 #include "syscall.h"
 
 struct process *current_process;
 
-/* Every process not yet reaped, newest first. Context: sched.c's. */
+/* Every process not yet reaped, newest first. Context: scheduler.c's. */
 static struct process *process_list;
 
 #define SIGKILL 9

@@ -2,7 +2,7 @@
  * process.h - a user process: its mm, break, file descriptors, its
  * signals (ksignal.h), its place in the process tree, and how it ends.
  * Processes run one at a time on the CPU that started the first,
- * switched cooperatively (sched.h); threads are not here.
+ * switched cooperatively (scheduler.h); threads are not here.
  */
 #ifndef KERNEL_PROCESS_H
 #define KERNEL_PROCESS_H
@@ -54,7 +54,7 @@ enum proc_state { PROC_RUNNABLE, PROC_RUNNING, PROC_BLOCKED, PROC_ZOMBIE };
 
 /*
  * Context: every field is read and written only by the CPU that runs the
- * processes, in process context; the scheduler is cooperative (sched.h),
+ * processes, in process context; the scheduler is cooperative (scheduler.h),
  * so nothing changes under a process between its own blocking points.
  */
 struct process {
@@ -64,8 +64,8 @@ struct process {
 	int pid;
 	enum proc_state state;
 	struct process *parent;	      /* NULL for pid 1; orphans go to pid 1 */
-	struct process *next;	      /* every process not yet reaped (sched.c) */
-	struct process *run_next;     /* the run queue (sched.c) */
+	struct process *next;	      /* every process not yet reaped (scheduler.c) */
+	struct process *run_next;     /* the run queue (scheduler.c) */
 	const void *wait_chan;	      /* PROC_BLOCKED: what wakes it (sched_wakeup()) */
 	int wstatus;		      /* PROC_ZOMBIE: Linux's wait status */
 	unsigned long brk_start, brk; /* [brk_start, page_up(brk)) is mapped */

@@ -17,7 +17,7 @@
 #include "kernel.h"
 #include "mm.h"
 #include "process.h"
-#include "sched.h"
+#include "scheduler.h"
 #include "syscall.h"
 
 /* Linux's clone flags (the low byte is the exit signal). */

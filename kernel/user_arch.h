@@ -48,7 +48,7 @@ void arch_user_set_kstack(void *top);
  * already loaded), every register from @r (rt_sigreturn needs them all).
  * Never returns: the process ends inside syscall_entry() or
  * user_fault_fatal(), on the kstack, by switching away for good
- * (kernel/sched.c). */
+ * (kernel/scheduler.c). */
 __attribute__((noreturn)) void arch_return_to_user(struct user_regs *r);
 
 /* The system call's number and argument @i (0..5) as user code passed them. */

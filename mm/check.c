@@ -28,7 +28,8 @@
  *  - free and reserved frames are mapped by nothing;
  *  - each mm's nr_pt_pages equals the tables found under its pgd, and its
  *    mmap_lock and page_table_lock are free;
- *  - the allocator's own lists and counts (page_alloc_check()).
+ *  - the allocator's own lists and counts (page_alloc_check());
+ *  - every swap slot's count is the number of swap entries naming it.
  * Each problem is printed; the return value is their number. All live
  * mms are always checked: mappings from any of them count for a folio.
  */
@@ -38,10 +39,13 @@
 #include "kernel.h"
 #include "folio_walk.h"
 #include "mm_internal.h"
+#include "swap.h"
+#include "swapops.h"
 
 struct census {
 	int32_t *ptes[MAX_NUMNODES]; /* per pfn of each node: PTEs found */
 	int32_t *pmds[MAX_NUMNODES]; /* per pfn of each node: PMDs found */
+	int32_t *swaps;		     /* per swap slot: swap entries found */
 	int problems;
 };
 
@@ -126,6 +130,10 @@ static void census_pte(struct census *c, struct mm *mm, pte_t pte, unsigned long
 	struct vma *vma = find_vma(mm, addr);
 	struct page *page;
 
+	if (is_swap_entry(pte) && vma && swap_entry_offset(pte) < SWAP_SLOTS) {
+		c->swaps[swap_entry_offset(pte)]++;
+		return;
+	}
 	if (!pte_present(pte) || !vma) {
 		PROBLEM(c, "mm %d: pte %#llx at %#lx is %s", mm->id, (unsigned long long)pte.val,
 			addr, pte_present(pte) ? "outside every VMA" : "not present but not none");
@@ -334,6 +342,16 @@ static void check_node(struct census *c, int i)
 	}
 }
 
+/* Every swap slot is named by as many swap entries as its count says
+ * (fork, zap, MADV_FREE and swap-in keep the counts). */
+static void check_swap(struct census *c)
+{
+	for (unsigned long off = 0; off < SWAP_SLOTS; off++)
+		if (c->swaps[off] != swap_count(off))
+			PROBLEM(c, "swap slot %#lx: count %d, named by %d swap entries", off,
+				swap_count(off), c->swaps[off]);
+}
+
 int mm_check(struct mm *only)
 {
 	struct census c = { .problems = 0 };
@@ -347,6 +365,9 @@ int mm_check(struct mm *only)
 		if (!c.ptes[i] || !c.pmds[i])
 			panic("mm_check: no memory for the census of node %d", i);
 	}
+	c.swaps = calloc(SWAP_SLOTS, sizeof(int32_t));
+	if (!c.swaps)
+		panic("mm_check: no memory for the census of swap");
 	for (struct mm *mm = mm_list; mm; mm = mm->next_mm) {
 		check_vmas(&c, mm);
 		census_mm(&c, mm);
@@ -356,5 +377,7 @@ int mm_check(struct mm *only)
 		free(c.ptes[i]);
 		free(c.pmds[i]);
 	}
+	check_swap(&c);
+	free(c.swaps);
 	return c.problems + page_alloc_check();
 }

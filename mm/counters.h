@@ -51,6 +51,14 @@
 	X(madv_free_ptes, "entries in those runs (a PMD leaf is one)")                             \
 	X(madv_free_skipped, "MADV_FREE folios left as they were (only partly in the range, or "   \
 			     "shared and dirty)")                                                  \
+	X(pswpout, "pages written to swap (MADV_PAGEOUT)")                                         \
+	X(pswpin, "pages read back from swap by faults")                                           \
+	X(pageout_folios, "folios MADV_PAGEOUT wrote to swap")                                     \
+	X(pageout_clears, "PTE clears MADV_PAGEOUT's unmap made (one per run of caps.pageout)")    \
+	X(pageout_skipped,                                                                         \
+	  "folios MADV_PAGEOUT left (shared, pinned, partly in range, swap full)")                 \
+	X(swapin_folios, "folios swap-in faults mapped (one set_ptes each)")                       \
+	X(swap_frees, "swap_free_nr() calls of zap, MADV_FREE and swap-in")                        \
 	X(lazyfree_discarded, "clean lazyfree folios discarded by mm_reclaim_lazyfree()")          \
 	X(lazyfree_redirtied, "lazyfree folios written since MADV_FREE: kept, no longer lazyfree") \
 	X(ptl_contended, "PTE-table lock acquisitions that had to wait")                           \

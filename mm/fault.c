@@ -188,6 +188,8 @@ static int handle_pte_fault(struct vma *vma, pmd_t *pmdp, unsigned long addr, un
 		return 0;
 	} else if (pte_none(pte)) {
 		err = do_anonymous_page(vma, ptep, addr, flags & FAULT_WRITE);
+	} else if (is_swap_entry(pte)) {
+		err = do_swap_page(vma, ptep, addr, pte, flags & FAULT_WRITE);
 	} else if (!pte_user(pte)) { /* the VMA allows the access: a hinting entry */
 		err = do_numa_page(vma, pmdp, addr, pte, nf);
 	} else if (needs_wp(flags, pte_write(pte), pfn_to_page(pte_pfn(pte)))) {

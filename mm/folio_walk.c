@@ -5,6 +5,7 @@
 #include "kernel.h"
 #include "folio_walk.h"
 #include "mm_internal.h"
+#include "swapops.h"
 
 void pmd_state_bad(pmd_t pmd)
 {
@@ -49,4 +50,14 @@ struct folio *folio_walk(struct mm *mm, unsigned long addr, unsigned flags, stru
 	if ((flags & FW_MIGRATION) && is_migration_entry(pte))
 		return fw_fill(fw, pte, migration_entry_pfn(pte), false, true);
 	return NULL;
+}
+
+bool swap_entry_at(struct mm *mm, unsigned long addr, pte_t *entry)
+{
+	struct pmd_walk pw;
+
+	if (pmd_walk(mm, addr, &pw) != PMD_TABLE)
+		return false;
+	*entry = __ptep_get(pte_offset_kernel(pw.pmdp, addr));
+	return is_swap_entry(*entry);
 }

@@ -93,4 +93,8 @@ struct folio_walk {
  */
 struct folio *folio_walk(struct mm *mm, unsigned long addr, unsigned flags, struct folio_walk *fw);
 
+/* The swap entry @mm has at @addr into *@entry (raw access, as
+ * folio_walk()). Return: true if there is one (mm/swapops.h). */
+bool swap_entry_at(struct mm *mm, unsigned long addr, pte_t *entry);
+
 #endif

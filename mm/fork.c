@@ -47,6 +47,8 @@
 #include "kernel.h"
 #include "folio_walk.h"
 #include "mm_internal.h"
+#include "swapops.h"
+#include "swap.h"
 #include "pte_batch.h"
 #include "trace.h"
 
@@ -327,6 +329,33 @@ static unsigned copy_present_ptes(struct fork_ctx *c, struct vma *dv, unsigned l
 }
 
 /* Copy the PTEs of [addr, end) inside one table. */
+/*
+ * copy_swap_ptes - the run of swap entries from @sptep (value @pte, slots
+ * one after another, at most @left and caps.fork) into the child: one
+ * swap_dup() for the run. Neither side is exclusive afterwards: the
+ * parent's entries lose their AnonExclusive mark, as Linux's
+ * copy_nonpresent_pte() clears pte_swp_exclusive.
+ * Return: the entries copied. Context: both PTE locks held.
+ */
+static unsigned copy_swap_ptes(pte_t *dptep, pte_t *sptep, pte_t pte, unsigned long left)
+{
+	unsigned long off = swap_entry_offset(pte);
+	unsigned nr = 1, max = cap_nr(caps.fork, left);
+
+	while (nr < max && is_swap_entry(ptep_get(sptep + nr)) &&
+	       swap_entry_offset(ptep_get(sptep + nr)) == off + nr)
+		nr++;
+	swap_dup(off, nr);
+	for (unsigned i = 0; i < nr; i++) {
+		pte_t e = make_swap_entry(off + i, false);
+
+		if (swap_entry_excl(ptep_get(sptep + i)))
+			set_pte(sptep + i, e);
+		set_pte(dptep + i, e);
+	}
+	return nr;
+}
+
 static void copy_pte_range(struct fork_ctx *c, struct vma *dv, pmd_t *spmd, pmd_t *dpmd,
 			   unsigned long addr, unsigned long end)
 {
@@ -341,6 +370,8 @@ static void copy_pte_range(struct fork_ctx *c, struct vma *dv, pmd_t *spmd, pmd_
 		if (pte_present(pte))
 			nr = copy_present_ptes(c, dv, addr, dptep, sptep, pte,
 					       (end - addr) >> PAGE_SHIFT);
+		else if (is_swap_entry(pte))
+			nr = copy_swap_ptes(dptep, sptep, pte, (end - addr) >> PAGE_SHIFT);
 		else if (!pte_none(pte))
 			panic("mm_fork: unexpected non-present pte %#llx at %#lx",
 			      (unsigned long long)pte.val, addr);

@@ -39,6 +39,7 @@
 #include "folio_walk.h"
 #include "madvise.h"
 #include "mm_internal.h"
+#include "swapops.h"
 #include "pte_batch.h"
 #include "trace.h"
 
@@ -139,6 +140,8 @@ static int madvise_free_pte_range(struct mm *mm, pmd_t *pmdp, pte_t *ptep, unsig
 		if (pte_present(pte))
 			nr = madvise_free_ptes(priv, mm, addr, ptep, pte,
 					       (end - addr) >> PAGE_SHIFT);
+		else if (is_swap_entry(pte))
+			nr = zap_swap_ptes(mm, addr, ptep, pte, (end - addr) >> PAGE_SHIFT);
 		ptep += nr;
 		addr += nr * PAGE_SIZE;
 	}
@@ -209,6 +212,9 @@ static int madvise_vma(struct vma *v, unsigned long s, unsigned long e, int advi
 		return madvise_dontneed_vma(v, s, e);
 	case MADV_FREE:
 		madvise_free_vma(v, s, e);
+		return 0;
+	case MADV_PAGEOUT:
+		madvise_pageout_vma(v, s, e);
 		return 0;
 	default: /* MADV_COLD: no LRU to deactivate on */
 		return 0;
@@ -322,8 +328,9 @@ static bool madvise_behavior_valid(int advice)
 	case MADV_NOHUGEPAGE:
 	case MADV_DONTFORK:
 	case MADV_DOFORK:
+	case MADV_PAGEOUT:
 		return true;
-	default: /* MADV_PAGEOUT too: there is no reclaim to page out to */
+	default:
 		return false;
 	}
 }

@@ -35,9 +35,13 @@
  *	it; ptelab has no folio split).
  *  MADV_POPULATE_READ / _WRITE: fault the range in (for write: break COW).
  *  MADV_COLD: accepted, does nothing (there is no LRU to deactivate on).
+ *  MADV_PAGEOUT: write each folio mapped whole here and nowhere else to
+ *	swap now (pageout.c, swap.h); its PTEs become swap entries, and a
+ *	later fault reads it back (swapin.c). MADV_FREE and DONTNEED drop
+ *	swap entries too.
  *  MADV_HUGEPAGE / MADV_NOHUGEPAGE: order-9 folios by a PMD or by PTEs
  *	(VM_NOHUGEPMD); MADV_DONTFORK / MADV_DOFORK: VM_DONTCOPY.
- * Return: 0; -EINVAL (unknown advice, MADV_PAGEOUT until reclaim exists,
+ * Return: 0; -EINVAL (unknown advice,
  * @start unaligned, the range wraps, POPULATE_WRITE on a VMA without
  * VM_WRITE); -ENOMEM (part of the range is unmapped: DONTNEED, FREE and
  * COLD still act on the mapped parts, POPULATE stops at the hole; or a

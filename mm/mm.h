@@ -197,7 +197,7 @@ void mm_ptdump_to(struct mm *mm, void (*out)(void *ctx, const char *line), void 
 
 /*
  * mm_ptstrip - [@start, @end) as a PTE strip, one character per entry
- * (W/w writable dirty/clean, R/r read-only dirty/clean, m a migration
+ * (W/w writable dirty/clean, R/r read-only dirty/clean, s a swap entry, m a migration
  * entry, . none), 64 a row in groups of 16, with rows beneath naming each
  * entry's folio (a letter that changes with the folio), its AnonExclusive
  * state, its node (with more than one) and, where the arch has blocks,

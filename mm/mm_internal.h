@@ -27,6 +27,8 @@ bool range_mapped(struct mm *mm, unsigned long start, unsigned long end);
  * split first). Return: 0 or -ENOMEM (some splits may be done, which
  * changes no mapping). */
 int split_range(struct mm *mm, unsigned long start, unsigned long end);
+/* Join the VMAs around [start, end) that became equal (vma.c). */
+void vma_merge_around(struct mm *mm, unsigned long start, unsigned long end);
 
 /* vma.c, for mremap.c: link @n into @mm's sorted list; unlink and free
  * @v; munmap with the mmap_lock held for write (0 or -errno, as
@@ -79,6 +81,23 @@ void tlb_gather_range(struct mmu_gather *tlb, unsigned long addr, unsigned long 
  * Context: no PTE lock held; each PTE table's lock is taken once.
  */
 void zap_vma_range(struct mmu_gather *tlb, struct vma *vma, unsigned long start, unsigned long end);
+
+/* do_swap_page - read the page of the swap entry @entry at @ptep back
+ * (swapin.c), with the run around it when it can be one folio.
+ * Return: 0 or -ENOMEM. Context: the PTE table lock is held. */
+int do_swap_page(struct vma *vma, pte_t *ptep, unsigned long addr, pte_t entry, bool write);
+
+/* MADV_PAGEOUT of [s, e) in @v (pageout.c). Context: mmap_lock held for write. */
+void madvise_pageout_vma(struct vma *v, unsigned long s, unsigned long e);
+
+/*
+ * zap_swap_ptes - drop the run of swap entries from @ptep (value @pte,
+ * at most @left entries) whose slots follow one another: clear them,
+ * one swap_free_nr() for the run (Linux's free_swap_and_cache_nr()).
+ * Return: the entries handled (at least 1). Context: the PTE lock held.
+ */
+unsigned zap_swap_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte,
+		       unsigned long left);
 
 /* free_pgtables() into a gather: the tables are freed by tlb_finish(). */
 void free_pgtables_tlb(struct mmu_gather *tlb, unsigned long start, unsigned long end);

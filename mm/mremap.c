@@ -43,6 +43,7 @@
 #include "kernel.h"
 #include "folio_walk.h"
 #include "mm_internal.h"
+#include "swapops.h"
 #include "pte_batch.h"
 #include "trace.h"
 
@@ -157,6 +158,9 @@ move_pte_loop(struct mm *mm, unsigned long old, unsigned long end, pte_t *src, u
 			else
 				move_one(mm, old, src, new, dst);
 			m.runs++, m.ptes += nr;
+		} else if (is_swap_entry(pte)) { /* no rmap, no flush: moved as it is */
+			set_pte(src, (pte_t){ 0 });
+			set_pte(dst, pte);
 		} else if (!pte_none(pte)) {
 			panic("mremap: unexpected non-present pte %#llx at %#lx",
 			      (unsigned long long)pte.val, old);

@@ -87,6 +87,14 @@ static inline bool pte_cont(pte_t pte)
 }
 #endif
 
+#ifndef pte_mknoncont
+/* @pte out of any arch block (the formats without blocks: itself). */
+static inline pte_t pte_mknoncont(pte_t pte)
+{
+	return pte;
+}
+#endif
+
 #ifndef pte_advance_pfn
 /* @pte with its pfn moved on by @nr pages, other bits unchanged. */
 static inline pte_t pte_advance_pfn(pte_t pte, unsigned long nr)

@@ -168,7 +168,7 @@ static char strip_char(pte_t pte)
 	if (pte_none(pte))
 		return '.';
 	if (!pte_present(pte))
-		return is_migration_entry(pte) ? 'm' : '?';
+		return is_migration_entry(pte) ? 'm' : is_swap_entry(pte) ? 's' : '?';
 	if (pte_write(pte))
 		return pte_dirty(pte) ? 'W' : 'w';
 	return pte_dirty(pte) ? 'R' : 'r';

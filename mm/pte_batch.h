@@ -12,6 +12,8 @@
 #define FPB_IGNORE_DIRTY (1u << 0) /* differing dirty bits do not end a run */
 #define FPB_IGNORE_YOUNG (1u << 1) /* differing young bits do not end a run */
 #define FPB_MERGE_WRITE (1u << 2)  /* differing write bits do not end a run; report if any */
+#define FPB_IGNORE_BLOCK                                                                           \
+	(1u << 3) /* an arch block (arm64 contpte) next to none does not end a run */
 
 /*
  * folio_pte_batch - how many consecutive entries from @ptep, starting with
@@ -45,6 +47,8 @@ static inline __attribute__((always_inline)) pte_t fpb_key(pte_t pte, unsigned f
 		pte = pte_mkdirty(pte);
 	if (flags & FPB_IGNORE_YOUNG)
 		pte = pte_mkold(pte);
+	if (flags & FPB_IGNORE_BLOCK)
+		pte = pte_mknoncont(pte);
 	return pte;
 }
 

@@ -1,7 +1,8 @@
 /*
  * swapops.h - non-present entries that still mean something: migration
  * entries, which stand in for a PTE or PMD leaf while its folio is being
- * copied to another node (mm/migrate.c).
+ * copied to another node (mm/migrate.c), and swap entries, which name the
+ * swap slot a page was written to (mm/swap.h; PTEs only).
  *
  * A migration entry keeps what the mapping needs to come back exactly as
  * it was: the pfn of the page it mapped and that entry's write, dirty and
@@ -31,8 +32,9 @@
 #define SWP_WRITE (1ull << 36)
 #define SWP_DIRTY (1ull << 37)
 #define SWP_YOUNG (1ull << 38)
-#define SWP_EXCL (1ull << 39)		/* the page was AnonExclusive */
-#define SWP_TYPE_MIGRATION (1ull << 40) /* the only type so far */
+#define SWP_EXCL (1ull << 39) /* the page was AnonExclusive */
+#define SWP_TYPE_MIGRATION (1ull << 40)
+#define SWP_TYPE_SWAP (2ull << 40) /* a page on the swap device: the pfn bits are its slot */
 #define SWP_TYPE_MASK (3ull << 40)
 
 #ifndef swp_entry_to_pte
@@ -91,6 +93,30 @@ static inline pte_t pte_restore_migration(pte_t pte, pte_t m)
 	pte = v & SWP_WRITE ? pte_mkwrite(pte) : pte_wrprotect(pte);
 	pte = v & SWP_DIRTY ? pte_mkdirty(pte) : pte_mkclean(pte);
 	return v & SWP_YOUNG ? pte_mkyoung(pte) : pte_mkold(pte);
+}
+
+/* Is @pte a swap entry? */
+static inline bool is_swap_entry(pte_t pte)
+{
+	return !pte_none(pte) && !pte_present(pte) &&
+	       (pte_to_swp_val(pte) & SWP_TYPE_MASK) == SWP_TYPE_SWAP;
+}
+
+/* The swap entry for slot @offset; @excl: the page was AnonExclusive
+ * (Linux's pte_swp_exclusive). */
+static inline pte_t make_swap_entry(unsigned long offset, bool excl)
+{
+	return swp_entry_to_pte(offset | SWP_TYPE_SWAP | (excl ? SWP_EXCL : 0));
+}
+
+static inline unsigned long swap_entry_offset(pte_t pte)
+{
+	return pte_to_swp_val(pte) & ((1ull << SWP_PFN_BITS) - 1);
+}
+
+static inline bool swap_entry_excl(pte_t pte)
+{
+	return pte_to_swp_val(pte) & SWP_EXCL;
 }
 
 /* PMD migration entries: the same value in a pmd (pmd_present() false,

@@ -80,6 +80,40 @@ static int vma_split(struct mm *mm, unsigned long addr)
 	return 0;
 }
 
+/* May @a and @b (adjacent) be one VMA? Every attribute equal. */
+static bool vma_mergeable(const struct vma *a, const struct vma *b)
+{
+	return a->end == b->start && a->flags == b->flags && a->orders == b->orders &&
+	       a->nid == b->nid && a->pol.mode == b->pol.mode && a->pol.nodes == b->pol.nodes;
+}
+
+/*
+ * vma_merge_around - after a change of [start, end)'s attributes, join
+ * the VMAs from the one ending at @start to the one starting at @end
+ * where neighbours became equal again, as Linux's vma_modify() merges: an
+ * mprotect(PROT_READ) of one page and back leaves one VMA. Only the
+ * boundaries the change made or touched are joined; separate mmaps that
+ * happen to be adjacent stay separate unless the change spans them.
+ * Context: mmap_lock held for write.
+ */
+void vma_merge_around(struct mm *mm, unsigned long start, unsigned long end)
+{
+	struct vma *v = find_vma(mm, start ? start - 1 : start);
+
+	if (!v || v->end < start)
+		v = find_vma_from(mm, start);
+	while (v && v->next && v->start <= end) {
+		struct vma *n = v->next;
+
+		if (n->start > end || !vma_mergeable(v, n)) {
+			v = n;
+			continue;
+		}
+		v->end = n->end;
+		vma_unlink_free(mm, n);
+	}
+}
+
 /* Validate a user range. */
 int range_ok(unsigned long addr, unsigned long len)
 {
@@ -251,6 +285,7 @@ static int do_mprotect(struct mm *mm, unsigned long addr, unsigned long len, uns
 		v->flags = newflags;
 	}
 	flush_tlb_range(mm, addr, end);
+	vma_merge_around(mm, addr, end);
 	return 0;
 }
 
@@ -281,6 +316,7 @@ static int do_madvise_flags(struct mm *mm, unsigned long addr, unsigned long len
 		return err;
 	for (struct vma *v = find_vma(mm, addr); v && v->start < end; v = v->next)
 		v->flags = (v->flags | set) & ~clear;
+	vma_merge_around(mm, addr, end);
 	return 0;
 }
 

@@ -12,6 +12,8 @@
  */
 #include "kernel.h"
 #include "mm_internal.h"
+#include "swapops.h"
+#include "swap.h"
 #include "pte_batch.h"
 #include "trace.h"
 
@@ -43,6 +45,23 @@ static unsigned zap_present_ptes(struct mmu_gather *tlb, unsigned long addr, pte
 	return nr;
 }
 
+unsigned zap_swap_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte,
+		       unsigned long left)
+{
+	unsigned long off = swap_entry_offset(pte);
+	unsigned nr = 1, max = cap_nr(caps.zap, left);
+
+	(void)mm, (void)addr;
+	while (nr < max && is_swap_entry(ptep_get(ptep + nr)) &&
+	       swap_entry_offset(ptep_get(ptep + nr)) == off + nr)
+		nr++;
+	for (unsigned i = 0; i < nr; i++)
+		set_pte(ptep + i, (pte_t){ 0 });
+	swap_free_nr(off, nr);
+	count_event(swap_frees, 1);
+	return nr;
+}
+
 /* The walker's pte_range: zap [addr, end) of one table. Context: the
  * table's lock is held (taken once by the walker). */
 static int zap_pte_range(struct mm *mm, pmd_t *pmdp, pte_t *ptep, unsigned long addr,
@@ -50,13 +69,15 @@ static int zap_pte_range(struct mm *mm, pmd_t *pmdp, pte_t *ptep, unsigned long 
 {
 	struct mmu_gather *tlb = priv;
 
-	(void)mm, (void)pmdp;
+	(void)pmdp;
 	while (addr < end) {
 		pte_t pte = ptep_get(ptep);
 		unsigned nr = 1;
 
 		if (pte_present(pte))
 			nr = zap_present_ptes(tlb, addr, ptep, pte, (end - addr) >> PAGE_SHIFT);
+		else if (is_swap_entry(pte))
+			nr = zap_swap_ptes(mm, addr, ptep, pte, (end - addr) >> PAGE_SHIFT);
 		else if (!pte_none(pte))
 			panic("zap_pte_range: unexpected non-present pte %#llx at %#lx",
 			      (unsigned long long)pte.val, addr);

@@ -60,7 +60,8 @@ const char vmm_usage_text[] =
 	"                           bench[:NAME], list, help\n"
 	"                           (run=list and run=help print them from the guest)\n"
 	"  benchmarks (run=bench:NAME, NAME one of fault zap mprotect fork fork_exit gup\n"
-	"  gup_put migrate move_pages mremap numa_hint; run=bench runs all) and knobs, as\n"
+	"  gup_put migrate move_pages mremap numa_hint pageout swapin; run=bench runs\n"
+	"  all) and knobs, as\n"
 	"  key=value:\n";
 
 const char vmm_usage_tail[] =

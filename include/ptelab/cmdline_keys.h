@@ -77,7 +77,11 @@
 	CMDLINE_KNOB(X, madvise, CAP, 0, 0, NULL, max, NULL, NULL,                                 \
 		     "MADV_FREE entries cleared of young and dirty as one run")                    \
 	CMDLINE_KNOB(X, numa_hint, CAP, 0, 0, NULL, max, NULL, NULL,                               \
-		     "PTEs of one folio NUMA hinting marks or restores as one run")
+		     "PTEs of one folio NUMA hinting marks or restores as one run")                \
+	CMDLINE_KNOB(X, pageout, CAP, 0, 0, NULL, max, NULL, NULL,                                 \
+		     "PTEs MADV_PAGEOUT's unmap clears as one run")                                \
+	CMDLINE_KNOB(X, swapin, CAP, 0, 0, NULL, max, NULL, NULL,                                  \
+		     "pages a swap-in fault reads and maps as one folio (1: 4 KiB folios)")
 
 /* The switches that batch: batch= and caps_set_all() turn them on (cap
  * above 1) and off with the caps. Each a field of struct batch_caps. */

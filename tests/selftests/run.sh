@@ -7,6 +7,13 @@
 # skip with its reason); any other outcome fails, and so does a plan whose
 # number of cases the file does not list.
 #
+# Beside each arch's recording of Linux 6.12 itself running the same
+# programs (tests/selftests/linux-6.12-ARCH.tap, `make selftests-linux`)
+# every case Linux passes must pass on ptelab too, or the file's
+# "PROGRAM linux" lines must say why not (tests/selftests/linux.awk); a
+# case only ptelab passes is a "note" line, and each program gets one line
+# with both kernels' counts.
+#
 # Without the sources (no network to Debian, no apt) the stage prints
 # "SKIP: reason". SELFTESTS_ARCHES (default "x86_64 arm64") picks arches;
 # SELFTESTS_DIR (default build/selftests) is where fetch.sh builds.
@@ -33,7 +40,7 @@ check_cases() {
 		else if ($0 ~ /^Bail out!/ && bail == "") bail = $0
 		tap($0); next
 	}
-	$0 ~ "^" prog " " {
+	$0 ~ "^" prog " [0-9]" {
 		line = substr($0, length(prog) + 2)
 		n = line + 0; sub(/^[0-9]+ /, "", line)
 		want = line; sub(/ .*/, "", want); sub(/^[a-z]+ /, "", line)
@@ -66,6 +73,7 @@ run_prog() {
 		-- "run=exec:/bin/$2" >"$out" 2>&1
 	if grep -Eq 'panic|unhandled exception' "$out"; then
 		fail "$1: $2" "the kernel failed: $(grep -E 'panic|unhandled exception' "$out" | head -n 1)"
+		echo "$2" >>"$TMPD/uncompared"
 		return
 	fi
 	grep '^exec: unknown system call' "$out" | sed "s/^/# $1: $2: /"
@@ -77,6 +85,51 @@ run_prog() {
 		*) fail "$name" "$why" ;;
 		esac
 	done <"$TMPD/cases"
+	beside_linux "$1" "$2" "$out"
+}
+
+# beside_linux ARCH PROG OUT: Linux 6.12's recorded cases against OUT's.
+beside_linux() {
+	tap=$TOP/tests/selftests/linux-6.12-$1.tap
+	[ -f "$tap" ] || return 0
+	awk -v arch="$1" -v prog="$2" -f "$TOP/tests/selftests/linux.awk" "$EXPECTED" "$tap" "$3" \
+		>"$TMPD/linux"
+	notes=0
+	while IFS='	' read -r res name why; do
+		case $res in
+		pass) pass "$name" ;;
+		skip) skip "$name" "$why" ;;
+		note)
+			notes=$((notes + 1))
+			# The first few in full; all of them with SELFTESTS_NOTES=all.
+			[ "$notes" -le 3 ] || [ "${SELFTESTS_NOTES:-}" = all ] && echo "note $name: $why"
+			;;
+		sum) echo "$name" ;;
+		used) echo "$2 linux $name" >>"$TMPD/used" ;;
+		*) fail "$name" "$why" ;;
+		esac
+	done <"$TMPD/linux"
+	[ "$notes" -gt 3 ] && [ "${SELFTESTS_NOTES:-}" != all ] &&
+		echo "note $1: $2: $notes cases ptelab passes and Linux 6.12 does not (SELFTESTS_NOTES=all lists them)"
+	return 0
+}
+
+# unused_linux_lines: after every arch with a recording ran, each
+# "PROGRAM linux" line of the expected file must have applied on one
+# (unless PROGRAM's run failed on some arch: then it was not compared).
+unused_linux_lines() {
+	for t in "$TOP"/tests/selftests/linux-6.12-*.tap; do
+		a=${t##*/linux-6.12-} && a=${a%.tap}
+		case " $ARCHES_RUN " in *" $a "*) ;; *) return 0 ;; esac
+	done
+	touch "$TMPD/used" "$TMPD/uncompared"
+	sed -n 's/ -- .*//; /^[a-z_]* linux /p' "$EXPECTED" | while read -r line; do
+		grep -Fqx "$line" "$TMPD/used" || grep -Fqx "${line%% *}" "$TMPD/uncompared" ||
+			echo "$line"
+	done >"$TMPD/unused"
+	while read -r line; do
+		fail "selftests: $line" "no arch needs this line of tests/selftests/expected (Linux 6.12 does not pass the case, or ptelab does)"
+	done <"$TMPD/unused"
 }
 
 sh "$TOP/tests/selftests/fetch.sh" "$BIN" >"$TMPD/fetch" 2>&1
@@ -90,6 +143,7 @@ elif [ $rc -ne 0 ]; then
 	summary
 	exit
 fi
+ARCHES_RUN=""
 progs=$(sed -n 's/^\([a-z_]*\) [0-9].*/\1/p' "$EXPECTED" | uniq)
 for a in ${SELFTESTS_ARCHES:-x86_64 arm64}; do
 	qemu=qemu-system-x86_64
@@ -102,6 +156,8 @@ for a in ${SELFTESTS_ARCHES:-x86_64 arm64}; do
 		for p in $progs; do
 			run_prog "$a" "$p"
 		done
+		ARCHES_RUN="$ARCHES_RUN $a"
 	fi
 done
+unused_linux_lines
 summary

@@ -19,7 +19,9 @@
 #                       both. LBENCH_WORDS (bench=, folios=, size=, reps=)
 #                       become lb_* words that init.sh passes on. The
 #                       console (CR-free) goes to LOG. LX_INITRD: another
-#                       initramfs (tests/linux/record.sh).
+#                       initramfs (tests/linux/record.sh). LX_ACCEL=tcg: plain
+#                       TCG, no -icount; LX_MACHINE_x86_64, LX_MACHINE_arm64:
+#                       another -M (tests/selftests/record.sh: ptelab's).
 LX=$TOP/build/compare
 LX_MEM=${LX_MEM:-2G}
 LX_NODES=${LX_NODES:-2}
@@ -82,13 +84,15 @@ lx_boot() {
 		i=$((i + 1))
 	done
 	case $a in
-	x86_64) set -- qemu-system-x86_64 -M q35 -cpu max -append \
+	x86_64) set -- qemu-system-x86_64 -M "${LX_MACHINE_x86_64:-q35}" -cpu max -append \
 		"console=ttyS0 panic=-1 quiet numa_balancing=disable $opts$words" ;;
-	arm64) set -- qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -append \
+	arm64) set -- qemu-system-aarch64 -M "${LX_MACHINE_arm64:-virt}" -cpu max,pauth-impdef=on -append \
 		"console=ttyAMA0 panic=-1 quiet numa_balancing=disable $opts$words" ;;
 	esac
+	icount="-icount shift=0,sleep=off"
+	[ "${LX_ACCEL:-icount}" = tcg ] && icount=""
 	# shellcheck disable=SC2086
-	timeout "$LX_TIMEOUT" nice -n 5 "$@" -icount shift=0,sleep=off -m "${mb}M" -smp 1 $numa \
+	timeout "$LX_TIMEOUT" nice -n 5 "$@" $icount -m "${mb}M" -smp 1 $numa \
 		-kernel "$LX/$a/$k/kernel" -initrd "${LX_INITRD:-$LX/$a/initrd}" -nographic -no-reboot \
 		</dev/null 2>&1 | tr -d '\r' >"$log"
 }

@@ -216,6 +216,7 @@ static inline pte_t pte_mkcont(pte_t pte)
 	return (pte_t){ pte.val | PTE_CONT };
 }
 
+#define pte_mknoncont pte_mknoncont
 static inline pte_t pte_mknoncont(pte_t pte)
 {
 	return (pte_t){ pte.val & ~PTE_CONT };

@@ -1,13 +1,13 @@
 /*
- * sched.c - the run queue, sleep and wakeup, and the switch between
- * processes (sched.h has the model).
+ * scheduler.c - the run queue, sleep and wakeup, and the switch between
+ * processes (scheduler.h has the model).
  *
  * Context: all of this runs on the one CPU that runs processes, in
  * process context; no lock guards it because nothing else touches it:
  * no interrupt handler wakes a process, and a process is switched out
  * only where it calls in here.
  */
-#include "sched.h"
+#include "scheduler.h"
 
 #include "kernel.h"
 #include "mm.h"

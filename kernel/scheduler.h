@@ -1,5 +1,5 @@
 /*
- * sched.h - the scheduler of user processes: one run queue on the CPU
+ * scheduler.h - the scheduler of user processes: one run queue on the CPU
  * that runs them, cooperative. A process runs until it blocks
  * (sched_sleep(): wait4 with no exited child, a pipe read with no data
  * and a writer, a pipe write to a full pipe with a reader), yields
@@ -13,8 +13,8 @@
  * a system call or a user fault, on the process's own kstack, holding no
  * lock.
  */
-#ifndef KERNEL_SCHED_H
-#define KERNEL_SCHED_H
+#ifndef KERNEL_SCHEDULER_H
+#define KERNEL_SCHEDULER_H
 
 #include <stdbool.h>
 

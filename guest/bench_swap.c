@@ -1,0 +1,67 @@
+/*
+ * bench_swap.c - bench:pageout and bench:swapin: the two halves of
+ * swapping a large folio out and in (mm/swap.h).
+ *  pageout  one MADV_PAGEOUT of populated memory: every folio unmapped
+ *           (runs of caps.pageout: Linux's folio_unmap_pte_batch(),
+ *           6.15), copied to the RAM swap device and freed;
+ *  swapin   after an untimed MADV_PAGEOUT, one read of each page: each
+ *           fault reads a folio of up to caps.swapin pages back and maps
+ *           it with one set_ptes() (Linux 6.12's mTHP swap-in).
+ * The swap device is RAM, so the copy is a memcpy, not I/O: what the caps
+ * change is the page-table side, which is what these measure.
+ */
+#include "bench.h"
+#include "kernel.h"
+#include "madvise.h"
+#include "mm.h"
+
+static int op_pageout(struct mm *mm, unsigned long addr, unsigned long size)
+{
+	return mm_madvise(mm, addr, size, MADV_PAGEOUT) ? -1 : 0;
+}
+
+static int op_swapin(struct mm *mm, unsigned long addr, unsigned long size)
+{
+	return mm_touch(mm, addr, size, false) ? -1 : 0;
+}
+
+static int rep_swap(const struct folio_size *fs, const struct bench_params *p, bool in)
+{
+	struct mm *mm = mm_create();
+	unsigned long a = mm ? bench_map(mm, fs, p->size, true) : 0;
+	int err = -1;
+
+	if (a && (!in || !op_pageout(mm, a, p->size)))
+		err = bench_timed(mm, a, p, in ? op_swapin : op_pageout);
+	if (mm)
+		mm_put(mm);
+	return err ? -1 : 0;
+}
+
+static int rep_pageout(const struct folio_size *fs, const struct bench_rep *r,
+		       const struct bench_params *p)
+{
+	(void)r;
+	return rep_swap(fs, p, false);
+}
+
+static int rep_swapin(const struct folio_size *fs, const struct bench_rep *r,
+		      const struct bench_params *p)
+{
+	(void)r;
+	return rep_swap(fs, p, true);
+}
+
+const struct bench bench_pageout = { .name = "pageout",
+				     .default_folios = "4K,16K,64K,2M-pte,2M-pmd",
+				     .variants = variants_batching,
+				     .rep = rep_pageout,
+				     .what = "MADV_PAGEOUT of populated memory to the RAM swap",
+				     .cap_key = "pageout" };
+
+const struct bench bench_swapin = { .name = "swapin",
+				    .default_folios = "4K,16K,64K,2M-pte",
+				    .variants = variants_batching,
+				    .rep = rep_swapin,
+				    .what = "read faults on swapped-out memory (swap-in)",
+				    .cap_key = "swapin" };
