@@ -12,6 +12,7 @@
 #include "page.h"
 #include "process.h"
 #include "ptelab/abi.h"
+#include "ptelab/cmdline.h"
 
 #define EXEC_MAX_ARGS 64
 
@@ -68,7 +69,15 @@ int cmd_exec(const char *arg)
 	if (load_initramfs())
 		return PTELAB_EXIT_USAGE;
 	build_argv(arg, argv);
+	/* mm_debug=off: what run=bench turns off to measure a production
+	 * kernel (make compare's "same binary" column). */
+	if (!cmdline_on(&cmdline, CMDLINE_KEY_mm_debug)) {
+		mm_debug_poison = false;
+		mm_set_debug_vm(false);
+	}
 	status = process_exec(arg, argv, envp);
+	mm_debug_poison = true;
+	mm_set_debug_vm(true);
 	printf("exec: %s: exit status %d\n", arg, status);
 	return status;
 }

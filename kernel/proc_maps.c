@@ -145,3 +145,36 @@ int proc_smaps_text(struct process *p, const struct proc_entry *e, struct proc_t
 	(void)e;
 	return each_vma(p, t, vma_smaps);
 }
+
+/*
+ * /proc/self/smaps_rollup: the smaps counts of every VMA summed, under
+ * one header spanning the first VMA's start to the last one's end, named
+ * [rollup] as Linux names it. A program reads AnonHugePages there to
+ * tell PMD-mapped THPs from PTE-mapped ones (lbench does).
+ */
+int proc_smaps_rollup_text(struct process *p, const struct proc_entry *e, struct proc_text *t)
+{
+	struct smaps_count c = { 0 };
+	unsigned long start = 0, end = 0;
+	size_t line = t->len;
+	int pad;
+
+	(void)e;
+	read_lock(&p->mm->mmap_lock);
+	for (const struct vma *v = p->mm->vmas; v; v = v->next) {
+		start = start ? start : v->start;
+		end = v->end;
+		count_vma(p->mm, v, &c);
+	}
+	read_unlock(&p->mm->mmap_lock);
+	proc_printf(t, "%08lx-%08lx ---p %08x %02x:%02x %lu ", start, end, 0, 0, 0, 0ul);
+	pad = NAME_PAD - (int)(t->len - line);
+	proc_printf(t, "%*s [rollup]\n", pad > 0 ? pad : 0, "");
+	proc_printf(t, "%-16s%8lu kB\n", "Rss:", c.rss >> 10);
+	proc_printf(t, "%-16s%8lu kB\n", "Pss:", c.pss >> 10);
+	proc_printf(t, "%-16s%8lu kB\n", "Anonymous:", c.rss >> 10);
+	proc_printf(t, "%-16s%8lu kB\n", "AnonHugePages:", c.anon_pmd >> 10);
+	proc_printf(t, "%-16s%8lu kB\n", "Swap:", 0ul);
+	proc_printf(t, "%-16s%8lu kB\n", "Locked:", 0ul);
+	return t->err;
+}

@@ -19,6 +19,7 @@ static const struct proc_entry entries[] = {
 	{ "mem", .read = proc_mem_read, .write = proc_mem_write },
 	{ "maps", .text = proc_maps_text },
 	{ "smaps", .text = proc_smaps_text },
+	{ "smaps_rollup", .text = proc_smaps_rollup_text },
 	{ "clear_refs", .text = proc_empty_text, .write = proc_clear_refs_write },
 };
 
@@ -31,6 +32,19 @@ static const struct proc_entry *sys_lookup(const char *path)
 		for (size_t i = 0; i < sys_tables[t]->nr; i++)
 			if (!strcmp(path, sys_tables[t]->files[i].name))
 				return &sys_tables[t]->files[i];
+	return NULL;
+}
+
+static const struct sys_table *const proc_root_tables[] = { &proc_kpageflags_table,
+							    &proc_vmstat_table };
+
+/* The file /proc/NAME at @path ("proc/NAME", no leading '/'), or NULL. */
+static const struct proc_entry *proc_root_lookup(const char *path)
+{
+	for (size_t t = 0; t < sizeof(proc_root_tables) / sizeof(proc_root_tables[0]); t++)
+		for (size_t i = 0; i < proc_root_tables[t]->nr; i++)
+			if (!strcmp(path, proc_root_tables[t]->files[i].name))
+				return &proc_root_tables[t]->files[i];
 	return NULL;
 }
 
@@ -111,6 +125,8 @@ const struct proc_entry *procfs_lookup(const struct process *p, const char *path
 		return sys_lookup(s);
 	if (strncmp(s, "proc/", 5))
 		return NULL;
+	if (proc_root_lookup(s))
+		return proc_root_lookup(s);
 	s = proc_dir_rest(p, skip_slashes(s + 5));
 	if (!s)
 		return NULL;

@@ -48,6 +48,11 @@ struct sys_table {
  * (gup_test.c). */
 extern const struct sys_table sysfs_thp_table, gup_test_table;
 
+/* Files under /proc itself, not a process's: /proc/kpageflags
+ * (proc_kpageflags.c), /proc/vmstat (proc_vmstat.c). Their names are
+ * whole paths without the first '/', as the /sys tables'. */
+extern const struct sys_table proc_kpageflags_table, proc_vmstat_table;
+
 /* A snapshot being written: grows as needed (malloc). */
 struct proc_text {
 	char *buf;
@@ -92,6 +97,7 @@ void procfs_release(struct fd *f);
 long proc_pagemap_read(struct process *p, unsigned long buf, size_t len, uint64_t pos);
 int proc_maps_text(struct process *p, const struct proc_entry *e, struct proc_text *t);
 int proc_smaps_text(struct process *p, const struct proc_entry *e, struct proc_text *t);
+int proc_smaps_rollup_text(struct process *p, const struct proc_entry *e, struct proc_text *t);
 long proc_mem_read(struct process *p, unsigned long buf, size_t len, uint64_t pos);
 long proc_mem_write(struct process *p, const struct proc_entry *e, unsigned long buf, size_t len,
 		    uint64_t pos);

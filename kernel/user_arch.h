@@ -237,6 +237,7 @@ const void *arch_sigtramp(unsigned long *len);
 	X(tgkill)                                                                                  \
 	X(futex)                                                                                   \
 	X(sched_yield)                                                                             \
+	X(sched_setscheduler)                                                                      \
 	X(nanosleep)                                                                               \
 	X(clock_nanosleep)                                                                         \
 	X(mbind)                                                                                   \

@@ -2,7 +2,9 @@
 # Debian's Linux 6.1 and 6.12 on the same clock. Builds the static
 # Linux-side benchmark per arch and the RESULT-to-CSV converter (ptelab's
 # own vmm/csv.c). ARCHES=, KERNELS=, SIZE=, REPS=, BENCH=, FOLIOS=, OPTS= pass
-# through the environment.
+# through the environment, as do PT_USER= (off: no "ptelab (same binary)"
+# column, the same lbench run as a ptelab user process) and MICRO= (the
+# micro-benchmarks on both kernels; empty: none).
 
 LB_CC_x86_64 := gcc
 LB_CC_arm64 := aarch64-linux-gnu-gcc

@@ -22,3 +22,15 @@ USER_BINS := $(foreach a,$(GUEST_ARCHES),$(patsubst %,$(B)/user/$(a)/bin/%,$(USE
 .PHONY: user-progs
 user-progs: $(USER_BINS)
 EXTRA_ALL += $(USER_BINS)
+
+# lbench, the static program `make compare` boots Linux with
+# (mk/compare.mk), copied as it is: the user stage runs that same binary.
+define lbench_user_rules
+$(B)/user/$(1)/bin/lbench: $(B)/compare/$(1)/lbench
+	@mkdir -p $$(dir $$@)
+	$(Q)cp $$< $$@
+endef
+$(foreach a,$(GUEST_ARCHES),$(eval $(call lbench_user_rules,$(a))))
+LBENCH_USER := $(foreach a,$(GUEST_ARCHES),$(B)/user/$(a)/bin/lbench)
+user-progs: $(LBENCH_USER)
+EXTRA_ALL += $(LBENCH_USER)

@@ -117,6 +117,7 @@ const struct syscall_numbers arch_syscall_numbers = {
 	.sigaltstack = SYSNR(132),
 	.futex = SYSNR(98),
 	.sched_yield = SYSNR(124),
+	.sched_setscheduler = SYSNR(119),
 	.nanosleep = SYSNR(101),
 	.clock_nanosleep = SYSNR(115),
 	.mbind = SYSNR(235),

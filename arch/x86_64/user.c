@@ -62,6 +62,7 @@ const struct syscall_numbers arch_syscall_numbers = {
 	.writev = SYSNR(20),
 	.access = SYSNR(21),
 	.sched_yield = SYSNR(24),
+	.sched_setscheduler = SYSNR(144),
 	.madvise = SYSNR(28),
 	.nanosleep = SYSNR(35),
 	.getpid = SYSNR(39),

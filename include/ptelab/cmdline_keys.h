@@ -135,6 +135,9 @@
 	  NULL, "what the pinner keeps: the page array or runs of one folio")                      \
 	X(advice, "advice", CHOICES, 0, 0, "free,dontneed,populate", free, "bench:madvise", NULL,  \
 	  "the advices bench madvise runs")                                                        \
+	X(mm_debug, "mm_debug", ONOFF, 0, 0, NULL, on, "exec", NULL,                               \
+	  "mm's debug checks while the program runs: poison on free, contract checks (off: as "    \
+	  "run=bench, a production kernel)")                                                       \
 	X(ptelab_clock, "ptelab.clock", TEXT, 0, 0, NULL, , NULL, NULL,                            \
 	  "set by ptelab: the clock (icount, host, kvm, tcg)")                                     \
 	X(ptelab_backend, "ptelab.backend", TEXT, 0, 0, NULL, , NULL, NULL,                        \

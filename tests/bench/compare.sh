@@ -15,8 +15,15 @@
 # with gup_keep=ranges: like io_uring, it keeps the pins as runs of one
 # folio (coalesced inside the timed get) and releases a run at a time.
 #
-# Writes build/compare/<time>/: linux-ARCH-KERNEL.log and ptelab-ARCH.log
-# (the consoles), results.csv (every RESULT line, ptelab --csv's schema),
+# The same lbench binary also runs on ptelab as a user process (PT_USER=on,
+# the default): ptelab --accel icount --initramfs with /bin/lbench and the
+# same words, the column "ptelab (same binary)". Both kernels then pay the
+# same system-call, fault and copy-to-user costs. MICRO (default
+# syscall,ufault,forkexit: lbench's micro-benchmarks, per operation) runs
+# on Linux and there.
+#
+# Writes build/compare/<time>/: linux-ARCH-KERNEL.log, ptelab-ARCH.log and
+# ptelab-user-ARCH.log (the consoles), results.csv (every RESULT line, ptelab --csv's schema),
 # and through tests/bench/linux/table.sh table.txt, table.csv and one plot
 # per arch and operation (plot-ARCH-BENCH.png).
 # shellcheck source=tests/lib.sh
@@ -30,6 +37,8 @@ REPS=${REPS:-3}
 BENCH=${BENCH:-fault,zap,mprotect,fork,migrate,move_pages,gup,mremap,madvise}
 FOLIOS=${FOLIOS:-4K,16K,32K,64K,128K,256K,512K,1M,2M-pte,2M-pmd}
 OPTS=${OPTS:-tuned}
+PT_USER=${PT_USER:-on}
+MICRO=${MICRO-syscall,ufault,forkexit}
 OUT=${OUT:-$LX/$(date +%Y%m%d-%H%M%S)-$OPTS}
 mkdir -p "$OUT" || exit 1
 
@@ -47,6 +56,20 @@ for b in $(echo "$BENCH" | tr ',' ' '); do
 	esac
 done
 pt_benches=${pt_benches#,} lx_benches=${lx_benches#,}
+[ -n "$MICRO" ] && lx_benches=${lx_benches:+$lx_benches,}$MICRO
+
+# pt_user ARCH WORDS...: lbench as a ptelab user process, its console in
+# ptelab-user-ARCH.log: the same binary Linux runs, from an initramfs;
+# mm_debug=off as run=bench (no poisoning, no contract checks).
+pt_user() {
+	pu_a=$1
+	shift
+	mkdir -p "$OUT/user-$pu_a/bin" && cp "$LX/$pu_a/lbench" "$OUT/user-$pu_a/bin/lbench" || return 1
+	"$PTELAB" --arch "$pu_a" --accel icount --mem "$LX_MEM" --nodes "$LX_NODES" --quiet \
+		--initramfs "$OUT/user-$pu_a" -- run=exec:/bin/lbench mm_debug=off -- "$@" \
+		>"$OUT/ptelab-user-$pu_a.log" 2>&1 ||
+		echo "compare: ptelab (same binary) $pu_a exited $?: $(tail -n 3 "$OUT/ptelab-user-$pu_a.log" | tr '\n' '|')"
+}
 
 t0=$(date +%s)
 for a in $ARCHES; do
@@ -71,12 +94,16 @@ for a in $ARCHES; do
 			>"$OUT/ptelab-$a.log" 2>&1 ||
 			echo "compare: ptelab $a exited $?: $(tail -n 3 "$OUT/ptelab-$a.log" | tr '\n' '|')"
 	fi
+	[ "$PT_USER" = on ] && pt_user "$a" "bench=$lx_benches,$extra" "folios=$FOLIOS" "size=$SIZE" \
+		"reps=$REPS"
 	wait
 	for k in $KERNELS; do
 		grep -q '^compare: end' "$OUT/linux-$a-$k.log" ||
 			echo "compare: Linux $k on $a did not finish: $(tail -n 3 "$OUT/linux-$a-$k.log" | tr '\n' '|')"
 		grep '^lbench: ' "$OUT/linux-$a-$k.log" | grep -v 'done$' | sed "s/^/  $k: /"
 	done
+	[ "$PT_USER" = on ] && grep '^lbench: \|^exec: ' "$OUT/ptelab-user-$a.log" | grep -v 'done$' |
+		sed "s/^/  ptelab (same binary): /"
 	echo "compare: $a done after $(($(date +%s) - t0)) s"
 done
 cat "$OUT"/linux-*.log "$OUT"/ptelab-*.log 2>/dev/null | "$TOP/build/results-csv" >"$OUT/results.csv" ||

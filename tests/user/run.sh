@@ -88,6 +88,22 @@ sig_cases() {
 		pass "$1: sigtest blocked: a fault with SIGSEGV blocked ends the process, handler or not"
 }
 
+# lbench_case ARCH DIR: lbench, the binary `make compare` boots Linux with,
+# as a ptelab user process: its micro-benchmarks must print one valid
+# RESULT line per row (syscall; ufault at every fault size: 4K to 1M and
+# 2M-pmd), each with the asked folio size found through
+# /proc/self/pagemap and /proc/kpageflags (folio_ok true), no failed row.
+# The figures (TCG wall time) are not checked.
+lbench_case() {
+	n="$1: lbench"
+	user_case $1 "lbench" 0 "$2" -- run=exec:/bin/lbench -- bench=syscall,ufault size=2 reps=1 \
+		clock=host || return 1
+	lb_ok=$(grep -Ec '^RESULT \{"bench":"(syscall|ufault)",.*"median_us":[0-9.]+,.*"folio_ok":true,' "$TMPD/out")
+	[ "$lb_ok" -eq 10 ] || { fail "$n" "$lb_ok of 10 RESULT lines valid with folio_ok true: $(grep -E '^RESULT|^lbench' "$TMPD/out" | grep -v 'folio_ok":true' | head -n 2 | cut -c1-300 | tr '\n' '|')"; return 1; }
+	out_lacks "$n" "folio_ok\":false|^lbench: .* failed" && out_has "$n" "^lbench: done\$" &&
+		pass "$n: syscall, ufault 4K..1M and 2M-pmd: 10 RESULT lines, every folio the asked size (pagemap + kpageflags)"
+}
+
 # arch_cases ARCH: the programs of build/user/ARCH on QEMU TCG.
 arch_cases() {
 	a=$1 ifs=$USER/$1
@@ -100,6 +116,8 @@ arch_cases() {
 		pass "$a: mm: mmap 2M, touch, mprotect, DONTNEED, FIXED_NOREPLACE, POPULATE, file map, munmap, brk"
 	user_case $a "proc" 0 "$ifs" run=exec:/bin/proc && out_has "$a: proc" "^proc: ok\$" &&
 		pass "$a: proc: /proc/self/pagemap (present, exclusive, PFNs of a 2M folio, EINVAL), maps, smaps"
+	user_case $a "kpf" 0 "$ifs" run=exec:/bin/kpf && out_has "$a: kpf" "^kpf: ok\$" &&
+		pass "$a: kpf: /proc/kpageflags (PMD THP and 64K mTHP head/tails with THP, a 4K page, EOF, EINVAL), /proc/vmstat pgfault, smaps_rollup"
 	user_case $a "procmem" 0 "$ifs" run=exec:/bin/procmem && out_has "$a: procmem" "^procmem: ok\$" &&
 		pass "$a: procmem: /proc/self/mem writes into read-only pages (4K, THP) stay read-only; hpage_pmd_size; mbind, get_mempolicy, move_pages, capget/capset"
 	user_case $a "segv" 139 "$ifs" run=exec:/bin/segv &&
@@ -111,6 +129,7 @@ arch_cases() {
 		out_has "$a: enosys" "^exec: unknown system call >=1024: 1 time\(s\), -ENOSYS\$" &&
 		pass "$a: enosys: unknown numbers return -ENOSYS and are counted per number"
 	fork_cases $a "$ifs"
+	lbench_case $a "$ifs"
 	mkdir -p "$TMPD/bad-$a/bin"
 	head -c 3000 "$ifs/bin/hello" >"$TMPD/bad-$a/bin/truncated"
 	user_case $a "truncated ELF" 126 "$TMPD/bad-$a" run=exec:/bin/truncated &&

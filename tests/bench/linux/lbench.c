@@ -5,8 +5,9 @@
  * release as "version", so ptelab --csv's reader, the plots and the
  * tables take them unchanged.
  *
- *   lbench [bench=fault,zap,mremap,...,madvise_free,...] [folios=4K,64K,...]
- *          [size=MiB] [reps=N] [clock=icount|host] [knobs=on|off]
+ *   lbench [bench=fault,zap,mremap,...,madvise_free,...,syscall,ufault,forkexit]
+ *          [folios=4K,64K,...] [size=MiB] [reps=N] [clock=icount|host]
+ *          [knobs=on|off]
  *
  * Static, run as /init's child in a kernel booted under QEMU icount (a
  * CLOCK_MONOTONIC difference is then a guest instruction count) or
@@ -17,6 +18,14 @@
  * harness does with a fresh mm. A row whose folios are not the asked size
  * gets "variant":"got-<size>" and "folio_ok":false: not comparable.
  * Counters are the /proc/vmstat deltas of one repetition.
+ *
+ * The same static binary runs on ptelab as a user process (run=exec, its
+ * uname release says "ptelab"): both kernels then pay the same system
+ * call, fault and copy-to-user costs. Three micro-benchmarks time one
+ * operation each, reported per operation (median_us of one operation,
+ * "ops" in params): syscall (a getpid round trip), ufault (one user page
+ * fault that maps a whole folio of the asked size) and forkexit (fork,
+ * the child's _exit, the parent's waitpid).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -565,19 +574,31 @@ static int op_move_pages(const struct fsize *fs, struct rep *r)
  * registration (one iovec: one pin_user_pages(FOLL_WRITE | FOLL_LONGTERM)
  * call) and unregistration (unpin_user_pages), as ptelab's default
  * gup_op=longterm. io_uring's own per-page work is in the figure too. */
+/* The io_uring instance gup registers its buffer with (made once), or -1
+ * with errno set: a kernel without io_uring (ptelab) says ENOSYS. */
+static int uring_fd(void)
+{
+	static int ring = -1, err;
+	struct io_uring_params prm;
+
+	memset(&prm, 0, sizeof(prm));
+	if (ring < 0 && !err) {
+		ring = (int)syscall(SYS_io_uring_setup, 1, &prm);
+		err = ring < 0 ? errno : 0;
+	}
+	errno = err;
+	return ring;
+}
+
 static int op_gup(const struct fsize *fs, struct rep *r)
 {
-	static int ring = -1;
-	struct io_uring_params prm;
+	int ring = uring_fd();
 	struct iovec iov;
-	char *p = prepare(fs, r);
+	char *p = ring < 0 ? NULL : prepare(fs, r);
 	uint64_t t0;
 	long a, b;
 
-	memset(&prm, 0, sizeof(prm));
-	if (ring < 0)
-		ring = (int)syscall(SYS_io_uring_setup, 1, &prm);
-	if (!p || ring < 0)
+	if (!p)
 		return -1;
 	iov.iov_base = p;
 	iov.iov_len = opt.size;
@@ -645,6 +666,81 @@ static int op_copy_rep(const struct fsize *fs, struct rep *r)
 	return munmap(a, opt.size) | munmap(b, opt.size);
 }
 
+/* --- micro-benchmarks: one operation, timed over a loop ------------------- */
+
+#define SYSCALL_OPS 1000
+#define FORKEXIT_OPS 10
+
+/* How many operations a micro-benchmark's repetition timed (0: not a
+ * micro-benchmark); its RESULT line says so as "ops=N" in params, and
+ * the figure is the whole loop (table.sh divides: one operation). */
+static unsigned long micro_ops;
+
+/* SYSCALL_OPS getpid() round trips through syscall() (glibc caches no
+ * pid, but the raw call rules out any library shortcut). */
+static int op_syscall(const struct fsize *fs, struct rep *r)
+{
+	uint64_t t0;
+
+	(void)fs;
+	snprintf(r->got, sizeof(r->got), "-");
+	vmstat_read(&r->vm0);
+	t0 = now_ns();
+	for (int i = 0; i < SYSCALL_OPS; i++)
+		syscall(SYS_getpid);
+	r->t[0] = now_ns() - t0;
+	vmstat_read(&r->vm1);
+	micro_ops = SYSCALL_OPS;
+	return 0;
+}
+
+/* One write fault per folio of @fs in a fresh region: each fault maps a
+ * whole folio (2M-pmd: one PMD). 2M-pte is made by splitting a PMD after
+ * the fault, so it is no fault size: left out (run_bench). */
+static int op_ufault(const struct fsize *fs, struct rep *r)
+{
+	unsigned long step = fs->kb * 1024ul;
+	char *p;
+	uint64_t t0;
+
+	knobs_set(fs);
+	p = region_map(fs, opt.size, false);
+	if (!p)
+		return -1;
+	vmstat_read(&r->vm0);
+	t0 = now_ns();
+	for (unsigned long o = 0; o < opt.size; o += step)
+		p[o] = 1;
+	r->t[0] = now_ns() - t0;
+	vmstat_read(&r->vm1);
+	census(p, opt.size, r->got, sizeof(r->got));
+	micro_ops = opt.size / step;
+	return munmap(p, opt.size);
+}
+
+/* FORKEXIT_OPS times: fork(), the child's _exit(0), the parent's waitpid(). */
+static int op_forkexit(const struct fsize *fs, struct rep *r)
+{
+	uint64_t t0;
+	int st, err = 0;
+
+	(void)fs;
+	snprintf(r->got, sizeof(r->got), "-");
+	vmstat_read(&r->vm0);
+	t0 = now_ns();
+	for (int i = 0; i < FORKEXIT_OPS && !err; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(0);
+		err = pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st);
+	}
+	r->t[0] = now_ns() - t0;
+	vmstat_read(&r->vm1);
+	micro_ops = FORKEXIT_OPS;
+	return err ? -1 : 0;
+}
+
 /* --- the harness ---------------------------------------------------------- */
 
 struct bench {
@@ -667,6 +763,9 @@ static const struct bench benches[] = {
 	{ "madvise_free", NULL, op_madvise_free },
 	{ "madvise_dontneed", NULL, op_madvise_dontneed },
 	{ "madvise_populate", NULL, op_madvise_populate },
+	{ "syscall", NULL, op_syscall },
+	{ "ufault", NULL, op_ufault },
+	{ "forkexit", NULL, op_forkexit },
 };
 
 static int cmp_u64(const void *a, const void *b)
@@ -693,7 +792,7 @@ static void print_result(const char *name, const struct fsize *fs, struct rep *r
 	uint64_t t[64], med;
 	const char *got = r[0].got, *label = fs ? fs->label : "-";
 	bool ok = !strcmp(got, label);
-	char variant[40];
+	char variant[40], params[32];
 
 	for (int i = 0; i < opt.reps; i++) {
 		t[i] = r[i].t[k];
@@ -719,10 +818,11 @@ static void print_result(const char *name, const struct fsize *fs, struct rep *r
 		       r[0].leg[0] / 1000.0, r[0].leg[1] / 1000.0, r[0].after);
 	/* ptelab's "params" for the same work: io_uring's registration pins
 	 * as gup_op=longterm and keeps them as one bvec per folio run. */
+	snprintf(params, sizeof(params), micro_ops ? "ops=%lu" : "", micro_ops);
 	printf(",\"params\":\"%s\",\"caps\":{},\"counters\":{%s}}\n",
 	       !strcmp(name, "gup") || !strcmp(name, "gup_put")
 		       ? "gup_op=longterm gup_keep=ranges gup_write=on gup_touch=off"
-		       : "",
+		       : params,
 	       counters);
 	fflush(stdout);
 }
@@ -746,7 +846,16 @@ static int run_bench(const struct bench *b, const struct fsize *fs)
 		       b->name, fs->label, fs->kb);
 		return 0;
 	}
-	memset(r, 0, sizeof(r));
+	if (b->fn == op_gup && uring_fd() < 0) {
+		printf("lbench: gup %s: no io_uring here (%s): left out\n", fs->label,
+		       strerror(errno));
+		return 0;
+	}
+	if (b->fn == op_ufault && fs->kb == 2048 && !fs->pmd)
+		return 0; /* 2M-pte is no fault size */
+	/* Only the entries used: the process stays small (forkexit). */
+	memset(r, 0, (size_t)opt.reps * sizeof(r[0]));
+	micro_ops = 0;
 	for (int i = 0; i < opt.reps; i++)
 		if (b->fn(fs, &r[i])) {
 			printf("lbench: %s %s failed: %s\n", b->name, fs ? fs->label : "-",
@@ -798,7 +907,8 @@ int main(int argc, char **argv)
 		if (!in_list(opt.benches, benches[i].name))
 			continue;
 		if (benches[i].fn == op_fork_bare || benches[i].fn == op_copy ||
-		    benches[i].fn == op_copy_rep) {
+		    benches[i].fn == op_copy_rep || benches[i].fn == op_syscall ||
+		    benches[i].fn == op_forkexit) {
 			err |= run_bench(&benches[i], NULL);
 			continue;
 		}

@@ -1,8 +1,13 @@
 #!/bin/sh
 # tests/bench/linux/table.sh DIR - the comparison table of a `make compare`
 # run from DIR/results.csv: operation x folio size x {Linux 6.1, Linux
-# 6.12, ptelab cap 1, ptelab batched} in guest instructions per 4 KiB page
-# (icount: median_us x 1000 / pages), per arch. Writes DIR/table.txt,
+# 6.12, ptelab cap 1, ptelab batched, ptelab (same binary)} in guest
+# instructions per 4 KiB page (icount: median_us x 1000 / pages), per arch.
+# "same binary" is lbench itself run as a ptelab user process (its uname
+# release says ptelab): its cells are read as Linux's are (fork net of its
+# own fork_bare), "L/same" is the cheaper Linux over it. lbench's
+# micro-benchmarks (syscall, ufault, forkexit: "ops=N" in params) get a
+# table of their own, in guest instructions per operation. Writes DIR/table.txt,
 # DIR/table.csv and, with gnuplot, DIR/plot-ARCH-BENCH.png (log y axis, a
 # line per column, the folio sizes along x; as tests/bench/plot.sh's).
 #
@@ -26,12 +31,18 @@ function num(v) { return v < 10 ? sprintf("%.1f", v) : sprintf("%.0f", v) }
 NR == 1 { gsub(/"/, ""); for (i = 1; i <= NF; i++) c[$i] = i; next }
 {
 	a = $c["arch"]; b = $c["bench"]; f = $c["folio"]; var = $c["variant"]
+	if (f == "\047-") f = "-" # the CSV writer guards a leading "-" from spreadsheets
 	pages[$c["arch"]] = $c["size_mb"] * 256
 	pp = $c["median_us"] * 1000 / pages[$c["arch"]]
 	if ($c["backend"] == "linux") {
-		k = $c["version"] ~ /^6\.12\./ ? "6.12" : $c["version"] ~ /^6\.1\./ ? "6.1" : $c["version"]
+		k = $c["version"] ~ /ptelab/ ? "pt" : $c["version"] ~ /^6\.12\./ ? "6.12" : $c["version"] ~ /^6\.1\./ ? "6.1" : $c["version"]
 		kernels[k] = 1
 		ver[a, k] = $c["version"]
+		if ($c["params"] ~ /^ops=[0-9]+$/) {
+			M[a, b, f, k] = $c["median_us"] * 1000 / substr($c["params"], 5)
+			MV[a, b, f, k] = var; micro[a, b, f] = 1; arches[a] = 1
+			next
+		}
 		if (b == "fork_bare") { bare[a, k] = pp; next }
 		# User space, the same on every kernel: the least disturbed.
 		if (b ~ /^copy_movs/) { if (!((a, b) in rep) || pp < rep[a, b]) rep[a, b] = pp; next }
@@ -51,18 +62,49 @@ function lin(a, b, f, k,    v, t) {
 	if (t == "split-back") { v = 2 * L[a, b "_leg1", f, k]; lt = "~" num(v); lv = v; return }
 	lv = v; lt = num(v)
 }
+# The micro-benchmarks of arch @a: guest instructions per operation, the
+# same lbench on each kernel; "L/same" as in the main table.
+function micro_table(a, F, nf, ttxt, tcsv,    nm, MB, i, j, b, f, v61, t61, v612, t612, best, r, v) {
+	nm = split("syscall ufault forkexit", MB, " ")
+	printf "  micro-benchmarks, guest instructions per operation (syscall: getpid round trip; ufault: one fault of a whole folio; forkexit: fork + _exit + waitpid)\n" >> ttxt
+	printf "  %-10s %-7s %9s %9s %9s %8s\n", "bench", "folio", "6.1", "6.12", "same-bin", "L/same" >> ttxt
+	for (i = 1; i <= nm; i++)
+		for (j = 0; j <= nf; j++) {
+			b = MB[i]; f = j ? F[j] : "-"
+			if (!((a, b, f) in micro)) continue
+			mic(a, b, f, "6.1"); v61 = mv; t61 = mt
+			mic(a, b, f, "6.12"); v612 = mv; t612 = mt
+			mic(a, b, f, "pt")
+			best = v61 != "" && (v612 == "" || v61 < v612) ? v61 : v612
+			r = best != "" && mv != "" && mv > 0 ? sprintf("%.2f", best / mv) : ""
+			v = r == "" ? "" : best > mv ? "ahead" : "BEHIND"
+			printf "  %-10s %-7s %9s %9s %9s %8s %s\n", b, f, t61, t612, mt, r == "" ? "-" : r "x", v >> ttxt
+			printf "%s,%s,%s,%s,%s,,,%s,,,per operation,%s,%s,%s\n", a, b, f, t61, t612,
+				best == "" ? "" : sprintf("%.1f", best), mv == "" ? "" : sprintf("%.1f", mv), r,
+				v == "" ? "-" : v >> tcsv
+		}
+}
+
+# The micro-benchmark cell: value in mv (empty when absent or not
+# comparable), its text in mt.
+function mic(a, b, f, k) {
+	mv = ""; mt = "n/a"
+	if (!((a, b, f, k) in M)) return
+	if (MV[a, b, f, k] ~ /^got-/) { mt = "!" substr(MV[a, b, f, k], 5); return }
+	mv = M[a, b, f, k]; mt = num(mv)
+}
 END {
 	nb = split("fault zap mprotect fork migrate move_pages gup gup_put mremap madvise_free madvise_dontneed madvise_populate", B, " ")
 	nf = split("4K 16K 32K 64K 128K 256K 512K 1M 2M-pte 2M-pmd", F, " ")
 	tcsv = out "/table.csv"; ttxt = out "/table.txt"
-	print "arch,bench,folio,linux_6.1,linux_6.12,ptelab_cap1,ptelab_batched,best_linux,linux_over_ptelab,ahead,note" > tcsv
+	print "arch,bench,folio,linux_6.1,linux_6.12,ptelab_cap1,ptelab_batched,best_linux,linux_over_ptelab,ahead,note,ptelab_same_binary,linux_over_same,same_ahead" > tcsv
 	printf "" > ttxt
 	for (a in arches) {
 		printf "%s, guest instructions per 4 KiB page (icount); Linux: 6.1 = %s, 6.12 = %s\n", a, (a, "6.1") in ver ? ver[a, "6.1"] : "-", (a, "6.12") in ver ? ver[a, "6.12"] : "-" >> ttxt
 		printf "  fork is net of the bare fork (6.1: %.0f, 6.12: %.0f instructions in all)\n", bare[a, "6.1"] * pages[a], bare[a, "6.12"] * pages[a] >> ttxt
 		if ((a, "copy_movsq") in rep)
 			printf "  a page copied there and back as QEMU counts it: rep movsq %.0f (6.1), rep movsb %.0f (6.12)\n", rep[a, "copy_movsq"], rep[a, "copy_movsb"] >> ttxt
-		printf "  %-10s %-7s %9s %9s %9s %9s %8s %s\n", "bench", "folio", "6.1", "6.12", "cap1", "batched", "L/ptelab", "" >> ttxt
+		printf "  %-10s %-7s %9s %9s %9s %9s %8s %-6s %9s %8s %s\n", "bench", "folio", "6.1", "6.12", "cap1", "batched", "L/ptelab", "", "same-bin", "L/same", "" >> ttxt
 		for (i = 1; i <= nb; i++) {
 			b = B[i]
 			dat = out "/plot-" a "-" b ".dat"; rows = 0
@@ -76,20 +118,26 @@ END {
 				p1 = (a, b, f) in P1 ? P1[a, b, f] : ""
 				ratio = best != "" && pb != "" && pb > 0 ? sprintf("%.2f", best / pb) : ""
 				ahead = ratio == "" ? "-" : best > pb ? "ahead" : "BEHIND"
+				lin(a, b, f, "pt"); vpt = lv; tpt = lt
+				rpt = best != "" && vpt != "" && vpt > 0 ? sprintf("%.2f", best / vpt) : ""
+				apt = rpt == "" ? "-" : best > vpt ? "ahead" : "BEHIND"
 				note = a == "x86_64" && (b == "migrate" || b == "move_pages") ? "6.12 copies with rep movsb" : ""
 				if (a == "x86_64" && b == "fault") note = "zeroing differs"
 				if (b ~ /^gup/) note = "Linux: io_uring"
 				if (b == "madvise_populate") note = "no cap; zeroing differs"
-				printf "  %-10s %-7s %9s %9s %9s %9s %8s %s%s\n", b, f, t61, t612,
+				printf "  %-10s %-7s %9s %9s %9s %9s %8s %-6s %9s %8s %s%s\n", b, f, t61, t612,
 					p1 == "" ? "n/a" : num(p1), pb == "" ? "n/a" : num(pb),
-					ratio == "" ? "-" : ratio "x", ahead == "-" ? "" : ahead, note == "" ? "" : " (" note ")" >> ttxt
-				printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", a, b, f, t61, t612, p1 == "" ? "" : sprintf("%.1f", p1),
-					pb == "" ? "" : sprintf("%.1f", pb), best == "" ? "" : sprintf("%.1f", best), ratio, ahead, note >> tcsv
-				if (!rows++) print "# folio linux_6.1 linux_6.12 ptelab_cap1 ptelab_batched" > dat
-				printf "%s %s %s %s %s\n", f, v61 == "" ? "?" : v61, v612 == "" ? "?" : v612, p1 == "" ? "?" : p1, pb == "" ? "?" : pb >> dat
+					ratio == "" ? "-" : ratio "x", ahead == "-" ? "" : ahead, tpt,
+					rpt == "" ? "-" : rpt "x", apt == "-" ? "" : apt, note == "" ? "" : " (" note ")" >> ttxt
+				printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", a, b, f, t61, t612, p1 == "" ? "" : sprintf("%.1f", p1),
+					pb == "" ? "" : sprintf("%.1f", pb), best == "" ? "" : sprintf("%.1f", best), ratio, ahead, note,
+					vpt == "" ? "" : sprintf("%.1f", vpt), rpt, apt >> tcsv
+				if (!rows++) print "# folio linux_6.1 linux_6.12 ptelab_cap1 ptelab_batched ptelab_same_binary" > dat
+				printf "%s %s %s %s %s %s\n", f, v61 == "" ? "?" : v61, v612 == "" ? "?" : v612, p1 == "" ? "?" : p1, pb == "" ? "?" : pb, vpt == "" ? "?" : vpt >> dat
 			}
 			if (rows) close(dat)
 		}
+		micro_table(a, F, nf, ttxt, tcsv)
 		printf "\n" >> ttxt
 	}
 }' "$CSV"
@@ -105,5 +153,6 @@ for dat in "$DIR"/plot-*.dat; do
 		plot '$dat' using 0:2:xtic(1) with linespoints title 'Linux 6.1',
 		'' using 0:3 with linespoints title 'Linux 6.12',
 		'' using 0:4 with linespoints title 'ptelab cap 1',
-		'' using 0:5 with linespoints title 'ptelab batched'" 2>>"$DIR/gnuplot.log"
+		'' using 0:5 with linespoints title 'ptelab batched',
+		'' using 0:6 with linespoints title 'ptelab (same binary)'" 2>>"$DIR/gnuplot.log"
 done
