@@ -35,7 +35,9 @@ TEST(clears_every_young_entry_one_flush_a_run)
 			 * block's young bit (one state for the block): one run a block. */
 			unsigned b = arch_pte_block_order();
 			unsigned long blk = b && g->order >= b ? 1ul << b : 1;
-			unsigned long runs = g->pmd ? n >> PMD_ORDER : batched ? n >> g->order : n / blk;
+			unsigned long runs = g->pmd    ? n >> PMD_ORDER
+					     : batched ? n >> g->order
+						       : n / blk;
 			unsigned long young = g->pmd || batched ? n : n / blk;
 			struct mm_counters c0;
 
@@ -49,7 +51,8 @@ TEST(clears_every_young_entry_one_flush_a_run)
 			W_CHECK_EQ(counters_since(&c0).tlb_flushes, runs);
 			W_CHECK_EQ(mm_clear_young(mm, a, a + len), 0); /* nothing young: no flush */
 			W_CHECK_EQ(counters_since(&c0).tlb_flushes, runs);
-			W_CHECK_EQ(stamp_mismatches(mm, a, PAGE_SIZE, 1), 0); /* an access: young again */
+			W_CHECK_EQ(stamp_mismatches(mm, a, PAGE_SIZE, 1),
+				   0); /* an access: young again */
 			W_CHECK(young_pages(mm, a, PAGE_SIZE) == 1);
 			W_CHECK_EQ(stamp_mismatches(mm, a, len, 1), 0);
 			W_CHECK_MM_OK();
