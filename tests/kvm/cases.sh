@@ -124,7 +124,9 @@ status_case 2 --timeout 60 run=nosuchcommand &&
 # Static user programs (tests/user) and Linux's mm selftests from an
 # initramfs, which this backend passes as PVH module 1 on x86_64 and names
 # in the tree's /chosen/linux,initrd-* on arm64 (docs/user.md).
+t0=$(uptime_ms)
 user_cases
+echo "kvm-stage: timing: run=exec of tests/user (kvm_full=${kvm_full:-0}): $(($(uptime_ms) - t0)) ms"
 selftest_cases
 # The whole selftest on one vCPU: make stress only (kvm_full=1 from
 # tests/kvm/run.sh --full); make test runs it on 4 vCPUs below.

@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # tests/selftests/check.sh - the TAP check of Linux's mm selftests on
 # ptelab, sourced (after tests/lib.sh) by tests/selftests/run.sh (QEMU TCG)
 # and tests/kvm/cases.sh (the nested KVM), so both judge a run alike:
