@@ -153,6 +153,19 @@ static int add_arm64_devices(void *fdt, const struct vmm_machine *m)
 	return fdt_end_node(fdt);
 }
 
+/* /chosen/linux,initrd-start and -end (64 bits) where the arm64 KVM
+ * backend copies the archive; nothing without one or without room (the
+ * backend then refuses to boot). x86_64 passes it as PVH module 1. */
+static int add_initrd(void *fdt, const struct vmm_machine *m)
+{
+	uint64_t pa = vmm_arm64_initramfs_pa(m);
+
+	if (!pa)
+		return 0;
+	FDT_TRY(fdt_property_u64(fdt, "linux,initrd-start", pa));
+	return fdt_property_u64(fdt, "linux,initrd-end", pa + m->initramfs_size);
+}
+
 static int add_chosen(void *fdt, const struct vmm_machine *m)
 {
 	char path[48];
@@ -167,6 +180,8 @@ static int add_chosen(void *fdt, const struct vmm_machine *m)
 	if (m->exec_argv_len)
 		FDT_TRY(fdt_property(fdt, PTELAB_FDT_ARGV_PROP, m->exec_argv,
 				     (int)m->exec_argv_len));
+	if (m->arch == VMM_ARCH_ARM64)
+		FDT_TRY(add_initrd(fdt, m));
 	return fdt_end_node(fdt);
 }
 

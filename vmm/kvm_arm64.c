@@ -1,7 +1,8 @@
 /*
  * kvm_arm64.c - the arm64 half of ptelab's KVM backend (built on arm64
  * hosts): the preferred vCPU target, the device tree and the boot
- * registers, the PL011 and the exit device as trapped MMIO, crash dumps.
+ * registers, the PL011 and the exit device as trapped MMIO, crash dumps;
+ * --initramfs at the top of RAM, named in the tree's /chosen.
  *
  * Every vCPU has PSCI 0.2 in KVM (the tree's /psci, method hvc); vCPUs
  * other than 0 start powered off until the guest's CPU_ON. An in-kernel
@@ -146,12 +147,39 @@ static int get_reg(struct vmm_kvm_vcpu *vc, uint64_t id, uint64_t *v)
 	return ioctl(vc->fd, KVM_GET_ONE_REG, &r);
 }
 
-/* The tree at the base of RAM, then PC = the entry, X0 = the tree. */
+/*
+ * place_initramfs - copy @k's initramfs to vmm_arm64_initramfs_pa(), the
+ * range the tree's /chosen/linux,initrd-* name (the guest reserves it
+ * before it allocates). Return: 0 (also without one), or -1 (reported)
+ * when no RAM run has room.
+ */
+static int place_initramfs(struct vmm_kvm *k)
+{
+	const struct vmm_machine *m = k->m;
+	uint64_t at = vmm_arm64_initramfs_pa(m);
+	void *dst;
+
+	if (!m->initramfs)
+		return 0;
+	dst = at ? vmm_gpa(&k->mem, at, m->initramfs_size) : NULL;
+	if (!dst) {
+		vmm_msg("--initramfs: %zu bytes do not fit in a quarter of one RAM run",
+			m->initramfs_size);
+		return -1;
+	}
+	memcpy(dst, m->initramfs, m->initramfs_size);
+	return 0;
+}
+
+/* The initramfs, the tree at the base of RAM, then PC = the entry, X0 = the
+ * tree. */
 int vmm_kvm_arch_boot(struct vmm_kvm *k, const struct vmm_elf_image *img)
 {
 	void *fdt = vmm_gpa(&k->mem, PTELAB_ARM64_FDT, PTELAB_ARM64_FDT_MAX);
 	int size;
 
+	if (place_initramfs(k))
+		return -1;
 	if (!fdt) {
 		vmm_msg("the device tree slot at 0x%x is not in guest RAM", PTELAB_ARM64_FDT);
 		return -1;

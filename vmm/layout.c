@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ptelab/abi.h"
 #include "vmm_layout.h"
 #include "vmm_util.h"
 
@@ -92,6 +93,22 @@ int vmm_ranges_contain(const struct vmm_range *r, int nr, uint64_t base, uint64_
 		if (base >= r[i].base && base - r[i].base <= r[i].size &&
 		    size <= r[i].size - (base - r[i].base))
 			return 1;
+	return 0;
+}
+
+uint64_t vmm_arm64_initramfs_pa(const struct vmm_machine *m)
+{
+	uint64_t size = m->initramfs_size;
+
+	if (!m->initramfs)
+		return 0;
+	for (int i = m->nr_ram - 1; i >= 0; i--) {
+		uint64_t base = m->ram[i].base, end = base + m->ram[i].size;
+		uint64_t at = (end - size) & ~(uint64_t)(PTELAB_INITRAMFS_ALIGN - 1);
+
+		if (end - base >= 4 * size && at >= VMM_ARM64_LOAD_MIN)
+			return at;
+	}
 	return 0;
 }
 

@@ -125,20 +125,6 @@ static int x86_boot_args(struct vmm_qemu_argv *a, const char *dir)
 	return 0;
 }
 
-uint64_t vmm_qemu_arm64_initramfs_pa(const struct vmm_machine *m)
-{
-	uint64_t size = m->initramfs_size;
-
-	for (int i = m->nr_ram - 1; i >= 0; i--) {
-		uint64_t base = m->ram[i].base, end = base + m->ram[i].size;
-		uint64_t at = (end - size) & ~(uint64_t)(PTELAB_INITRAMFS_ALIGN - 1);
-
-		if (end - base >= 4 * size && at >= VMM_ARM64_LOAD_MIN)
-			return at;
-	}
-	return 0;
-}
-
 /* One QEMU generic loader: @dir/@file's bytes at guest physical @pa. */
 static int arm64_loader_arg(struct vmm_qemu_argv *a, const char *dir, const char *file, uint64_t pa)
 {
@@ -163,7 +149,7 @@ static int arm64_boot_args(struct vmm_qemu_argv *a, const struct vmm_machine *m,
 		return -1;
 	if (!m->initramfs)
 		return 0;
-	return arm64_loader_arg(a, dir, VMM_QEMU_INITRAMFS_FILE, vmm_qemu_arm64_initramfs_pa(m));
+	return arm64_loader_arg(a, dir, VMM_QEMU_INITRAMFS_FILE, vmm_arm64_initramfs_pa(m));
 }
 
 /* The options after the machine's: devices, console, kernel, boot data. */
@@ -711,7 +697,7 @@ static int write_new_file(const char *path, const void *buf, size_t len)
 static int qemu_write_arm64_boot(const struct vmm_machine *m, struct qemu_tmp *tmp)
 {
 	static struct ptelab_arm64_bootrec rec;
-	uint64_t pa = m->initramfs ? vmm_qemu_arm64_initramfs_pa(m) : 0;
+	uint64_t pa = m->initramfs ? vmm_arm64_initramfs_pa(m) : 0;
 
 	if (!m->initramfs && !m->exec_argv_len)
 		return 0;

@@ -20,7 +20,8 @@
  *       numa-node-id
  *   /distance-map: compatible "numa-distance-map-v1", distance-matrix with
  *       a (from, to, distance) triple for every ordered pair of nodes
- *   /chosen: bootargs, ptelab,abi = PTELAB_ABI_VERSION
+ *   /chosen: bootargs, ptelab,abi = PTELAB_ABI_VERSION, ptelab,argv (with
+ *       run=exec's arguments)
  * and, when @m is an arm64 machine (ptelab's arm64 KVM backend; QEMU's
  * arm64 guests get QEMU's own tree), the devices of that machine:
  *   /cpus/cpu@N: compatible "arm,armv8"
@@ -28,6 +29,9 @@
  *   /pl011@9000000: compatible "arm,pl011", "arm,primecell", reg
  *   /ptelab-exit@90f0000: compatible "ptelab,exit", reg (ptelab/abi.h)
  *   /chosen/stdout-path: "/pl011@9000000"
+ *   /chosen/linux,initrd-start, linux,initrd-end (64 bits): with an
+ *       initramfs, [vmm_arm64_initramfs_pa(), + its size), where the
+ *       backend copies it
  * Return: the blob's size (> 0), or a negative libfdt error (-FDT_ERR_NOSPACE
  * when @size is too small).
  */

@@ -74,6 +74,15 @@ int vmm_machine_init(struct vmm_machine *m, enum vmm_layout layout, uint64_t mem
  * an empty range counts when @base is inside or at the end of a range. */
 int vmm_ranges_contain(const struct vmm_range *r, int nr, uint64_t base, uint64_t size);
 
+/*
+ * vmm_arm64_initramfs_pa - where an arm64 run's initramfs goes, on QEMU
+ * (its generic loader) and on the KVM backend (/chosen/linux,initrd-*):
+ * the top of the highest RAM run at least four times its size,
+ * PTELAB_INITRAMFS_ALIGN-aligned, above the boot data at the base of RAM.
+ * Return: the address, 0 when @m has no initramfs or no run has room.
+ */
+uint64_t vmm_arm64_initramfs_pa(const struct vmm_machine *m);
+
 /* Print the nodes and RAM runs on stderr, one "ptelab: " line each. */
 void vmm_machine_print(const struct vmm_machine *m);
 

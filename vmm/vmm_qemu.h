@@ -46,7 +46,7 @@ const char *vmm_qemu_package(enum vmm_arch arch);
  * -append bootargs, dumpdtb=@dumpdtb when not NULL, and with an
  * initramfs or program arguments a -device loader for each of
  * @dir/VMM_QEMU_BOOTREC_FILE and @dir/VMM_QEMU_INITRAMFS_FILE at the
- * addresses vmm_qemu_arm64_initramfs_pa() and ptelab/abi.h give. Both run under
+ * addresses vmm_arm64_initramfs_pa() and ptelab/abi.h give. Both run under
  * QEMU's seccomp sandbox, and no option opens a channel from the guest to
  * the host beyond the serial console and the status byte
  * (docs/isolation.md).
@@ -54,11 +54,6 @@ const char *vmm_qemu_package(enum vmm_arch arch);
  */
 int vmm_qemu_build_argv(const struct vmm_config *cfg, const struct vmm_machine *m, const char *dir,
 			const char *dumpdtb, struct vmm_qemu_argv *a);
-
-/* Where an arm64 run's initramfs goes: the top of the highest RAM run at
- * least four times its size, PTELAB_INITRAMFS_ALIGN-aligned, as the KVM
- * backends place it. Return: the address, 0 when none has room. */
-uint64_t vmm_qemu_arm64_initramfs_pa(const struct vmm_machine *m);
 
 /*
  * vmm_qemu_status - the guest's exit status from QEMU's exit code @code on

@@ -62,20 +62,36 @@ static void find_fdt(uint64_t x0)
 	boot_reserve(pa, size, x0 ? "device tree (x0)" : "device tree (QEMU)");
 }
 
+/* The tree as read before kmain() (which parses it again and reports its
+ * errors): only the ways out and the initramfs matter here. */
+static struct machine early;
+
 /*
  * find_exit_device - set arm64_exit_pa and the PSCI conduit from the tree,
- * before anything can exit. kmain() parses the whole tree again (and
- * reports its errors); here only the ways out matter.
+ * before anything can exit.
  */
 static void find_exit_device(void)
 {
-	static struct machine early;
 	char err[8];
 
 	if (bi.fdt &&
 	    machine_from_fdt(bi.fdt, dt_total_size(bi.fdt), &early, err, sizeof(err)) == 0)
 		arm64_exit_pa = early.exit_mmio;
 	arm64_psci_set_conduit(bi.current_el, early.psci_method);
+}
+
+/*
+ * find_fdt_initrd - the initramfs the tree's /chosen/linux,initrd-* name
+ * (ptelab's KVM backend), reserved before anything is allocated. A boot
+ * record (QEMU) already set one: that one stands.
+ */
+static void find_fdt_initrd(void)
+{
+	if (bi.initramfs_size || early.initrd_end <= early.initrd_start)
+		return;
+	bi.initramfs_phys = early.initrd_start;
+	bi.initramfs_size = early.initrd_end - early.initrd_start;
+	boot_reserve(bi.initramfs_phys, bi.initramfs_size, "initramfs (FDT /chosen)");
 }
 
 /*
@@ -125,6 +141,7 @@ void arm64_start(uint64_t x0, uint64_t entry_el, uint64_t entry_counter)
 	find_fdt(x0);
 	find_boot_record();
 	find_exit_device();
+	find_fdt_initrd();
 	bi.boot_path = arm64_exit_pa ? "ptelab-kvm" : "qemu-virt";
 	kmain(&bi);
 }

@@ -213,7 +213,7 @@ TEST(arm64_initramfs_by_loader)
 	CHECK_EQ(vmm_machine_init(&m, VMM_LAYOUT_VIRT, 1ULL << 30, 2, 1, "run=exec:/bin/x"), 0);
 	m.initramfs = cpio;
 	m.initramfs_size = sizeof(cpio) - 5;
-	CHECK_EQ(vmm_qemu_arm64_initramfs_pa(&m), 0x80000000ull - (3 << 20));
+	CHECK_EQ(vmm_arm64_initramfs_pa(&m), 0x80000000ull - (3 << 20));
 	CHECK_EQ(vmm_qemu_build_argv(&cfg, &m, "/tmp/x", NULL, &a), 0);
 	CHECK(has_pair("-device", "loader,file=/tmp/x/bootrec.bin,addr=0x401ff000,force-raw=on"));
 	CHECK(has_pair("-device",
@@ -231,7 +231,7 @@ TEST(arm64_initramfs_by_loader)
 	CHECK(find_arg("-device") < 0);
 	m.initramfs = cpio; /* more than a quarter of the one RAM run: no place */
 	m.initramfs_size = 300 << 20;
-	CHECK_EQ(vmm_qemu_arm64_initramfs_pa(&m), 0);
+	CHECK_EQ(vmm_arm64_initramfs_pa(&m), 0);
 }
 
 TEST_SUITE(qemu_argv, x86_64_command_line, arm64_command_line_and_dumpdtb,

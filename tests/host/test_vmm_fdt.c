@@ -223,6 +223,35 @@ TEST(arm64_tree_has_devices)
 	CHECK(fdt_path_offset(blob, "/" PTELAB_FDT_EXIT_NODE "@90f0000") < 0);
 }
 
+/* The arm64 KVM machine names its initramfs in /chosen as Linux's
+ * linux,initrd-start/-end, at the top of RAM, which the guest's parser
+ * reads back; no initramfs, or an x86_64 tree (PVH module 1), names none. */
+TEST(arm64_tree_names_initramfs)
+{
+	static const uint8_t cpio[1 << 20];
+
+	CHECK_EQ(vmm_machine_init(&vm, VMM_LAYOUT_VIRT, 1ULL << 30, 2, 1, "run=exec:/bin/x"), 0);
+	vm.initramfs = cpio;
+	vm.initramfs_size = sizeof(cpio) - 3;
+	CHECK(vmm_fdt_build(&vm, blob, PTELAB_ARM64_FDT_MAX) > 0);
+	CHECK_EQ(machine_from_fdt(blob, fdt_totalsize(blob), &gm, err, sizeof(err)), 0);
+	CHECK_EQ(gm.initrd_start, 0x80000000ull - (1 << 20));
+	CHECK_EQ(gm.initrd_end, gm.initrd_start + sizeof(cpio) - 3);
+	CHECK_EQ(gm.initrd_start, vmm_arm64_initramfs_pa(&vm));
+	vm.initramfs_size = 300 << 20; /* no run has room: none named */
+	CHECK(vmm_fdt_build(&vm, blob, PTELAB_ARM64_FDT_MAX) > 0);
+	CHECK(fdt_getprop(blob, fdt_path_offset(blob, "/chosen"), "linux,initrd-start", NULL) ==
+	      NULL);
+	CHECK_EQ(vmm_machine_init(&vm, VMM_LAYOUT_FLAT, 1ULL << 30, 2, 1, "run=exec:/bin/x"), 0);
+	vm.initramfs = cpio;
+	vm.initramfs_size = sizeof(cpio);
+	CHECK(vmm_fdt_build(&vm, blob, sizeof(blob)) > 0);
+	CHECK(fdt_getprop(blob, fdt_path_offset(blob, "/chosen"), "linux,initrd-start", NULL) ==
+	      NULL);
+	vm.initramfs = NULL;
+	vm.initramfs_size = 0;
+}
+
 /* --dtb-out's writer puts exactly the blob in the file. */
 TEST(write_file_exact)
 {
@@ -247,4 +276,5 @@ TEST(write_file_exact)
 
 TEST_SUITE(vmm_fdt, round_trip_1_to_8_nodes, round_trip_pc_layout_split_nodes,
 	   round_trip_virt_layout_no_timebase, largest_tree_fits_boot_slot, small_buffers_refused,
-	   tree_has_standard_names, arm64_tree_has_devices, write_file_exact)
+	   tree_has_standard_names, arm64_tree_has_devices, arm64_tree_names_initramfs,
+	   write_file_exact)

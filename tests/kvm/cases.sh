@@ -2,15 +2,75 @@
 # tests/kvm/cases.sh BACKEND - the cases tests/kvm/run.sh runs inside its
 # nested VM, on the real /dev/kvm there; BACKEND is kvm-x86_64 or kvm-arm64.
 # The real guest: hello at several sizes and node counts (exact memory and
-# nodes), exit statuses 0..255 (a sample) with --timing, a bad command, run=selftest on 1 and on 4 vCPUs; then
+# nodes), exit statuses 0..255 (a sample) with --timing, a bad command,
+# static user programs and Linux's mm selftests by run=exec (user_cases,
+# selftest_cases), run=selftest on 1 and on 4 vCPUs; then
 # the backend cases of tests/vmm/run.sh: tiny guests, crashes named with
 # registers, the real guest's run=fault (3, the exception and its address)
 # and run=hang (124 at --timeout).
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source=tests/user/cases.sh
+. "$TOP/tests/user/cases.sh"
+# shellcheck source=tests/selftests/check.sh
+. "$TOP/tests/selftests/check.sh"
 be=$1
 arch=${be#kvm-}
 args="--backend kvm --arch $arch"
+
+# user_cases: tests/user's programs, checked as tests/user/run.sh checks
+# them (tests/user/cases.sh): hello, forktest (with the children that
+# outlive pid 1), mm, segv; with kvm_full=1 also procmem and sigtest's
+# SIGSEGV-handler and rt_sigreturn cases.
+user_cases() {
+	u=$TOP/build/user/$arch
+	if [ ! -x "$u/bin/hello" ]; then
+		skip "$be: user programs" "build/user/$arch was not built (make user-progs)"
+		return
+	fi
+	BACKEND=kvm hello_cases "$be" "$u"
+	BACKEND=kvm fork_cases "$be" "$u"
+	status_case 0 --timeout 60 --initramfs "$u" -- run=exec:/bin/mm &&
+		out_has "$name" "^mm: ok\$" && pass "$name"
+	status_case 139 --timeout 60 --initramfs "$u" -- run=exec:/bin/segv &&
+		out_has "$name" "killed by signal 11" && pass "$name"
+	[ "${kvm_full:-0}" = 1 ] || return
+	BACKEND=kvm procmem_cases "$be" "$u"
+	BACKEND=kvm SIG_CASES="longjmp resume" sig_cases "$be" "$u"
+}
+
+# selftest_case PROG: Linux's selftest PROG on this backend, each TAP case
+# judged against tests/selftests/expected (tests/selftests/check.sh); its
+# time on the nested VM's clock.
+selftest_case() {
+	out=$TMPD/selftest-$1.out
+	t0=$(uptime_ms)
+	# shellcheck disable=SC2086
+	"$PTELAB" $args --timeout 600 --initramfs "$TOP/build/selftests/$arch" -- "run=exec:/bin/$1" \
+		>"$out" 2>&1
+	rc=$?
+	echo "kvm-stage: selftest exec:/bin/$1: status $rc in $(($(uptime_ms) - t0)) ms"
+	if grep -Eq 'panic|unhandled exception' "$out"; then
+		fail "$be: $1" "the kernel failed: $(grep -E 'panic|unhandled exception' "$out" | head -n 1)"
+		return
+	fi
+	check_cases "$be" "$1" "$out" >"$TMPD/cases"
+	report_cases "$TMPD/cases"
+}
+
+# selftest_cases: mkdirty and madv_populate; with kvm_full=1 (make stress)
+# map_fixed_noreplace and cow too.
+selftest_cases() {
+	if [ ! -d "$TOP/build/selftests/$arch/bin" ]; then
+		skip "$be: Linux's mm selftests" "build/selftests/$arch was not built (make selftests-fetch)"
+		return
+	fi
+	progs="mkdirty madv_populate"
+	[ "${kvm_full:-0}" = 1 ] && progs="$progs map_fixed_noreplace cow"
+	for p in $progs; do
+		selftest_case "$p"
+	done
+}
 
 # hello_case MEM NODES WANT_MIB WANT_NODE_SIZE
 hello_case() {
@@ -61,18 +121,13 @@ status_case 0 --verbose --mem 512M --nodes 2 run=exit:0 &&
 	pass "$name"
 status_case 2 --timeout 60 run=nosuchcommand &&
 	out_has "$name" "unknown command 'nosuchcommand'" && pass "$name"
-# Static user programs from an initramfs, which this backend passes as PVH
-# module 1 (docs/user.md); the arm64 KVM backend does not place one yet.
-if [ "$arch" = x86_64 ]; then
-	status_case 5 --timeout 60 --initramfs "$TOP/build/user/$arch" -- run=exec:/bin/hello -- kvm 5 &&
-		out_has "$name" "^argv\[1\]=kvm\$" && pass "$name"
-	status_case 0 --timeout 60 --initramfs "$TOP/build/user/$arch" -- run=exec:/bin/mm &&
-		out_has "$name" "^mm: ok\$" && pass "$name"
-	status_case 139 --timeout 60 --initramfs "$TOP/build/user/$arch" -- run=exec:/bin/segv &&
-		out_has "$name" "killed by signal 11" && pass "$name"
-else
-	skip "$be: run=exec" "the arm64 KVM backend does not load an initramfs yet (docs/user.md)"
-fi
+# Static user programs (tests/user) and Linux's mm selftests from an
+# initramfs, which this backend passes as PVH module 1 on x86_64 and names
+# in the tree's /chosen/linux,initrd-* on arm64 (docs/user.md).
+t0=$(uptime_ms)
+user_cases
+echo "kvm-stage: timing: run=exec of tests/user (kvm_full=${kvm_full:-0}): $(($(uptime_ms) - t0)) ms"
+selftest_cases
 # The whole selftest on one vCPU: make stress only (kvm_full=1 from
 # tests/kvm/run.sh --full); make test runs it on 4 vCPUs below.
 if [ "${kvm_full:-0}" = 1 ]; then

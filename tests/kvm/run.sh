@@ -10,7 +10,9 @@
 #          -cpu max; the kernel starts at EL2 and KVM is built in.
 #
 # The packages are fetched once into build/kvm/ARCH (tests/kvm/fetch.sh);
-# the initramfs is rebuilt on every run (about a second). Every case line
+# the initramfs is rebuilt on every run (about a second); it carries
+# build/user/ARCH/bin and build/selftests/ARCH/bin when they are built,
+# for the run=exec cases. Every case line
 # printed inside (ok/FAIL/SKIP) counts here. No QEMU, no package (no
 # network) or no /dev/kvm in the nested VM: one SKIP line per arch.
 # The nested VMs run side by side under nice; each has NESTED_TIMEOUT
@@ -21,7 +23,9 @@
 # migrate on 4 vCPUs, active=0 and 3) and passes its RESULT lines on;
 # --full (make stress) runs the cases with the one-vCPU selftest too
 # (kvm_full=1; make test's cases run the selftest on 4 vCPUs only, which
-# covers every case the one-vCPU run has: about 200 s less a nested VM);
+# covers every case the one-vCPU run has: about 200 s less a nested VM),
+# and the run=exec cases make test leaves out (procmem, two sigtest
+# cases, Linux's map_fixed_noreplace and cow);
 # --scaling runs tests/kvm/scaling.sh (bench:fault and bench:gup
 # with cpus=1,2,4,8 on the nested KVM) and passes its RESULT lines on; the
 # nested VM then has NESTED_SMP vCPUs (default 1, for every stage).
@@ -77,7 +81,8 @@ prepare() {
 	r=$K/$a/root
 	rm -rf "$r"
 	mkdir -p "$r/bin" "$r/proc" "$r/sys" "$r/dev" "$r/tmp" "$r/lib/modules" \
-		"$r/ptelab/build/x86_64" "$r/ptelab/build/arm64" "$r/ptelab/tests/kvm" "$r/ptelab/tests/vmm"
+		"$r/ptelab/build/x86_64" "$r/ptelab/build/arm64" "$r/ptelab/tests/kvm" "$r/ptelab/tests/vmm" \
+		"$r/ptelab/tests/user" "$r/ptelab/tests/selftests"
 	cp "$K/$a/busybox" "$r/bin/busybox"
 	ln -s busybox "$r/bin/sh"
 	[ -d "$K/$a/modules" ] && cp "$K/$a"/modules/*.ko "$r/lib/modules/"
@@ -86,6 +91,8 @@ prepare() {
 	cp "$TOP/tests/kvm/cases.sh" "$TOP/tests/kvm/bench.sh" "$TOP/tests/kvm/shootdown.sh" \
 		"$TOP/tests/kvm/scaling.sh" "$r/ptelab/tests/kvm/"
 	cp "$TOP/tests/vmm/run.sh" "$TOP/tests/vmm/hostile.sh" "$r/ptelab/tests/vmm/"
+	cp "$TOP/tests/user/cases.sh" "$r/ptelab/tests/user/"
+	cp "$TOP/tests/selftests/check.sh" "$TOP/tests/selftests/expected" "$r/ptelab/tests/selftests/"
 	cp "$K/$a/ptelab" "$K/$a/mkelf" "$K/$a/timeit" "$r/ptelab/build/"
 	for g in x86_64 arm64; do
 		[ -f "$TOP/build/$g/guest.elf" ] && cp "$TOP/build/$g/guest.elf" "$r/ptelab/build/$g/"
@@ -94,9 +101,12 @@ prepare() {
 			[ -f "$e" ] && cp "$e" "$r/ptelab/build/$g/"
 		done
 	done
-	if [ -d "$TOP/build/user/$a" ]; then
-		mkdir -p "$r/ptelab/build/user" && cp -r "$TOP/build/user/$a" "$r/ptelab/build/user/"
-	fi
+	# The static programs run=exec runs (tests/kvm/cases.sh), when built.
+	for d in user selftests; do
+		if [ -d "$TOP/build/$d/$a/bin" ]; then
+			mkdir -p "$r/ptelab/build/$d/$a" && cp -r "$TOP/build/$d/$a/bin" "$r/ptelab/build/$d/$a/"
+		fi
+	done
 	mkcpio "$r" "$K/$a/initrd" || { why="cannot write the initramfs"; return 2; }
 }
 

@@ -5,17 +5,10 @@
 # ELF refused, and --initramfs's checks before boot. x86_64 and arm64 on
 # QEMU TCG (x86_64 also on KVM where usable).
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source=tests/user/cases.sh
+. "$TOP/tests/user/cases.sh"
 
 USER=$TOP/build/user
-
-# user_case ARCH NAME WANT_STATUS INITRAMFS RUN_ARGS...: boot, check the status.
-user_case() {
-	uc_arch=$1 uc_name="$1: $2" uc_want=$3 uc_ifs=$4
-	shift 4
-	expect_status "$uc_name" "$uc_want" "$PTELAB" --backend "${BACKEND:-qemu}" --arch "$uc_arch" \
-		--timeout 60 --initramfs "$uc_ifs" "$@" || return 1
-	out_lacks "$uc_name" "panic|unhandled exception" || return 1
-}
 
 # mkcpio DIR OUT: DIR's files (one level of subdirectories) as a newc
 # archive written by the shell, so that a ready archive is tested with
@@ -42,52 +35,6 @@ cpio_member() {
 	head -c $(((4 - $4 % 4) % 4)) /dev/zero >>"$1"
 }
 
-# fork_cases ARCH INITRAMFS: forktest (tests/user/forktest.c), every
-# case named in the output; then pid 1 exiting before its children.
-fork_cases() {
-	a=$1 n="$1: forktest"
-	user_case $a "forktest" 0 "$2" run=exec:/bin/forktest || return 1
-	for c in cow pipe pipe_refcount many segv zombie wnohang echild dup2 fcntl vfork clone orphan sigchld sigpipe; do
-		out_has "$n" "^forktest: $c ok\$" || return 1
-	done
-	out_has "$n" "^forktest: 0 failed\$" &&
-		out_has "$n" "^exec: pid [0-9]+ killed by signal 11 \(SIGSEGV\)" &&
-		out_has "$n" "^exec: unknown system call (56|220): 1 time\(s\), -ENOSYS\$" &&
-		pass "$n: fork+COW, 200 KiB pipe, 20 children, a child's SIGSEGV, zombie, WNOHANG, ECHILD, dup2, fcntl, vfork, clone tids, CLONE_VM -ENOSYS, orphan to pid 1, SIGCHLD (CLD_EXITED, CLD_KILLED), SIGPIPE"
-	user_case $a "forktest late" 0 "$2" -- run=exec:/bin/forktest -- late &&
-		out_has "$n late" "^forktest: late child 2 ran after pid 1 exited, parent 1\$" &&
-		pass "$n: a child outlives pid 1 and runs to its end"
-	user_case $a "forktest stuck" 0 "$2" -- run=exec:/bin/forktest -- stuck &&
-		out_has "$n stuck" "^exec: 1 process\(es\) blocked with nothing to wake them: killed\$" &&
-		pass "$n: a child blocked for good after pid 1 exited is killed, the run ends"
-	user_case $a "forktest stuck_init" 137 "$2" -- run=exec:/bin/forktest -- stuck_init &&
-		out_has "$n stuck_init" "^exec: 1 process\(es\) blocked with nothing to wake them: killed\$" &&
-		out_lacks "$n stuck_init" "read returned" &&
-		pass "$n: pid 1 blocked for good is killed: status 137"
-}
-
-# sig_cases ARCH DIR: signal delivery (tests/user/sigtest.c), one boot a case.
-sig_cases() {
-	while read -r c what; do
-		user_case $1 "sigtest $c" 0 "$2" -- run=exec:/bin/sigtest -- "$c" </dev/null &&
-			out_has "$1: sigtest $c" "^sigtest $c: ok\$" && pass "$1: sigtest $c: $what"
-	done <<-EOF
-		longjmp SIGSEGV handler (si_addr, ACCERR, MAPERR), siglongjmp out, page unmodified, mask restored
-		resume rt_sigreturn resumes the store after mprotect; GPRs and FP/SIMD registers restored from the frame
-		kill kill/raise to itself: handler, blocked then unblocked, SIG_IGN, SA_RESETHAND, errors
-		altstack sigaltstack: SA_ONSTACK handler on it, SS_ONSTACK and EPERM inside
-		badframe rt_sigreturn of a frame Linux refuses: SIGSEGV (SI_KERNEL) to the handler, no kernel fault
-		traps SIGILL, SIGTRAP (and SIGFPE on x86) handlers: si_code, si_addr, trapno/ESR, PC changed in the frame
-	EOF
-	user_case $1 "sigtest dfl" 138 "$2" -- run=exec:/bin/sigtest -- dfl &&
-		out_has "$1: sigtest dfl" "^exec: pid 1 killed by signal 10 \(SIGUSR1\)\$" &&
-		pass "$1: sigtest dfl: SIGUSR1 with SIG_DFL ends the process with 138"
-	user_case $1 "sigtest blocked" 139 "$2" -- run=exec:/bin/sigtest -- blocked &&
-		out_has "$1: sigtest blocked" "^exec: pid 1 killed by signal 11 \(SIGSEGV\) at address" &&
-		out_lacks "$1: sigtest blocked" "^FAIL" &&
-		pass "$1: sigtest blocked: a fault with SIGSEGV blocked ends the process, handler or not"
-}
-
 # lbench_case ARCH DIR: lbench, the binary `make compare` boots Linux with,
 # as a ptelab user process: its micro-benchmarks must print one valid
 # RESULT line per row (syscall; ufault at every fault size: 4K to 1M and
@@ -107,19 +54,14 @@ lbench_case() {
 # arch_cases ARCH: the programs of build/user/ARCH on QEMU TCG.
 arch_cases() {
 	a=$1 ifs=$USER/$1
-	user_case $a "hello with arguments, status from main" 7 "$ifs" -- run=exec:/bin/hello -- a 7 &&
-		out_has "$a: hello" "^hello from user space: argc=3" &&
-		out_has "$a: hello" "^argv\[1\]=a\$" && out_has "$a: hello" "^HOME=/\$" &&
-		out_lacks "$a: hello" "unknown system call" &&
-		pass "$a: hello: glibc's startup and printf, argv, envp, exit status 7"
+	hello_cases $a "$ifs"
 	user_case $a "mm" 0 "$ifs" run=exec:/bin/mm && out_has "$a: mm" "^mm: ok\$" &&
 		pass "$a: mm: mmap 2M, touch, mprotect, DONTNEED, FIXED_NOREPLACE, POPULATE, file map, munmap, brk"
 	user_case $a "proc" 0 "$ifs" run=exec:/bin/proc && out_has "$a: proc" "^proc: ok\$" &&
 		pass "$a: proc: /proc/self/pagemap (present, exclusive, PFNs of a 2M folio, EINVAL), maps, smaps"
 	user_case $a "kpf" 0 "$ifs" run=exec:/bin/kpf && out_has "$a: kpf" "^kpf: ok\$" &&
 		pass "$a: kpf: /proc/kpageflags (PMD THP and 64K mTHP head/tails with THP, a 4K page, EOF, EINVAL), /proc/vmstat pgfault, smaps_rollup"
-	user_case $a "procmem" 0 "$ifs" run=exec:/bin/procmem && out_has "$a: procmem" "^procmem: ok\$" &&
-		pass "$a: procmem: /proc/self/mem writes into read-only pages (4K, THP) stay read-only; hpage_pmd_size; mbind, get_mempolicy, move_pages, capget/capset"
+	procmem_cases $a "$ifs"
 	user_case $a "segv" 139 "$ifs" run=exec:/bin/segv &&
 		out_has "$a: segv" "^exec: pid 1 killed by signal 11 \(SIGSEGV\) at address 0x[0-9a-f]+001," &&
 		pass "$a: segv: a store to a read-only page ends the process with 139, the kernel goes on"
