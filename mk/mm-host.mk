@@ -48,10 +48,13 @@ EXTRA_ALL += $(foreach f,$(MM_HOST_FORMATS),$(B)/mm-tests-$(f))
 
 # make stress: the schedule explorer's mixes for a long budget, both
 # formats side by side (tests/mm/stress.sh; SCHEDULES=N seeds per mix),
-# then the nested-KVM cases with the one-vCPU selftest too
+# the QEMU boots with the one-CPU in-guest selftest too (BOOT_FULL=1
+# tests/boot/run.sh: make test runs it on 4 CPUs only, which has every
+# case), then the nested-KVM cases with the one-vCPU selftest too
 # (tests/kvm/run.sh --full; STRESS_KVM=0 leaves them out).
 STRESS_KVM ?= 1
 .PHONY: stress
 stress: $(foreach f,$(MM_HOST_FORMATS),$(B)/mm-tests-$(f))
 	SCHEDULES=$(SCHEDULES) sh tests/mm/stress.sh
+	BOOT_FULL=1 sh tests/boot/run.sh
 	@if [ "$(STRESS_KVM)" = 1 ]; then sh tests/kvm/run.sh --full; fi
