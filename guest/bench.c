@@ -160,6 +160,21 @@ unsigned long bench_map(struct mm *mm, const struct folio_size *fs, unsigned lon
 	return (unsigned long)a;
 }
 
+int bench_rep_populated(const struct folio_size *fs, const struct bench_params *p,
+			int (*prepare)(struct mm *mm, unsigned long addr, unsigned long size),
+			int (*op)(struct mm *mm, unsigned long addr, unsigned long size))
+{
+	struct mm *mm = mm_create();
+	unsigned long a = mm ? bench_map(mm, fs, p->size, true) : 0;
+	int err = -1;
+
+	if (a && (!prepare || !prepare(mm, a, p->size)))
+		err = bench_timed(mm, a, p, op);
+	if (mm)
+		mm_put(mm);
+	return err ? -1 : 0;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

@@ -25,31 +25,18 @@ static int op_swapin(struct mm *mm, unsigned long addr, unsigned long size)
 	return mm_touch(mm, addr, size, false) ? -1 : 0;
 }
 
-static int rep_swap(const struct folio_size *fs, const struct bench_params *p, bool in)
-{
-	struct mm *mm = mm_create();
-	unsigned long a = mm ? bench_map(mm, fs, p->size, true) : 0;
-	int err = -1;
-
-	if (a && (!in || !op_pageout(mm, a, p->size)))
-		err = bench_timed(mm, a, p, in ? op_swapin : op_pageout);
-	if (mm)
-		mm_put(mm);
-	return err ? -1 : 0;
-}
-
 static int rep_pageout(const struct folio_size *fs, const struct bench_rep *r,
 		       const struct bench_params *p)
 {
 	(void)r;
-	return rep_swap(fs, p, false);
+	return bench_rep_populated(fs, p, NULL, op_pageout);
 }
 
 static int rep_swapin(const struct folio_size *fs, const struct bench_rep *r,
 		      const struct bench_params *p)
 {
 	(void)r;
-	return rep_swap(fs, p, true);
+	return bench_rep_populated(fs, p, op_pageout, op_swapin);
 }
 
 const struct bench bench_pageout = { .name = "pageout",

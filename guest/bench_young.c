@@ -18,16 +18,8 @@ static int op_young(struct mm *mm, unsigned long addr, unsigned long size)
 static int rep_young(const struct folio_size *fs, const struct bench_rep *r,
 		     const struct bench_params *p)
 {
-	struct mm *mm = mm_create();
-	unsigned long a = mm ? bench_map(mm, fs, p->size, true) : 0;
-	int err = -1;
-
 	(void)r;
-	if (a)
-		err = bench_timed(mm, a, p, op_young);
-	if (mm)
-		mm_put(mm);
-	return err ? -1 : 0;
+	return bench_rep_populated(fs, p, NULL, op_young);
 }
 
 const struct bench bench_young = {

@@ -303,32 +303,31 @@ long sys_close(struct user_regs *r, const long *a)
 	return 0;
 }
 
-long sys_pread64(struct user_regs *r, const long *a)
+/* pread64 / pwrite64: at the offset given, the fd's own untouched. */
+static long do_pio(const long *a, bool write)
 {
 	struct fd *f = fd_get(a[0]);
 
-	(void)r;
 	if (!f)
 		return -EBADF;
 	if (f->kind == FD_CONSOLE || f->kind == FD_PIPE)
 		return -ESPIPE;
 	if (a[3] < 0)
 		return -EINVAL;
-	return file_read(f, (unsigned long)a[1], (size_t)a[2], (uint64_t)a[3]);
+	return write ? file_write(f, (unsigned long)a[1], (size_t)a[2], (uint64_t)a[3])
+		     : file_read(f, (unsigned long)a[1], (size_t)a[2], (uint64_t)a[3]);
+}
+
+long sys_pread64(struct user_regs *r, const long *a)
+{
+	(void)r;
+	return do_pio(a, false);
 }
 
 long sys_pwrite64(struct user_regs *r, const long *a)
 {
-	struct fd *f = fd_get(a[0]);
-
 	(void)r;
-	if (!f)
-		return -EBADF;
-	if (f->kind == FD_CONSOLE)
-		return -ESPIPE;
-	if (a[3] < 0)
-		return -EINVAL;
-	return file_write(f, (unsigned long)a[1], (size_t)a[2], (uint64_t)a[3]);
+	return do_pio(a, true);
 }
 
 long sys_lseek(struct user_regs *r, const long *a)

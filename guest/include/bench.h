@@ -135,4 +135,14 @@ extern const char *const variants_batching[];
 unsigned long bench_map(struct mm *mm, const struct folio_size *fs, unsigned long size,
 			bool populate);
 
+/*
+ * bench_rep_populated - one repetition of the common shape: a new mm,
+ * @p->size of populated memory of folio size @fs, @prepare (untimed; may
+ * be NULL), then @op timed by bench_timed(), the mm put.
+ * Return: 0, or -1 when a step failed.
+ */
+int bench_rep_populated(const struct folio_size *fs, const struct bench_params *p,
+			int (*prepare)(struct mm *mm, unsigned long addr, unsigned long size),
+			int (*op)(struct mm *mm, unsigned long addr, unsigned long size));
+
 #endif
