@@ -103,6 +103,17 @@ static void vma_flags(const struct vma *v, struct proc_text *t)
 		    v->flags & VM_HUGEPAGE ? " hg" : "", nh ? " nh" : "");
 }
 
+/* The lines of @c that smaps and smaps_rollup share, Rss to Locked. */
+static void smaps_counts(const struct smaps_count *c, struct proc_text *t)
+{
+	proc_printf(t, "%-16s%8lu kB\n", "Rss:", c->rss >> 10);
+	proc_printf(t, "%-16s%8lu kB\n", "Pss:", c->pss >> 10);
+	proc_printf(t, "%-16s%8lu kB\n", "Anonymous:", c->rss >> 10);
+	proc_printf(t, "%-16s%8lu kB\n", "AnonHugePages:", c->anon_pmd >> 10);
+	proc_printf(t, "%-16s%8lu kB\n", "Swap:", 0ul);
+	proc_printf(t, "%-16s%8lu kB\n", "Locked:", 0ul);
+}
+
 static void vma_smaps(struct process *p, const struct vma *v, struct proc_text *t)
 {
 	struct smaps_count c = { 0 };
@@ -113,12 +124,7 @@ static void vma_smaps(struct process *p, const struct vma *v, struct proc_text *
 	proc_printf(t, "%-16s%8lu kB\n", "Size:", (v->end - v->start) >> 10);
 	proc_printf(t, "%-16s%8lu kB\n", "KernelPageSize:", PAGE_SIZE >> 10);
 	proc_printf(t, "%-16s%8lu kB\n", "MMUPageSize:", PAGE_SIZE >> 10);
-	proc_printf(t, "%-16s%8lu kB\n", "Rss:", c.rss >> 10);
-	proc_printf(t, "%-16s%8lu kB\n", "Pss:", c.pss >> 10);
-	proc_printf(t, "%-16s%8lu kB\n", "Anonymous:", c.rss >> 10);
-	proc_printf(t, "%-16s%8lu kB\n", "AnonHugePages:", c.anon_pmd >> 10);
-	proc_printf(t, "%-16s%8lu kB\n", "Swap:", 0ul);
-	proc_printf(t, "%-16s%8lu kB\n", "Locked:", 0ul);
+	smaps_counts(&c, t);
 	proc_printf(t, "THPeligible:    %8d\n", thp);
 	vma_flags(v, t);
 }
@@ -170,11 +176,6 @@ int proc_smaps_rollup_text(struct process *p, const struct proc_entry *e, struct
 	proc_printf(t, "%08lx-%08lx ---p %08x %02x:%02x %lu ", start, end, 0, 0, 0, 0ul);
 	pad = NAME_PAD - (int)(t->len - line);
 	proc_printf(t, "%*s [rollup]\n", pad > 0 ? pad : 0, "");
-	proc_printf(t, "%-16s%8lu kB\n", "Rss:", c.rss >> 10);
-	proc_printf(t, "%-16s%8lu kB\n", "Pss:", c.pss >> 10);
-	proc_printf(t, "%-16s%8lu kB\n", "Anonymous:", c.rss >> 10);
-	proc_printf(t, "%-16s%8lu kB\n", "AnonHugePages:", c.anon_pmd >> 10);
-	proc_printf(t, "%-16s%8lu kB\n", "Swap:", 0ul);
-	proc_printf(t, "%-16s%8lu kB\n", "Locked:", 0ul);
+	smaps_counts(&c, t);
 	return t->err;
 }
