@@ -11,7 +11,8 @@
  * copies), so offset, device and inode are 0, and only [heap] and
  * [stack] have a name. smaps carries the fields ptelab has a value for:
  * Size, KernelPageSize, MMUPageSize, Rss, Pss, Anonymous, AnonHugePages
- * (PMD-mapped, as Linux counts it), Swap and Locked (0), THPeligible,
+ * (PMD-mapped, as Linux counts it), Swap (pages whose entry is a swap
+ * entry, mm/swap.h), Locked (0), THPeligible,
  * VmFlags. VmFlags has no "sd": there is no soft-dirty tracking, which is
  * how a program (the selftests' softdirty_supported()) tells.
  */
@@ -31,7 +32,7 @@
 
 /* What smaps counts in one VMA, in bytes. */
 struct smaps_count {
-	unsigned long rss, pss, anon_pmd;
+	unsigned long rss, pss, anon_pmd, swap;
 };
 
 /* Count the page of @fw (one of its folio's mappings) into @c. */
@@ -59,6 +60,8 @@ static void count_vma(struct mm *mm, const struct vma *v, struct smaps_count *c)
 		}
 		if (folio_walk(mm, a, FW_MIGRATION, &fw))
 			count_page(c, &fw);
+		else if (swap_entry_at(mm, a, &(pte_t){ 0 }))
+			c->swap += PAGE_SIZE;
 		a += PAGE_SIZE;
 	}
 }
@@ -110,7 +113,7 @@ static void smaps_counts(const struct smaps_count *c, struct proc_text *t)
 	proc_printf(t, "%-16s%8lu kB\n", "Pss:", c->pss >> 10);
 	proc_printf(t, "%-16s%8lu kB\n", "Anonymous:", c->rss >> 10);
 	proc_printf(t, "%-16s%8lu kB\n", "AnonHugePages:", c->anon_pmd >> 10);
-	proc_printf(t, "%-16s%8lu kB\n", "Swap:", 0ul);
+	proc_printf(t, "%-16s%8lu kB\n", "Swap:", c->swap >> 10);
 	proc_printf(t, "%-16s%8lu kB\n", "Locked:", 0ul);
 }
 

@@ -12,7 +12,8 @@
  *  - /sys/kernel/mm/transparent_hugepage/hpage_pmd_size is 2097152;
  *  - mbind(MPOL_LOCAL, MPOL_MF_MOVE) and get_mempolicy(MPOL_F_NODE |
  *    MPOL_F_ADDR), move_pages' query, a bad mask (-EINVAL), and
- *    capget/capset round trip.
+ *    capget/capset round trip;
+ *  - MADV_PAGEOUT: pagemap's swapped bit, smaps' Swap, the contents back.
  * Prints "procmem: ok" and exits 0, or names each failed step, exits 1.
  */
 #define _GNU_SOURCE
@@ -151,6 +152,49 @@ static void numa(void)
 	      "capset drops it from the effective set");
 }
 
+/* The "Swap:" kB of the smaps block of the VMA starting at @addr, or -1. */
+static long smaps_swap_kb(const void *addr)
+{
+	char line[256], head[32];
+	FILE *f = fopen("/proc/self/smaps", "r");
+	long kb = -1;
+	int in = 0;
+
+	snprintf(head, sizeof(head), "%08lx-", (unsigned long)addr);
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, head, strlen(head)))
+			in = 1;
+		else if (in && sscanf(line, "Swap: %ld kB", &kb) == 1)
+			break;
+	}
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/* MADV_PAGEOUT: the pages go to swap (pagemap bit 62, smaps Swap) and a
+ * read brings the contents back. */
+static void swap(void)
+{
+	char *p = mmap(NULL, 64 << 10, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t e = 0;
+
+	memset(p, 0x77, 64 << 10);
+	check(madvise(p, 64 << 10, MADV_PAGEOUT) == 0, "MADV_PAGEOUT");
+	check(pread(pagemap, &e, 8, (off_t)((uintptr_t)p / 4096 * 8)) == 8 && (e >> 62 & 1) &&
+		      !(e >> 63),
+	      "pagemap: swapped, not present");
+	check(smaps_swap_kb(p) == 64, "smaps Swap: 64 kB");
+	check(p[5000] == 0x77 && smaps_swap_kb(p) == 60,
+	      "one read brings one page back (4 KiB folios: mTHP is \"never\")");
+	for (int i = 0; i < 64 << 10; i++)
+		if (p[i] != 0x77) {
+			check(0, "the contents read back from swap");
+			break;
+		}
+	check(smaps_swap_kb(p) == 0, "smaps Swap: 0 kB after reading it all");
+}
+
 int main(void)
 {
 	mem = open("/proc/self/mem", O_RDWR);
@@ -161,6 +205,7 @@ int main(void)
 	ptrace_reads();
 	sysfs();
 	numa();
+	swap();
 	printf("procmem: %s\n", fails ? "FAILED" : "ok");
 	return fails ? 1 : 0;
 }
