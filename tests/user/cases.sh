@@ -27,7 +27,7 @@ hello_cases() {
 # procmem_cases ARCH INITRAMFS: /proc/self/mem and the policy calls.
 procmem_cases() {
 	user_case "$1" "procmem" 0 "$2" run=exec:/bin/procmem && out_has "$1: procmem" "^procmem: ok\$" &&
-		pass "$1: procmem: /proc/self/mem writes into read-only pages (4K, THP) stay read-only; hpage_pmd_size; mbind, get_mempolicy, move_pages, capget/capset"
+		pass "$1: procmem: /proc/self/mem writes into read-only pages (4K, THP) stay read-only; hpage_pmd_size; mbind, get_mempolicy, move_pages, capget/capset; MADV_PAGEOUT to swap and back"
 }
 
 # fork_cases ARCH INITRAMFS: forktest (tests/user/forktest.c), every
