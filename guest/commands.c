@@ -196,7 +196,9 @@ static const struct command commands[] = {
 	  true },
 	{ "fault", "take an unhandled page fault (exits 3)", ARG_NONE, cmd_fault, NULL, true },
 	{ "hang", "spin forever with interrupts off", ARG_NONE, cmd_hang, NULL, true },
-	{ "selftest", "selftest[:FILTER] - run the in-guest tests; selftest:list names them",
+	{ "selftest",
+	  "selftest[:FILTER] - run the in-guest tests whose name has a part of FILTER (parts "
+	  "joined by +); selftest:list names them",
 	  ARG_OPTIONAL, cmd_selftest, NULL, true },
 	{ "stress", "stress:mm - random concurrent mm mixes on cpus= CPUs for seconds=, checked",
 	  ARG_REQUIRED, cmd_stress, check_stress, true },

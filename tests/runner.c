@@ -60,8 +60,9 @@ static int run_case(const struct test_suite *s, const struct test_case *c,
 	return case_failures == 0;
 }
 
-/* Does "suite/case" name @full match @filter: NULL, or one of its
- * comma-separated parts as a substring? */
+/* Does "suite/case" name @full match @filter: NULL, or one of its parts
+ * as a substring? Parts are separated by ',' or '+' (the guest's command
+ * line splits run= at commas, so a guest filter list uses '+'). */
 static int filter_match(const char *full, const char *filter)
 {
 	char part[128];
@@ -69,7 +70,7 @@ static int filter_match(const char *full, const char *filter)
 	if (!filter)
 		return 1;
 	while (*filter) {
-		size_t n = strcspn(filter, ",");
+		size_t n = strcspn(filter, ",+");
 
 		if (n && n < sizeof(part)) {
 			memcpy(part, filter, n);
@@ -77,7 +78,7 @@ static int filter_match(const char *full, const char *filter)
 			if (strstr(full, part))
 				return 1;
 		}
-		filter += n + (filter[n] == ',');
+		filter += n + (filter[n] != '\0');
 	}
 	return 0;
 }

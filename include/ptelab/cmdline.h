@@ -31,7 +31,7 @@ struct cmdline_word {
 
 struct run_item {
 	char name[CMDLINE_KEY_MAX];
-	char arg[CMDLINE_KEY_MAX]; /* "" when the command has no :ARG */
+	char arg[CMDLINE_VAL_MAX]; /* "" when the command has no :ARG */
 	int has_arg;
 };
 
