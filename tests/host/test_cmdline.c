@@ -4,6 +4,7 @@
  * them.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "ptelab/cmdline.h"
 #include "test.h"
@@ -26,6 +27,22 @@ TEST(run_list_and_keys)
 	CHECK_STR(cmdline_get(&cl, "fork"), "16");
 	CHECK_STR(cmdline_get(&cl, "flag"), "");
 	CHECK(cmdline_get(&cl, "nope") == NULL);
+}
+
+/* A run item's argument may be as long as a value (a selftest filter
+ * list); a longer run= value is refused as a whole. */
+TEST(long_run_argument)
+{
+	char line[CMDLINE_VAL_MAX + 16], want[CMDLINE_VAL_MAX];
+	size_t n = sizeof(want) - 1 - strlen("selftest:");
+
+	memset(want, 'a', n);
+	want[n] = 0;
+	snprintf(line, sizeof(line), "run=selftest:%s", want);
+	CHECK_EQ(cmdline_parse(line, &cl, err, sizeof(err)), 0);
+	CHECK_STR(cl.run[0].arg, want);
+	snprintf(line, sizeof(line), "run=selftest:%sa", want);
+	CHECK_EQ(cmdline_parse(line, &cl, err, sizeof(err)), -1);
 }
 
 /* Empty input parses to nothing and is not an error. */
@@ -195,6 +212,7 @@ TEST(rows_drive_the_check)
 	}
 }
 
-TEST_SUITE(cmdline, run_list_and_keys, empty_is_empty, malformed_words_are_refused, too_many_words,
-	   unknown_key_is_named, uint_parsing, help_lists_every_key_with_range_and_default,
-	   every_default_is_a_value, value_or_default, rows_drive_the_check)
+TEST_SUITE(cmdline, run_list_and_keys, long_run_argument, empty_is_empty,
+	   malformed_words_are_refused, too_many_words, unknown_key_is_named, uint_parsing,
+	   help_lists_every_key_with_range_and_default, every_default_is_a_value, value_or_default,
+	   rows_drive_the_check)
