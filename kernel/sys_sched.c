@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 
+#include "kernel.h"
 #include "process.h"
 #include "syscall.h"
 
@@ -35,4 +36,37 @@ long sys_sched_setscheduler(struct user_regs *r, const long *a)
 	if (policy == SCHED_FIFO)
 		return prio < 1 || prio > FIFO_PRIO_MAX ? -EINVAL : 0;
 	return -EINVAL;
+}
+
+/* The kernel's cpumask: one long, as Linux's for up to 64 CPUs. */
+#define CPUMASK_BYTES 8
+
+/* sched_getaffinity(pid, len, mask): every CPU of the machine, although
+ * tasks all run on one (scheduler.h); programs size their threads by
+ * it. Return: the mask's size in bytes, as Linux's system call. */
+long sys_sched_getaffinity(struct user_regs *r, const long *a)
+{
+	uint64_t mask = machine.nr_cpus >= 64 ? ~0ull : (1ull << machine.nr_cpus) - 1;
+
+	(void)r;
+	if ((int)a[0] < 0)
+		return -ESRCH;
+	if ((unsigned long)a[1] < CPUMASK_BYTES || ((unsigned long)a[1] & 7))
+		return -EINVAL;
+	if (copy_to_user((unsigned long)a[2], &mask, sizeof(mask)))
+		return -EFAULT;
+	return CPUMASK_BYTES;
+}
+
+/* sched_setaffinity: accepted when the mask names a CPU of the machine;
+ * it changes nothing, every task runs on the one CPU anyway. */
+long sys_sched_setaffinity(struct user_regs *r, const long *a)
+{
+	uint64_t mask = 0, all = machine.nr_cpus >= 64 ? ~0ull : (1ull << machine.nr_cpus) - 1;
+	unsigned long len = (unsigned long)a[1];
+
+	(void)r;
+	if (copy_from_user(&mask, (unsigned long)a[2], len < sizeof(mask) ? len : sizeof(mask)))
+		return -EFAULT;
+	return mask & all ? 0 : -EINVAL;
 }

@@ -54,6 +54,23 @@ fork_cases() {
 		pass "$n: pid 1 blocked for good is killed: status 137"
 }
 
+# thread_cases ARCH INITRAMFS: preemption of user code (preempt.c: two
+# processes spinning in user space on each other, which never ends
+# without the tick) and threads (threads.c: every case named).
+thread_cases() {
+	user_case "$1" "preempt" 0 "$2" run=exec:/bin/preempt &&
+		out_has "$1: preempt" "^preempt: ok 20 rounds\$" &&
+		pass "$1: preempt: two processes spinning in user space take turns (timer tick, round robin)"
+	n="$1: threads"
+	user_case "$1" "threads" 0 "$2" --cpus 2 run=exec:/bin/threads || return 1
+	for c in create_join mutex cancel tgkill futex_timeout fork affinity exit_group; do
+		out_has "$n" "^threads: $c ok\$" || return 1
+	done
+	out_has "$n" "^threads: sched_getaffinity: 2 CPU\(s\)\$" && out_has "$n" "^threads: 0 failed\$" &&
+		out_lacks "$n" "unknown system call" &&
+		pass "$n: pthread create/join, a mutex counter over 4 threads, cancel of a spinning thread, tgkill, futex timeout, fork from a thread, sched_getaffinity, exit_group from a thread"
+}
+
 # sig_picked CASE: is CASE in SIG_CASES (or SIG_CASES empty)?
 sig_picked() {
 	[ -z "${SIG_CASES:-}" ] && return 0
