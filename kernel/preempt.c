@@ -8,10 +8,16 @@
  * in user mode (ring 3, EL0) calls user_timer_tick() on the process's
  * kstack, exactly where a system call would run, so the switch it makes
  * is one more switch point of the cooperative scheduler: the process
- * holds no lock there. A tick taken in kernel mode only re-arms: kernel
- * code between two switch points runs as one piece (futex.c relies on
- * that for its value check).
+ * holds no lock there. A tick taken in kernel mode (x86_64 runs system
+ * calls with interrupts on) does not switch: kernel code between two
+ * switch points runs as one piece (futex.c relies on that for its value
+ * check). It leaves a request that the end of the system call serves,
+ * as Linux's need_resched, so a process that spends its time in system
+ * calls is preempted too. arm64 keeps IRQs masked in the kernel, so its
+ * tick waits for the return to EL0 and is taken there.
  */
+#include <stdbool.h>
+
 #include "kernel.h"
 #include "ksignal.h"
 #include "process.h"
@@ -20,6 +26,30 @@
 
 /* Ticks taken in user mode, and the switches they made (tests read them). */
 unsigned long preempt_user_ticks, preempt_switches;
+/* A tick came while the kernel ran a system call. */
+static bool resched_pending;
+
+/* Yield to the next runnable task, if any. */
+static void preempt_switch(void)
+{
+	resched_pending = false;
+	if (!sched_queue_empty()) {
+		preempt_switches++;
+		sched_yield_current();
+	}
+}
+
+void kernel_timer_tick(void)
+{
+	if (current_process)
+		resched_pending = true;
+}
+
+void preempt_syscall_return(void)
+{
+	if (resched_pending)
+		preempt_switch();
+}
 
 void user_timer_tick(struct user_regs *r)
 {
@@ -28,10 +58,7 @@ void user_timer_tick(struct user_regs *r)
 	if (!p)
 		return;
 	preempt_user_ticks++;
-	if (!sched_queue_empty()) {
-		preempt_switches++;
-		sched_yield_current();
-	}
+	preempt_switch();
 	if (p->sig.pending & ~p->sigmask)
 		signal_deliver_pending(r);
 }

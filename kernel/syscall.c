@@ -95,6 +95,7 @@ void syscall_entry(struct user_regs *r)
 		p->enosys[nr >= 0 && nr < SYSCALL_MAX_NR ? nr : SYSCALL_MAX_NR]++;
 		arch_syscall_set_return(r, linux_errno(-ENOSYS));
 	}
+	preempt_syscall_return();
 	if (p->sig.pending & ~p->sigmask)
 		signal_deliver_pending(r);
 }

@@ -264,7 +264,8 @@ const void *arch_sigtramp(unsigned long *len);
 	X(vmsplice)                                                                                \
 	X(clone3)                                                                                  \
 	X(sched_getaffinity)                                                                       \
-	X(sched_setaffinity)
+	X(sched_setaffinity)                                                                       \
+	X(set_mempolicy)
 
 /* A field holds SYSNR(Linux number); 0 means the arch has no such call. */
 #define SYSNR(n) ((n) + 1)
@@ -319,6 +320,12 @@ int user_segv_code(unsigned long addr);
  * already acknowledged.
  */
 void user_timer_tick(struct user_regs *r);
+
+/* A tick taken in kernel mode: ask for a switch at the end of the
+ * current system call (preempt_syscall_return(), syscall_entry()).
+ * Context: the tick's interrupt handler, on the kstack. */
+void kernel_timer_tick(void);
+void preempt_syscall_return(void);
 
 /*
  * user_fault_fatal - print "exec: pid N killed by signal S (NAME) at

@@ -133,6 +133,7 @@ const struct syscall_numbers arch_syscall_numbers = {
 	 * on arm64 (0) */
 	.clone3 = SYSNR(435),
 	.sched_getaffinity = SYSNR(123),
+	.set_mempolicy = SYSNR(237),
 	.sched_setaffinity = SYSNR(122),
 };
 

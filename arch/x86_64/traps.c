@@ -11,6 +11,7 @@
 #include "kernel.h"
 #include "ptelab/abi.h"
 #include "percpu.h"
+#include "user_arch.h"
 
 #include <asm/apic.h>
 #include <asm/io.h>
@@ -182,6 +183,8 @@ void x86_trap(struct trap_frame *f, uint8_t *fx)
 		apic_eoi(); /* before a switch: the next tick must get through */
 		if ((f->cs & 3) == 3)
 			x86_user_tick(f, fx);
+		else
+			kernel_timer_tick();
 		return;
 	}
 	if (!*in_trap && x86_user_exception(f, cr2, fx))

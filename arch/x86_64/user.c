@@ -114,6 +114,7 @@ const struct syscall_numbers arch_syscall_numbers = {
 	.rseq = SYSNR(334),
 	.clone3 = SYSNR(435),
 	.sched_getaffinity = SYSNR(204),
+	.set_mempolicy = SYSNR(238),
 	.sched_setaffinity = SYSNR(203),
 };
 

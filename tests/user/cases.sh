@@ -56,7 +56,9 @@ fork_cases() {
 
 # thread_cases ARCH INITRAMFS: preemption of user code (preempt.c: two
 # processes spinning in user space on each other, which never ends
-# without the tick) and threads (threads.c: every case named).
+# without the tick), threads (threads.c: every case named), and
+# migration's private_anon and private_anon_thp done by ptelab's own
+# migthreads.c (Linux's migration.c needs MAP_SHARED for its harness).
 thread_cases() {
 	user_case "$1" "preempt" 0 "$2" run=exec:/bin/preempt &&
 		out_has "$1: preempt" "^preempt: ok 20 rounds\$" &&
@@ -69,6 +71,11 @@ thread_cases() {
 	out_has "$n" "^threads: sched_getaffinity: 2 CPU\(s\)\$" && out_has "$n" "^threads: 0 failed\$" &&
 		out_lacks "$n" "unknown system call" &&
 		pass "$n: pthread create/join, a mutex counter over 4 threads, cancel of a spinning thread, tgkill, futex timeout, fork from a thread, sched_getaffinity, exit_group from a thread"
+	for m in anon thp; do
+		user_case "$1" "migthreads $m" 0 "$2" --cpus 4 --nodes 2 -- run=exec:/bin/migthreads -- $m &&
+			out_has "$1: migthreads $m" "^migthreads: $m ok [0-9]+ moves\$" &&
+			pass "$1: migthreads $m: 3 threads read a 2M buffer ($m) while move_pages moves it between nodes for 2 s; cancel, join, data intact"
+	done
 }
 
 # sig_picked CASE: is CASE in SIG_CASES (or SIG_CASES empty)?
