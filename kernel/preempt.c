@@ -29,11 +29,12 @@ unsigned long preempt_user_ticks, preempt_switches;
 /* A tick came while the kernel ran a system call. */
 static bool resched_pending;
 
-/* Yield to the next runnable task, if any. */
+/* Yield to the next runnable task, if any, unless the current one is
+ * SCHED_FIFO (sys_sched.c). */
 static void preempt_switch(void)
 {
 	resched_pending = false;
-	if (!sched_queue_empty()) {
+	if (!sched_queue_empty() && !current_process->sched_fifo) {
 		preempt_switches++;
 		sched_yield_current();
 	}

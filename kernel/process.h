@@ -85,6 +85,7 @@ struct process {
 	struct process *group_leader; /* a thread's process (thread.c); NULL: itself */
 	unsigned long futex_addr;     /* futex.c: the word it waits on; 0: not waiting */
 	uint32_t futex_bitset;	      /* futex.c: FUTEX_WAIT_BITSET's mask */
+	bool sched_fifo;	      /* SCHED_FIFO: the tick does not preempt it */
 };
 
 /* The process @p belongs to: itself, or a thread's group leader, whose

@@ -63,6 +63,9 @@ thread_cases() {
 	user_case "$1" "preempt" 0 "$2" run=exec:/bin/preempt &&
 		out_has "$1: preempt" "^preempt: ok 20 rounds\$" &&
 		pass "$1: preempt: two processes spinning in user space take turns (timer tick, round robin)"
+	user_case "$1" "preempt fifo" 0 "$2" -- run=exec:/bin/preempt -- fifo &&
+		out_has "$1: preempt fifo" "^preempt: fifo ok\$" &&
+		pass "$1: preempt fifo: the tick does not preempt a SCHED_FIFO process for its child"
 	n="$1: threads"
 	user_case "$1" "threads" 0 "$2" --cpus 2 run=exec:/bin/threads || return 1
 	for c in create_join mutex cancel tgkill futex_timeout fork affinity exit_group; do
