@@ -174,8 +174,11 @@ again:
 			thread_kill(q);
 			goto again;
 		}
-	if (g != p)
+	if (g != p) {
 		sched_dequeue(g);
+		merge_enosys(p); /* printed with the leader's, by process_end() */
+		memset(p->enosys, 0, sizeof(p->enosys));
+	}
 	return g;
 }
 
