@@ -58,7 +58,10 @@ static struct process *thread_dup(struct process *p, struct user_regs *r,
 		return NULL;
 	}
 	t->group_leader = process_group(p);
-	t->sig.pending = 0; /* the mask and altstack are inherited, as Linux */
+	/* The mask is inherited; the alternate stack is not (size 0: none),
+	 * as Linux clears it for a thread. */
+	t->sig.pending = 0;
+	memset(&t->sig.altstack, 0, sizeof(t->sig.altstack));
 	t->next = t->run_next = NULL;
 	t->wait_chan = NULL;
 	t->futex_addr = 0;
