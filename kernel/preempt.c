@@ -7,7 +7,7 @@
  * sched_run() runs (arch_tick_start(), arch_tick_stop()); a tick taken
  * in user mode (ring 3, EL0) calls user_timer_tick() on the process's
  * kstack, exactly where a system call would run, so the switch it makes
- * is one more switch point of the cooperative scheduler: the process
+ * is one more switch point of the scheduler: the process
  * holds no lock there. A tick taken in kernel mode (x86_64 runs system
  * calls with interrupts on) does not switch: kernel code between two
  * switch points runs as one piece (futex.c relies on that for its value

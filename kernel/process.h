@@ -58,8 +58,9 @@ enum proc_state { PROC_RUNNABLE, PROC_RUNNING, PROC_BLOCKED, PROC_ZOMBIE };
 
 /*
  * Context: every field is read and written only by the CPU that runs the
- * processes, in process context; the scheduler is cooperative (scheduler.h),
- * so nothing changes under a process between its own blocking points.
+ * processes, in process context; kernel code is never preempted
+ * (scheduler.h: the tick switches only from user mode), so nothing
+ * changes under a process between its own switch points.
  */
 struct process {
 	struct user_regs regs;	 /* the state the process starts from (16-byte aligned) */
