@@ -1,7 +1,8 @@
 /*
  * threads.c - glibc's threads on ptelab: pthread_create and join (each
  * thread its own tid, the process one pid), a mutex-protected counter
- * across 4 threads with preemption mixing them, pthread_cancel of a
+ * across 4 threads with a long critical section (most ticks land in it,
+ * so the others wait on the futex: about 100 waits a run), pthread_cancel of a
  * thread spinning in pthread_testcancel() (as migration.c's access_mem),
  * tgkill to one thread (its handler runs in that thread), a futex wait
  * that times out, fork and wait4 from a thread (the child has the one mm
@@ -27,7 +28,7 @@
 #include <unistd.h>
 
 #define NTHREADS 4
-#define INCREMENTS 100000
+#define INCREMENTS 2000
 
 static const char *cur;
 
@@ -82,7 +83,7 @@ static void *add(void *arg)
 		pthread_mutex_lock(&lock);
 		long v = counter;
 
-		for (volatile int s = 0; s < 20; s++) /* widen the window a tick can land in */
+		for (volatile int s = 0; s < 20000; s++) /* most ticks land in here: contention */
 			;
 		counter = v + 1;
 		pthread_mutex_unlock(&lock);
