@@ -14,7 +14,8 @@
  * Readers and writers sleep on the pipe itself (sched_sleep(pp)); every
  * change a waiter may be waiting for (data in, room made, an end closed)
  * wakes all of them, and each checks its own condition again.
- * Context: the scheduler's (scheduler.c): one CPU, cooperative, so no lock.
+ * Context: the scheduler's (scheduler.c): one CPU, and kernel code is
+ * never preempted, so no lock.
  */
 #include <errno.h>
 #include <stdlib.h>

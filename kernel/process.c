@@ -30,6 +30,7 @@
 #include "procfs.h"
 #include "scheduler.h"
 #include "syscall.h"
+#include "thread.h"
 
 struct process *current_process;
 
@@ -92,7 +93,7 @@ static void process_start(struct process *p)
 
 void process_start_child(struct process *child)
 {
-	child->parent = current_process;
+	child->parent = process_group(current_process);
 	process_start(child);
 }
 
@@ -247,12 +248,8 @@ static void notify_parent(struct process *child)
 	sched_wakeup(child->parent);
 }
 
-/* The end of every process: a zombie with status @wstatus. */
-static __attribute__((noreturn)) void process_die(int wstatus)
+void process_end(struct process *p, int wstatus)
 {
-	struct process *p = current_process;
-
-	BUG_ON(!p);
 	syscall_print_unknown(p);
 	process_release(p);
 	reparent_children(p);
@@ -260,6 +257,20 @@ static __attribute__((noreturn)) void process_die(int wstatus)
 	p->state = PROC_ZOMBIE;
 	if (p->parent)
 		notify_parent(p);
+}
+
+/* The end of every process: a zombie with status @wstatus. A thread
+ * ends its whole group (exit_group, a fatal signal): the leader carries
+ * the status, the thread itself ends as a thread. */
+static __attribute__((noreturn)) void process_die(int wstatus)
+{
+	struct process *p = current_process, *leader;
+
+	BUG_ON(!p);
+	leader = thread_group_end(p);
+	process_end(leader, wstatus);
+	if (leader != p)
+		thread_exit_current();
 	sched_exit_current();
 }
 

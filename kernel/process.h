@@ -2,7 +2,11 @@
  * process.h - a user process: its mm, break, file descriptors, its
  * signals (ksignal.h), its place in the process tree, and how it ends.
  * Processes run one at a time on the CPU that started the first,
- * switched cooperatively (scheduler.h); threads are not here.
+ * switched at their switch points and by the user-mode tick
+ * (scheduler.h). A thread (thread.c) is a struct process of its own
+ * (tid, registers, kstack, signal mask and pending set) whose
+ * group_leader holds what the threads of a process share: the fd table,
+ * the break, the signal actions; the mm is shared by reference.
  */
 #ifndef KERNEL_PROCESS_H
 #define KERNEL_PROCESS_H
@@ -54,8 +58,9 @@ enum proc_state { PROC_RUNNABLE, PROC_RUNNING, PROC_BLOCKED, PROC_ZOMBIE };
 
 /*
  * Context: every field is read and written only by the CPU that runs the
- * processes, in process context; the scheduler is cooperative (scheduler.h),
- * so nothing changes under a process between its own blocking points.
+ * processes, in process context; kernel code is never preempted
+ * (scheduler.h: the tick switches only from user mode), so nothing
+ * changes under a process between its own switch points.
  */
 struct process {
 	struct user_regs regs;	 /* the state the process starts from (16-byte aligned) */
@@ -77,8 +82,19 @@ struct process {
 	struct signal_state sig;		/* pending, the alternate stack */
 	/* -ENOSYS answers per number; [SYSCALL_MAX_NR] counts numbers past it */
 	unsigned long enosys[SYSCALL_MAX_NR + 1];
-	void *kstack; /* PROC_KSTACK_SIZE bytes; freed when the process is reaped */
+	void *kstack;		      /* PROC_KSTACK_SIZE bytes; freed when the process is reaped */
+	struct process *group_leader; /* a thread's process (thread.c); NULL: itself */
+	unsigned long futex_addr;     /* futex.c: the word it waits on; 0: not waiting */
+	uint32_t futex_bitset;	      /* futex.c: FUTEX_WAIT_BITSET's mask */
+	bool sched_fifo;	      /* SCHED_FIFO: the tick does not preempt it */
 };
+
+/* The process @p belongs to: itself, or a thread's group leader, whose
+ * fds, break and signal actions are the threads' too. */
+static inline struct process *process_group(struct process *p)
+{
+	return p->group_leader ? p->group_leader : p;
+}
 
 /* The running process, or NULL in kernel-only work. */
 extern struct process *current_process;
@@ -121,6 +137,11 @@ int process_run(struct process *init);
  * status << 8 for wait4), or killed by signal @sig (wait4 sees @sig). */
 __attribute__((noreturn)) void process_exit(int status);
 __attribute__((noreturn)) void process_exit_signal(int sig);
+
+/* End @p, the current process or a group leader taken off the run
+ * queue (thread.c): release its fds and mm, reparent its children, make
+ * it a zombie with @wstatus and tell its parent. Does not switch. */
+void process_end(struct process *p, int wstatus);
 
 /* Free a zombie @p: unlink it from the process list (wait4, process_run). */
 void process_reap(struct process *p);

@@ -21,6 +21,7 @@ static const struct proc_entry entries[] = {
 	{ "smaps", .text = proc_smaps_text },
 	{ "smaps_rollup", .text = proc_smaps_rollup_text },
 	{ "clear_refs", .text = proc_empty_text, .write = proc_clear_refs_write },
+	{ "status", .text = proc_status_text },
 };
 
 static const struct sys_table *const sys_tables[] = { &sysfs_thp_table, &gup_test_table };

@@ -96,6 +96,7 @@ void procfs_release(struct fd *f);
 /* The files' generators (proc_pagemap.c, proc_maps.c). */
 long proc_pagemap_read(struct process *p, unsigned long buf, size_t len, uint64_t pos);
 int proc_maps_text(struct process *p, const struct proc_entry *e, struct proc_text *t);
+int proc_status_text(struct process *p, const struct proc_entry *e, struct proc_text *t);
 int proc_smaps_text(struct process *p, const struct proc_entry *e, struct proc_text *t);
 int proc_smaps_rollup_text(struct process *p, const struct proc_entry *e, struct proc_text *t);
 long proc_mem_read(struct process *p, unsigned long buf, size_t len, uint64_t pos);

@@ -5,13 +5,21 @@
  * Context: all of this runs on the one CPU that runs processes, in
  * process context; no lock guards it because nothing else touches it:
  * no interrupt handler wakes a process, and a process is switched out
- * only where it calls in here.
+ * only where it calls in here: a system call or a fault that blocks or
+ * yields, or the tick taken in user mode (preempt.c), which calls in on
+ * the kstack as a system call does. A tick taken in kernel mode does not
+ * switch, so kernel code between two calls in here runs as one piece.
  */
 #include "scheduler.h"
 
 #include "kernel.h"
 #include "mm.h"
 #include "process.h"
+#include "thread.h"
+#include "user_arch.h"
+
+/* The tick that preempts user code (preempt.c): 10 ms, Linux's HZ=100. */
+#define SCHED_TICK_US 10000
 
 static struct {
 	struct arch_context ctx; /* sched_run()'s, while a process runs */
@@ -41,6 +49,22 @@ static struct process *runqueue_pop(void)
 			sched.tail = NULL;
 	}
 	return p;
+}
+
+void sched_dequeue(struct process *p)
+{
+	struct process **pp = &sched.head, *prev = NULL;
+
+	while (*pp && *pp != p) {
+		prev = *pp;
+		pp = &prev->run_next;
+	}
+	if (!*pp)
+		return;
+	*pp = p->run_next;
+	if (sched.tail == p)
+		sched.tail = prev;
+	p->run_next = NULL;
 }
 
 /* Back to sched_run(): the current process has set its state. */
@@ -115,8 +139,12 @@ void sched_run(void)
 		panic("sched_run: processes are already running on this CPU");
 	sched.running = true;
 	sched.kernel_mm = current_mm;
-	while ((p = runqueue_pop()))
+	arch_tick_start(SCHED_TICK_US);
+	while ((p = runqueue_pop())) {
 		run_one(p);
+		thread_reap_if_done(p);
+	}
+	arch_tick_stop();
 	switch_mm(sched.kernel_mm);
 	sched.running = false;
 }

@@ -1,17 +1,18 @@
 /*
  * scheduler.h - the scheduler of user processes: one run queue on the CPU
- * that runs them, cooperative. A process runs until it blocks
- * (sched_sleep(): wait4 with no exited child, a pipe read with no data
- * and a writer, a pipe write to a full pipe with a reader), yields
- * (sched_yield), or exits. There is no preemption: no timer interrupt
- * takes the CPU from a program, so one that never makes a system call
- * keeps it (the kernel has no timer interrupt on either arch).
+ * that runs them. A process runs until it blocks (sched_sleep(): wait4
+ * with no exited child, a pipe read with no data and a writer, a pipe
+ * write to a full pipe with a reader, a futex wait), yields
+ * (sched_yield), exits, or is preempted: a timer tick taken while it
+ * runs user code (preempt.c) puts it at the end of the run queue, so a
+ * program that never makes a system call does not keep the CPU. Kernel
+ * code is never preempted.
  *
  * Switching is xv6's: a process switches to the scheduler's context (the
  * frame of process_run()), which picks the next runnable process, loads
  * its mm and kstack top and switches to it. Every switch happens inside
- * a system call or a user fault, on the process's own kstack, holding no
- * lock.
+ * a system call, a user fault or a tick taken in user mode, on the
+ * process's own kstack, holding no lock.
  */
 #ifndef KERNEL_SCHEDULER_H
 #define KERNEL_SCHEDULER_H
@@ -23,6 +24,10 @@ struct mm;
 
 /* Append @p to the run queue (PROC_RUNNABLE). */
 void sched_enqueue(struct process *p);
+
+/* Take @p off the run queue if it is on it (the end of a thread group:
+ * thread.c). */
+void sched_dequeue(struct process *p);
 
 /* Block the current process until sched_wakeup(@chan); it may wake for
  * another reason, so the caller checks its condition again. */

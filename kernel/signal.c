@@ -22,6 +22,7 @@
 #include "mm.h"
 #include "page.h"
 #include "process.h"
+#include "scheduler.h"
 #include "ksignal.h"
 #include "syscall.h"
 
@@ -77,8 +78,10 @@ static bool default_ignored(int sig)
 	return false;
 }
 
+/* The actions are the process's: every thread of it sees the same. */
 static struct linux_sigaction *action(struct process *p, int sig)
 {
+	p = process_group(p);
 	_Static_assert(sizeof(struct linux_sigaction) == sizeof(p->sigaction[0]),
 		       "struct linux_sigaction");
 	return (struct linux_sigaction *)(void *)p->sigaction[sig - 1];
@@ -367,47 +370,67 @@ long sys_sigaltstack(struct user_regs *r, const long *a)
 	return 0;
 }
 
-/* Raise @sig from the process to itself; 0 checks permission only. */
-static long send_self(int sig, int code)
+/* Raise @sig from the process to its task @t; 0 checks permission only.
+ * A task blocked in the kernel is woken to see it (its sleep may end
+ * with -EINTR: a futex wait). */
+static long send_to(struct process *t, int sig, int code)
 {
 	struct linux_siginfo info = { .code = code };
 
 	if (sig < 0 || sig > SIG_NR)
 		return -EINVAL;
-	info.kill.pid = current_process->pid;
-	if (sig)
-		signal_send(sig, &info);
+	info.kill.pid = process_group(current_process)->pid;
+	if (!sig)
+		return 0;
+	signal_send_to(t, sig, &info);
+	if (t->state == PROC_BLOCKED)
+		sched_wakeup(t->wait_chan);
 	return 0;
 }
 
 /* pid: the process itself or 0 (its group: itself); any other is a
- * process that does not exist (-1, "all but the caller", has none). */
+ * process that does not exist (-1, "all but the caller", has none). The
+ * calling thread takes it. */
 long sys_kill(struct user_regs *r, const long *a)
 {
 	int pid = (int)a[0];
 
 	(void)r;
-	if (pid != current_process->pid && pid != 0)
+	if (pid != process_group(current_process)->pid && pid != 0)
 		return (int)a[1] < 0 || (int)a[1] > SIG_NR ? -EINVAL : -ESRCH;
-	return send_self((int)a[1], SI_USER);
+	return send_to(current_process, (int)a[1], SI_USER);
+}
+
+/* Task @tid of the caller's process (and of process @tgid, unless it is
+ * 0), not exited; NULL when there is none. */
+static struct process *own_task(int tgid, int tid)
+{
+	struct process *t = process_find(tid);
+
+	if (!t || t->state == PROC_ZOMBIE || process_group(t) != process_group(current_process) ||
+	    (tgid && process_group(t)->pid != tgid))
+		return NULL;
+	return t;
 }
 
 long sys_tkill(struct user_regs *r, const long *a)
 {
+	struct process *t;
+
 	(void)r;
 	if ((int)a[0] <= 0)
 		return -EINVAL;
-	if ((int)a[0] != current_process->pid)
-		return -ESRCH;
-	return send_self((int)a[1], SI_TKILL);
+	t = own_task(0, (int)a[0]);
+	return t ? send_to(t, (int)a[1], SI_TKILL) : -ESRCH;
 }
 
 long sys_tgkill(struct user_regs *r, const long *a)
 {
+	struct process *t;
+
 	(void)r;
 	if ((int)a[0] <= 0 || (int)a[1] <= 0)
 		return -EINVAL;
-	if ((int)a[0] != current_process->pid || (int)a[1] != current_process->pid)
-		return -ESRCH;
-	return send_self((int)a[2], SI_TKILL);
+	t = own_task((int)a[0], (int)a[1]);
+	return t ? send_to(t, (int)a[2], SI_TKILL) : -ESRCH;
 }

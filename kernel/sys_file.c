@@ -27,7 +27,7 @@ static struct fd *fd_get(long lfd)
 {
 	int fd = (int)lfd;
 
-	struct process *p = current_process;
+	struct process *p = process_group(current_process);
 
 	if (fd < 0 || fd >= PROC_NR_FDS || p->fds[fd].kind == FD_NONE)
 		return NULL;
@@ -58,7 +58,7 @@ static long file_read(const struct fd *f, unsigned long buf, size_t len, uint64_
 	const struct ifile *file = f->file;
 
 	if (f->kind == FD_PROC)
-		return procfs_read(current_process, f, buf, len, pos);
+		return procfs_read(process_group(current_process), f, buf, len, pos);
 	if ((file->mode & S_IFMT) == S_IFDIR)
 		return -EISDIR;
 	if (pos >= file->size)
@@ -95,7 +95,7 @@ static long file_write(const struct fd *f, unsigned long buf, size_t len, uint64
 {
 	if (f->kind != FD_PROC || f->access == O_RDONLY)
 		return -EBADF;
-	return procfs_write(current_process, f, buf, len, pos);
+	return procfs_write(process_group(current_process), f, buf, len, pos);
 }
 
 static long do_write(long fd, unsigned long buf, size_t len)
@@ -174,9 +174,9 @@ long sys_vmsplice(struct user_regs *r, const long *a)
 		if (copy_from_user(v, (unsigned long)a[1] + (unsigned long)i * sizeof(v),
 				   sizeof(v)))
 			return total ? total : -EFAULT;
-		n = f->pipe_write
-			    ? pipe_splice_user(f->pipe, current_process->mm, v[0], v[1], nonblock)
-			    : pipe_read(f->pipe, v[0], v[1], nonblock);
+		n = f->pipe_write ? pipe_splice_user(f->pipe, process_group(current_process)->mm,
+						     v[0], v[1], nonblock)
+				  : pipe_read(f->pipe, v[0], v[1], nonblock);
 		if (n < 0)
 			return total ? total : n;
 		total += n;
@@ -220,7 +220,7 @@ static const struct ifile *lookup_user(unsigned long upath, long *err)
 static int fd_alloc(void)
 {
 	for (int fd = 0; fd < PROC_NR_FDS; fd++)
-		if (current_process->fds[fd].kind == FD_NONE)
+		if (process_group(current_process)->fds[fd].kind == FD_NONE)
 			return fd;
 	return -EMFILE;
 }
@@ -236,15 +236,16 @@ static long open_proc(const struct proc_entry *e, long flags)
 		return -ENOTDIR;
 	if (fd < 0)
 		return fd;
-	err = procfs_open(current_process, &current_process->fds[fd], e);
+	err = procfs_open(process_group(current_process), &process_group(current_process)->fds[fd],
+			  e);
 	if (!err)
-		current_process->fds[fd].access = access;
+		process_group(current_process)->fds[fd].access = access;
 	return err ? err : fd;
 }
 
 static long do_open(long dirfd, unsigned long upath, long flags)
 {
-	struct process *p = current_process;
+	struct process *p = process_group(current_process);
 	char path[PROC_PATH_MAX];
 	long err = strncpy_from_user(path, upath, sizeof(path));
 	const struct proc_entry *e;
@@ -451,7 +452,7 @@ static long do_access(unsigned long upath, long mode)
 
 	if (err < 0)
 		return err;
-	err = procfs_access(current_process, path, mode & W_OK);
+	err = procfs_access(process_group(current_process), path, mode & W_OK);
 	if (err != -ENOENT)
 		return err;
 	if (!lookup_user(upath, &err))
@@ -513,7 +514,7 @@ int fd_table_copy(struct process *dst, const struct process *src)
 /* pipe2's flags: O_CLOEXEC, O_NONBLOCK (O_DIRECT packet mode: not here). */
 static long do_pipe2(unsigned long ufds, long flags)
 {
-	struct process *p = current_process;
+	struct process *p = process_group(current_process);
 	struct pipe *pp;
 	int fds[2];
 
@@ -557,7 +558,7 @@ long sys_pipe(struct user_regs *r, const long *a)
  * as @cloexec says. */
 static long dup_into(struct fd *old, int newfd, bool cloexec)
 {
-	struct fd *nf = &current_process->fds[newfd];
+	struct fd *nf = &process_group(current_process)->fds[newfd];
 	int err;
 
 	if (nf->kind != FD_NONE)
@@ -575,7 +576,7 @@ static int fd_alloc_from(long min)
 	if (min < 0 || min >= PROC_NR_FDS)
 		return -EINVAL;
 	for (int fd = (int)min; fd < PROC_NR_FDS; fd++)
-		if (current_process->fds[fd].kind == FD_NONE)
+		if (process_group(current_process)->fds[fd].kind == FD_NONE)
 			return fd;
 	return -EMFILE;
 }
@@ -678,5 +679,6 @@ long sys_ioctl(struct user_regs *r, const long *a)
 		return -EBADF;
 	if (f->kind != FD_PROC)
 		return -ENOTTY;
-	return procfs_ioctl(current_process, f, (unsigned long)a[1], (unsigned long)a[2]);
+	return procfs_ioctl(process_group(current_process), f, (unsigned long)a[1],
+			    (unsigned long)a[2]);
 }

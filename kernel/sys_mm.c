@@ -44,7 +44,7 @@ static int prot_to_vm(int prot, unsigned *vm)
  * is returned, as Linux does. */
 long sys_brk(struct user_regs *r, const long *a)
 {
-	struct process *p = current_process;
+	struct process *p = process_group(current_process); /* the process's break */
 	unsigned long want = (unsigned long)a[0], old_end = page_up(p->brk), new_end;
 
 	(void)r;
@@ -75,8 +75,9 @@ static void populate(struct mm *mm, unsigned long addr, unsigned long len, unsig
 /* A private read-only copy of @fd's bytes from @off into [addr, addr+len). */
 static int copy_file(struct mm *mm, long fd, long off, unsigned long addr, unsigned long len)
 {
-	const struct fd *f =
-		(int)fd >= 0 && (int)fd < PROC_NR_FDS ? &current_process->fds[(int)fd] : NULL;
+	const struct fd *f = (int)fd >= 0 && (int)fd < PROC_NR_FDS
+				     ? &process_group(current_process)->fds[(int)fd]
+				     : NULL;
 	uint64_t size;
 
 	if (!f || f->kind != FD_FILE)

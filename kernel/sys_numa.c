@@ -224,3 +224,23 @@ long sys_capset(struct user_regs *r, const long *a)
 	current_process->cap_effective = (uint64_t)data[3] << 32 | data[0];
 	return 0;
 }
+
+#define MPOL_MODE_FLAGS 0xe000u /* MPOL_F_STATIC_NODES, RELATIVE_NODES, NUMA_BALANCING */
+
+/* set_mempolicy(mode, nodemask, maxnode): the task's own policy is always
+ * MPOL_DEFAULT here (get_mempolicy() says so), so MPOL_DEFAULT with an
+ * empty mask is accepted and changes nothing; any other mode is refused
+ * with -EINVAL, which libnuma's probe of MPOL_PREFERRED_MANY reads as
+ * "not supported". Per-VMA policies are mbind()'s. */
+long sys_set_mempolicy(struct user_regs *r, const long *a)
+{
+	unsigned long nodes = 0;
+	long err = 0;
+
+	(void)r;
+	if (a[1])
+		err = nodes_from_user((unsigned long)a[1], (unsigned long)a[2], &nodes);
+	if (err)
+		return err;
+	return ((unsigned)a[0] & ~MPOL_MODE_FLAGS) == MPOL_DEFAULT && !nodes ? 0 : -EINVAL;
+}

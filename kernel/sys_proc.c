@@ -6,8 +6,11 @@
  * VMAs with VM_DONTCOPY left out, PTE batching: the code path
  * `run=bench:fork` measures), its fd table (pipe ends counted), break,
  * signal actions and mask, and its registers, with 0 as the call's
- * result. Threads (CLONE_VM without CLONE_VFORK) are not here: -ENOSYS,
- * counted as an unknown call is.
+ * result. A fork from a thread copies its process (the one mm, the
+ * group's fds and signal actions). Threads (CLONE_VM without
+ * CLONE_VFORK) are thread.c's; CLONE_VM without CLONE_THREAD (a task
+ * sharing memory but not the process) is not here: -ENOSYS, counted as
+ * an unknown call is.
  */
 #include <errno.h>
 #include <malloc.h>
@@ -19,9 +22,11 @@
 #include "process.h"
 #include "scheduler.h"
 #include "syscall.h"
+#include "thread.h"
 
 /* Linux's clone flags (the low byte is the exit signal). */
 #define CLONE_VM 0x00000100
+#define CLONE_THREAD 0x00010000
 #define CLONE_VFORK 0x00004000
 #define CLONE_PARENT_SETTID 0x00100000
 #define CLONE_CHILD_CLEARTID 0x00200000
@@ -44,7 +49,7 @@
 #define RUSAGE_SIZE 144 /* struct rusage: two timevals and 14 longs */
 
 struct clone_args {
-	unsigned long flags, newsp, parent_tid, child_tid;
+	unsigned long flags, newsp, parent_tid, child_tid, tls;
 };
 
 /* A copy of the current process: everything but what makes it itself
@@ -57,6 +62,11 @@ static struct process *process_dup(struct process *p, struct user_regs *r)
 	if (!c)
 		return NULL;
 	*c = *p;
+	memcpy(c->sigaction, process_group(p)->sigaction, sizeof(c->sigaction));
+	c->brk_start = process_group(p)->brk_start;
+	c->brk = process_group(p)->brk;
+	c->group_leader = NULL;
+	c->futex_addr = 0;
 	c->sig.pending = 0; /* actions, mask and altstack are inherited, as Linux */
 	c->parent = c->next = c->run_next = NULL;
 	c->wait_chan = NULL;
@@ -64,7 +74,7 @@ static struct process *process_dup(struct process *p, struct user_regs *r)
 	c->kstack = memalign(16, PROC_KSTACK_SIZE);
 	if (!c->kstack)
 		goto err_free;
-	if (fd_table_copy(c, p))
+	if (fd_table_copy(c, process_group(p)))
 		goto err_kstack;
 	c->mm = mm_fork(p->mm, NULL);
 	if (!c->mm)
@@ -111,9 +121,15 @@ static long do_fork(struct user_regs *r, const struct clone_args *ca)
 {
 	struct process *p = current_process, *c;
 
+	if ((ca->flags & CLONE_VM) && (ca->flags & CLONE_THREAD)) {
+		struct clone_request cr = { ca->flags, ca->newsp, ca->parent_tid, ca->child_tid,
+					    ca->tls };
+
+		return thread_clone(r, &cr);
+	}
 	if ((ca->flags & CLONE_VM) && !(ca->flags & CLONE_VFORK)) {
 		p->enosys[arch_syscall_nr(r)]++; /* dispatched: below SYSCALL_MAX_NR */
-		return -ENOSYS;			 /* threads */
+		return -ENOSYS;
 	}
 	if (ca->flags & ~(unsigned long)CLONE_FORK_OK)
 		return -EINVAL;
@@ -133,14 +149,15 @@ static long do_fork(struct user_regs *r, const struct clone_args *ca)
 long sys_clone(struct user_regs *r, const long *a)
 {
 	struct clone_args ca = { (unsigned long)a[0], (unsigned long)a[1], (unsigned long)a[2],
-				 (unsigned long)a[arch_clone_child_tid_arg] };
+				 (unsigned long)a[arch_clone_child_tid_arg],
+				 (unsigned long)a[7 - arch_clone_child_tid_arg] }; /* tls: 4 or 3 */
 
 	return do_fork(r, &ca);
 }
 
 long sys_fork(struct user_regs *r, const long *a)
 {
-	struct clone_args ca = { SIGCHLD, 0, 0, 0 };
+	struct clone_args ca = { SIGCHLD, 0, 0, 0, 0 };
 
 	(void)a;
 	return do_fork(r, &ca);
@@ -148,7 +165,7 @@ long sys_fork(struct user_regs *r, const long *a)
 
 long sys_vfork(struct user_regs *r, const long *a)
 {
-	struct clone_args ca = { CLONE_VFORK | CLONE_VM | SIGCHLD, 0, 0, 0 };
+	struct clone_args ca = { CLONE_VFORK | CLONE_VM | SIGCHLD, 0, 0, 0, 0 };
 
 	(void)a;
 	return do_fork(r, &ca);
@@ -177,7 +194,7 @@ static long wait_reap(struct process *c, unsigned long ustatus, unsigned long ur
 
 long sys_wait4(struct user_regs *r, const long *a)
 {
-	struct process *p = current_process;
+	struct process *p = process_group(current_process); /* children are the process's */
 	int pid = (int)a[0], options = (int)a[2];
 
 	(void)r;
@@ -203,9 +220,11 @@ long sys_wait4(struct user_regs *r, const long *a)
 
 long sys_getppid(struct user_regs *r, const long *a)
 {
+	struct process *g = process_group(current_process);
+
 	(void)r;
 	(void)a;
-	return current_process->parent ? current_process->parent->pid : 0;
+	return g->parent ? g->parent->pid : 0;
 }
 
 long sys_sched_yield(struct user_regs *r, const long *a)

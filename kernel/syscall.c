@@ -1,7 +1,7 @@
 /*
  * syscall.c - system-call dispatch by Linux's numbers, and the calls
- * about the process itself (exit, ids, uname, time, limits, futex for
- * one thread); the signal calls are signal.c's, fork, wait4 and the
+ * about the process itself (exit, ids, uname, time, limits); futex is
+ * futex.c's, threads thread.c's; the signal calls are signal.c's, fork, wait4 and the
  * other calls about the process tree sys_proc.c's. Pending signals are
  * delivered on the way out of every call.
  *
@@ -17,7 +17,9 @@
 #include "kernel.h"
 #include "mm.h"
 #include "process.h"
+#include "scheduler.h"
 #include "syscall.h"
+#include "thread.h"
 
 typedef long (*syscall_fn)(struct user_regs *r, const long *a);
 
@@ -68,6 +70,8 @@ static long linux_errno(long ret)
 		return -38;
 	case ENOTSUP:
 		return -95;
+	case ETIMEDOUT:
+		return -110;
 	default:
 		panic("syscall: errno %ld has no Linux number here", -ret);
 	}
@@ -91,6 +95,7 @@ void syscall_entry(struct user_regs *r)
 		p->enosys[nr >= 0 && nr < SYSCALL_MAX_NR ? nr : SYSCALL_MAX_NR]++;
 		arch_syscall_set_return(r, linux_errno(-ENOSYS));
 	}
+	preempt_syscall_return();
 	if (p->sig.pending & ~p->sigmask)
 		signal_deliver_pending(r);
 }
@@ -106,7 +111,7 @@ void syscall_print_unknown(const struct process *p)
 long sys_exit(struct user_regs *r, const long *a)
 {
 	(void)r;
-	process_exit((int)a[0]);
+	thread_exit((int)a[0]);
 }
 
 long sys_exit_group(struct user_regs *r, const long *a)
@@ -122,14 +127,15 @@ long sys_exit_group(struct user_regs *r, const long *a)
 		(void)a;                                                                           \
 		return value;                                                                      \
 	}
-SYSCALL_CONST(getpid, current_process->pid)
+SYSCALL_CONST(getpid, process_group(current_process)->pid)
 SYSCALL_CONST(gettid, current_process->pid)
 SYSCALL_CONST(getuid, 0)
 SYSCALL_CONST(geteuid, 0)
 SYSCALL_CONST(getgid, 0)
 SYSCALL_CONST(getegid, 0)
 SYSCALL_CONST(set_robust_list, 0)
-SYSCALL_CONST(rseq, -ENOSYS) /* glibc then runs without it */
+SYSCALL_CONST(rseq, -ENOSYS)   /* glibc then runs without it */
+SYSCALL_CONST(clone3, -ENOSYS) /* glibc then calls clone */
 
 long sys_set_tid_address(struct user_regs *r, const long *a)
 {
@@ -215,8 +221,8 @@ long sys_clock_gettime(struct user_regs *r, const long *a)
 	return copy_to_user((unsigned long)a[1], ts, sizeof(ts));
 }
 
-/* Busy-wait @ts (struct timespec in user memory): one process, nothing
- * else to run. */
+/* Wait @ts (struct timespec in user memory), letting the other runnable
+ * tasks run meanwhile. */
 static long sleep_user(unsigned long ts_addr)
 {
 	long ts[2];
@@ -228,7 +234,7 @@ static long sleep_user(unsigned long ts_addr)
 		return -EINVAL;
 	until = time_ns() + (uint64_t)ts[0] * 1000000000u + (uint64_t)ts[1];
 	while (time_ns() < until)
-		;
+		sched_yield_current();
 	return 0;
 }
 
@@ -244,25 +250,4 @@ long sys_clock_nanosleep(struct user_regs *r, const long *a)
 	if ((int)a[1]) /* TIMER_ABSTIME */
 		return -EINVAL;
 	return sleep_user((unsigned long)a[2]);
-}
-
-#define FUTEX_WAIT 0
-#define FUTEX_WAKE 1
-#define FUTEX_CMD_MASK 0x7f /* without FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME */
-
-/* One thread: nobody waits, so a wake wakes nobody, and a wait could
- * only wait forever. */
-long sys_futex(struct user_regs *r, const long *a)
-{
-	int cmd = (int)a[1] & FUTEX_CMD_MASK;
-	uint32_t val;
-
-	(void)r;
-	if (cmd == FUTEX_WAKE)
-		return 0;
-	if (cmd != FUTEX_WAIT)
-		return -ENOSYS;
-	if (copy_from_user(&val, (unsigned long)a[0], sizeof(val)))
-		return -EFAULT;
-	return val != (uint32_t)a[2] ? -EAGAIN : -EDEADLK;
 }

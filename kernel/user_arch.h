@@ -101,6 +101,20 @@ struct arch_context;
 void arch_context_init(struct arch_context *c, void *stack_top, void (*fn)(void));
 void arch_switch_to(struct arch_context *prev, struct arch_context *next);
 
+/*
+ * The scheduler's tick (kernel/preempt.c). arch_tick_start: a periodic
+ * interrupt every @period_us microseconds on this CPU; one taken in user
+ * mode calls user_timer_tick() on the kstack, one taken in kernel mode
+ * is only acknowledged. arch_tick_stop: no more ticks on this CPU.
+ * Context: the CPU that runs processes, sched_run()'s context.
+ */
+void arch_tick_start(unsigned period_us);
+void arch_tick_stop(void);
+
+/* The thread pointer a clone(CLONE_SETTLS) child starts with, in @r only
+ * (the caller's live TLS register is left alone). */
+void arch_user_regs_set_tls(struct user_regs *r, unsigned long tls);
+
 /* What exec.c and uname need to know about the arch. */
 struct arch_elf_info {
 	unsigned short machine;	   /* e_machine to accept: EM_X86_64, EM_AARCH64 */
@@ -247,7 +261,11 @@ const void *arch_sigtramp(unsigned long *len);
 	X(capget)                                                                                  \
 	X(capset)                                                                                  \
 	X(mremap)                                                                                  \
-	X(vmsplice)
+	X(vmsplice)                                                                                \
+	X(clone3)                                                                                  \
+	X(sched_getaffinity)                                                                       \
+	X(sched_setaffinity)                                                                       \
+	X(set_mempolicy)
 
 /* A field holds SYSNR(Linux number); 0 means the arch has no such call. */
 #define SYSNR(n) ((n) + 1)
@@ -293,6 +311,21 @@ void user_fault_signal(struct user_regs *r, int sig, int code, unsigned long add
 /* SEGV_ACCERR when a VMA of the current mm holds @addr, else SEGV_MAPERR:
  * the si_code of a page fault mm/ refused. */
 int user_segv_code(unsigned long addr);
+
+/*
+ * user_timer_tick - a tick of arch_tick_start() taken in user mode: let
+ * the next runnable process run (round robin), then deliver the pending
+ * signals the mask lets through (@r may then enter a handler).
+ * Context: on the kstack, interrupts as the kernel runs them, the tick
+ * already acknowledged.
+ */
+void user_timer_tick(struct user_regs *r);
+
+/* A tick taken in kernel mode: ask for a switch at the end of the
+ * current system call (preempt_syscall_return(), syscall_entry()).
+ * Context: the tick's interrupt handler, on the kstack. */
+void kernel_timer_tick(void);
+void preempt_syscall_return(void);
 
 /*
  * user_fault_fatal - print "exec: pid N killed by signal S (NAME) at

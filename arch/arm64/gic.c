@@ -5,6 +5,8 @@
  * wakes when an SGI is pending for it even with PSTATE.I set, so the
  * kernel keeps IRQs masked and never takes the interrupt: the woken CPU
  * acknowledges it through ICC_IAR1_EL1 and ends it through ICC_EOIR1_EL1.
+ * The scheduler's tick (tick.c) adds one PPI, the virtual timer's, taken
+ * only at EL0, where IRQs are unmasked.
  */
 #include "kernel.h"
 #include "percpu.h"
@@ -105,10 +107,19 @@ void arm64_gic_send_wake(uint64_t mpidr)
 	isb();
 }
 
-void arm64_gic_ack(void)
+uint64_t arm64_gic_ack(void)
 {
 	uint64_t intid = read_sysreg_s(ICC_IAR1_EL1);
 
 	if (intid < SPURIOUS_INTID)
 		write_sysreg_s(intid, ICC_EOIR1_EL1);
+	return intid;
+}
+
+void arm64_gic_enable_ppi(unsigned intid)
+{
+	uint64_t rd = this_cpu()->arch.gicr_rd;
+
+	*mmio32(rd + GICR_SGI + GICR_IGROUPR0) |= 1u << intid;
+	*mmio32(rd + GICR_SGI + GICR_ISENABLER0) = 1u << intid;
 }

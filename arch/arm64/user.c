@@ -59,8 +59,9 @@ _Static_assert(__builtin_offsetof(struct arch_context, d8_d15) == CTX_D8, "CTX_D
 /* entry.S */
 void arm64_ret_to_user(struct user_regs *r) __attribute__((noreturn));
 void arm64_el0_trap(struct user_regs *r, uint64_t kind);
-/* gic.c */
-void arm64_gic_ack(void);
+/* gic.c, tick.c */
+uint64_t arm64_gic_ack(void);
+bool arm64_tick_rearm(uint64_t intid);
 
 /* IRQs taken from EL0 on every CPU (tests read it). */
 unsigned long arm64_user_irqs;
@@ -130,6 +131,10 @@ const struct syscall_numbers arch_syscall_numbers = {
 	.vmsplice = SYSNR(75),
 	/* open, readlink, access, arch_prctl, fork, vfork, pipe, dup2: none
 	 * on arm64 (0) */
+	.clone3 = SYSNR(435),
+	.sched_getaffinity = SYSNR(123),
+	.set_mempolicy = SYSNR(237),
+	.sched_setaffinity = SYSNR(122),
 };
 
 void arch_user_init_cpu(void)
@@ -190,6 +195,11 @@ void arch_syscall_set_return(struct user_regs *r, long v)
 void arch_set_tls(struct user_regs *r, unsigned long v)
 {
 	r->tpidr = v;
+}
+
+void arch_user_regs_set_tls(struct user_regs *r, unsigned long tls)
+{
+	r->tpidr = tls;
 }
 
 const int arch_clone_child_tid_arg = 4; /* CONFIG_CLONE_BACKWARDS */
@@ -299,14 +309,19 @@ static void el0_sync(struct user_regs *r)
 	user_fault_signal(r, sig, code, addr);
 }
 
-/* The only IRQ source is the GIC's wake-up SGI (gic.c), and a CPU running
- * a program is not waiting for one: acknowledge it. Without a GIC set up
- * (one CPU) no IRQ is ever signalled. */
-static void el0_irq(void)
+/* The IRQ sources are the GIC's wake-up SGI (gic.c), which a CPU running
+ * a program is not waiting for: acknowledged; and the scheduler's tick
+ * (tick.c): re-armed, then user_timer_tick(). Without a GIC set up no
+ * IRQ is ever signalled. */
+static void el0_irq(struct user_regs *r)
 {
+	uint64_t intid = ~0ull;
+
 	if (this_cpu()->arch.gicr_rd)
-		arm64_gic_ack();
+		intid = arm64_gic_ack();
 	__atomic_fetch_add(&arm64_user_irqs, 1, __ATOMIC_RELAXED);
+	if (arm64_tick_rearm(intid))
+		user_timer_tick(r);
 }
 
 /*
@@ -326,7 +341,7 @@ void arm64_el0_trap(struct user_regs *r, uint64_t kind)
 	if (type == VEC_TYPE_SYNC)
 		el0_sync(r);
 	else if (type == VEC_TYPE_IRQ)
-		el0_irq();
+		el0_irq(r);
 	else
 		user_fault_fatal(SIGBUS, 0, r->regs.elr); /* SError (FIQ: none is routed) */
 }

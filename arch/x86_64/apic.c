@@ -30,6 +30,10 @@
 #define APIC_LVT_LINT0 0x350
 #define APIC_LVT_LINT1 0x360
 #define APIC_LVT_ERROR 0x370
+#define APIC_TIMER_INIT 0x380
+#define APIC_TIMER_DIV 0x3e0
+#define LVT_TIMER_PERIODIC (1u << 17)
+#define TIMER_DIV_16 0x3
 #define X2APIC_MSR(off) (0x800u + ((off) >> 4))
 #define SVR_ENABLE (1u << 8)
 #define LVT_MASKED (1u << 16)
@@ -137,4 +141,17 @@ void apic_send_sipi(uint32_t dest, uint8_t page)
 void apic_eoi(void)
 {
 	apic_write(APIC_EOI, 0);
+}
+
+void apic_timer_periodic(uint8_t vector, uint32_t count)
+{
+	apic_write(APIC_TIMER_DIV, TIMER_DIV_16);
+	apic_write(APIC_LVT_TIMER, LVT_TIMER_PERIODIC | vector);
+	apic_write(APIC_TIMER_INIT, count);
+}
+
+void apic_timer_stop(void)
+{
+	apic_write(APIC_LVT_TIMER, LVT_MASKED);
+	apic_write(APIC_TIMER_INIT, 0);
 }

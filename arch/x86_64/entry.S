@@ -52,9 +52,11 @@ vec_\n:
 	VEC 29, 1
 	VEC 30, 1
 	VEC 31, 0
+	VEC 239, 0	/* X86_TIMER_VECTOR */
 	VEC 240, 0	/* X86_IPI_VECTOR */
 	VEC 255, 0	/* X86_SPURIOUS_VECTOR */
-	.globl vec_ipi, vec_spurious
+	.globl vec_timer, vec_ipi, vec_spurious
+	.set vec_timer, vec_239
 	.set vec_ipi, vec_240
 	.set vec_spurious, vec_255
 

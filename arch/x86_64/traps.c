@@ -11,7 +11,9 @@
 #include "kernel.h"
 #include "ptelab/abi.h"
 #include "percpu.h"
+#include "user_arch.h"
 
+#include <asm/apic.h>
 #include <asm/io.h>
 #include <asm/traps.h>
 
@@ -44,7 +46,7 @@ struct tss {
 
 extern uint64_t boot_gdt[];
 extern const uint64_t trap_stubs[NR_VECTORS];
-extern char vec_ipi[], vec_spurious[];
+extern char vec_timer[], vec_ipi[], vec_spurious[];
 
 /* One IDT for all CPUs; a GDT, TSS and IST stack each (a TSS is busy
  * while loaded, so CPUs cannot share one). */
@@ -139,6 +141,7 @@ void traps_init(void)
 {
 	for (int v = 0; v < NR_VECTORS; v++)
 		set_gate(v, trap_stubs[v], v == 2 || v == 8 || v == 18);
+	set_gate(X86_TIMER_VECTOR, (uint64_t)(uintptr_t)vec_timer, 0);
 	set_gate(X86_IPI_VECTOR, (uint64_t)(uintptr_t)vec_ipi, 0);
 	set_gate(X86_SPURIOUS_VECTOR, (uint64_t)(uintptr_t)vec_spurious, 0);
 	traps_cpu_init(0);
@@ -176,6 +179,14 @@ void x86_trap(struct trap_frame *f, uint8_t *fx)
 	}
 	if (f->vector == X86_SPURIOUS_VECTOR)
 		return; /* no EOI for a spurious interrupt */
+	if (f->vector == X86_TIMER_VECTOR) {
+		apic_eoi(); /* before a switch: the next tick must get through */
+		if ((f->cs & 3) == 3)
+			x86_user_tick(f, fx);
+		else
+			kernel_timer_tick();
+		return;
+	}
 	if (!*in_trap && x86_user_exception(f, cr2, fx))
 		return;
 	if (f->vector == 14 && !*in_trap && arch_handle_user_fault(f, cr2))

@@ -112,6 +112,10 @@ const struct syscall_numbers arch_syscall_numbers = {
 	.prlimit64 = SYSNR(302),
 	.getrandom = SYSNR(318),
 	.rseq = SYSNR(334),
+	.clone3 = SYSNR(435),
+	.sched_getaffinity = SYSNR(204),
+	.set_mempolicy = SYSNR(238),
+	.sched_setaffinity = SYSNR(203),
 };
 
 void arch_user_init_cpu(void)
@@ -336,4 +340,22 @@ int x86_user_exception(struct trap_frame *f, uint64_t cr2, uint8_t *fx)
 	__asm__ volatile("cli" : : : "memory");
 	regs_to_trap(&r, f, fx);
 	return 1;
+}
+
+/* Interrupts are on around user_timer_tick(), as in a system call: the
+ * process it switches to may resume inside one. */
+void x86_user_tick(struct trap_frame *f, uint8_t *fx)
+{
+	struct user_regs r;
+
+	trap_to_regs(f, fx, 0, &r);
+	__asm__ volatile("sti" : : : "memory");
+	user_timer_tick(&r);
+	__asm__ volatile("cli" : : : "memory");
+	regs_to_trap(&r, f, fx);
+}
+
+void arch_user_regs_set_tls(struct user_regs *r, unsigned long tls)
+{
+	r->fs_base = tls;
 }

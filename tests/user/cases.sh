@@ -54,6 +54,34 @@ fork_cases() {
 		pass "$n: pid 1 blocked for good is killed: status 137"
 }
 
+# thread_cases ARCH INITRAMFS: preemption of user code (preempt.c: two
+# processes spinning in user space on each other, which never ends
+# without the tick), threads (threads.c: every case named), and
+# migration's private_anon and private_anon_thp done by ptelab's own
+# migthreads.c (Linux's migration.c needs MAP_SHARED for its harness).
+thread_cases() {
+	user_case "$1" "preempt" 0 "$2" run=exec:/bin/preempt &&
+		out_has "$1: preempt" "^preempt: ok 20 rounds\$" &&
+		pass "$1: preempt: two processes spinning in user space take turns (timer tick, round robin)"
+	user_case "$1" "preempt fifo" 0 "$2" -- run=exec:/bin/preempt -- fifo &&
+		out_has "$1: preempt fifo" "^preempt: fifo ok\$" &&
+		pass "$1: preempt fifo: the tick does not preempt a SCHED_FIFO process for its child"
+	n="$1: threads"
+	user_case "$1" "threads" 0 "$2" --cpus 2 run=exec:/bin/threads || return 1
+	for c in create_join mutex cancel tgkill futex_timeout fork affinity exit_group; do
+		out_has "$n" "^threads: $c ok\$" || return 1
+	done
+	out_has "$n" "^threads: sched_getaffinity: 2 CPU\(s\)\$" && out_has "$n" "^threads: 0 failed\$" &&
+		out_has "$n" "^exec: unknown system call 1000: 1 time\(s\), -ENOSYS\$" &&
+		[ "$(grep -c 'unknown system call' "$TMPD/out")" = 1 ] &&
+		pass "$n: pthread create/join, a mutex counter over 4 threads, cancel of a spinning thread, tgkill, futex timeout, fork from a thread, sched_getaffinity, exit_group from a thread (its -ENOSYS count printed)"
+	for m in anon thp; do
+		user_case "$1" "migthreads $m" 0 "$2" --cpus 4 --nodes 2 -- run=exec:/bin/migthreads -- $m &&
+			out_has "$1: migthreads $m" "^migthreads: $m ok [0-9]+ moves\$" &&
+			pass "$1: migthreads $m: 3 threads read a 2M buffer ($m) while move_pages moves it between nodes for 2 s; cancel, join, data intact"
+	done
+}
+
 # sig_picked CASE: is CASE in SIG_CASES (or SIG_CASES empty)?
 sig_picked() {
 	[ -z "${SIG_CASES:-}" ] && return 0

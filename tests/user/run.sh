@@ -71,6 +71,7 @@ arch_cases() {
 		out_has "$a: enosys" "^exec: unknown system call >=1024: 1 time\(s\), -ENOSYS\$" &&
 		pass "$a: enosys: unknown numbers return -ENOSYS and are counted per number"
 	fork_cases $a "$ifs"
+	thread_cases $a "$ifs"
 	lbench_case $a "$ifs"
 	mkdir -p "$TMPD/bad-$a/bin"
 	head -c 3000 "$ifs/bin/hello" >"$TMPD/bad-$a/bin/truncated"

@@ -30,6 +30,11 @@ void apic_send_sipi(uint32_t dest, uint8_t page);
 /* End of interrupt: the in-service vector may be delivered again. */
 void apic_eoi(void);
 
+/* The APIC timer: @vector every @count ticks of the bus clock divided
+ * by 16 (periodic), or masked and stopped. */
+void apic_timer_periodic(uint8_t vector, uint32_t count);
+void apic_timer_stop(void);
+
 /* Set lock_pv_halt when the hypervisor is KVM with PV unhalt
  * (arch/x86_64/pvlock.c). Context: boot, before a second CPU runs. */
 void x86_lock_pv_init(void);

@@ -39,12 +39,19 @@ int arch_handle_user_fault(struct trap_frame *f, uint64_t addr);
  */
 int x86_user_exception(struct trap_frame *f, uint64_t cr2, uint8_t *fx);
 
+/* The tick taken in ring 3 (arch/x86_64/user.c): user_timer_tick() on
+ * @f and @fx as a struct user_regs, which may switch processes or enter
+ * a signal handler (@f and @fx changed). */
+void x86_user_tick(struct trap_frame *f, uint8_t *fx);
+
 /* TSS.RSP0 of CPU @cpu: the stack an interrupt or exception from ring 3
  * starts on. */
 void x86_tss_set_rsp0(unsigned cpu, uint64_t rsp0);
 
-/* Interrupt vectors: the one IPI (TLB flush requests and smp_run's
- * wake-up), and the x2APIC's spurious vector. */
+/* Interrupt vectors: the scheduler's tick (arch/x86_64/tick.c), the one
+ * IPI (TLB flush requests and smp_run's wake-up), and the x2APIC's
+ * spurious vector. */
+#define X86_TIMER_VECTOR 0xef
 #define X86_IPI_VECTOR 0xf0
 #define X86_SPURIOUS_VECTOR 0xff
 
