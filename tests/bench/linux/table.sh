@@ -94,7 +94,7 @@ function mic(a, b, f, k) {
 	mv = M[a, b, f, k]; mt = num(mv)
 }
 END {
-	nb = split("fault zap mprotect fork migrate move_pages gup gup_put mremap madvise_free madvise_dontneed madvise_populate", B, " ")
+	nb = split("fault zap mprotect fork migrate move_pages gup gup_put mremap madvise_free madvise_dontneed madvise_populate pageout swapin young numa_hint", B, " ")
 	nf = split("4K 16K 32K 64K 128K 256K 512K 1M 2M-pte 2M-pmd", F, " ")
 	tcsv = out "/table.csv"; ttxt = out "/table.txt"
 	print "arch,bench,folio,linux_6.1,linux_6.12,ptelab_cap1,ptelab_batched,best_linux,linux_over_ptelab,ahead,note,ptelab_same_binary,linux_over_same,same_ahead" > tcsv
