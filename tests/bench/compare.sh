@@ -60,6 +60,10 @@ for b in $(echo "$BENCH" | tr ',' ' '); do
 	esac
 done
 pt_benches=${pt_benches#,} lx_benches=${lx_benches#,}
+# ptelab refuses a word no bench of the run reads: each only with its bench.
+pt_words=""
+case ",$pt_benches," in *,bench:gup,*) pt_words="gup_keep=ranges" ;; esac
+case ",$pt_benches," in *,bench:madvise,*) pt_words="$pt_words advice=free,dontneed,populate" ;; esac
 # Linux's pageout and swapin need a swap device: init.sh's RAM disk.
 lx_swap=off
 case ",$lx_benches," in *,pageout,* | *,swapin,*) lx_swap=on ;; esac
@@ -95,9 +99,9 @@ for a in $ARCHES; do
 			"folios=$FOLIOS" "size=$SIZE" "reps=$REPS" "swap=$lx_swap" &
 	done
 	if [ -n "$pt_benches" ]; then
+		# shellcheck disable=SC2086
 		"$PTELAB" --arch "$a" --accel icount --mem "$LX_MEM" --nodes "$LX_NODES" --quiet \
-			"run=$pt_benches" "size=$SIZE" reps=1 "folios=$FOLIOS" gup_keep=ranges \
-			advice=free,dontneed,populate \
+			"run=$pt_benches" "size=$SIZE" reps=1 "folios=$FOLIOS" $pt_words \
 			>"$OUT/ptelab-$a.log" 2>&1 ||
 			echo "compare: ptelab $a exited $?: $(tail -n 3 "$OUT/ptelab-$a.log" | tr '\n' '|')"
 	fi
@@ -107,7 +111,7 @@ for a in $ARCHES; do
 	for k in $KERNELS; do
 		grep -q '^compare: end' "$OUT/linux-$a-$k.log" ||
 			echo "compare: Linux $k on $a did not finish: $(tail -n 3 "$OUT/linux-$a-$k.log" | tr '\n' '|')"
-		grep '^lbench: \|^compare: .*swap' "$OUT/linux-$a-$k.log" | grep -v 'done$' | sed "s/^/  $k: /"
+		grep '^lbench: \|compare: .*swap' "$OUT/linux-$a-$k.log" | grep -v 'done$' | sed "s/^/  $k: /"
 	done
 	[ "$PT_USER" = on ] && grep '^lbench: \|^exec: ' "$OUT/ptelab-user-$a.log" | grep -v 'done$' |
 		sed "s/^/  ptelab (same binary): /"
