@@ -111,7 +111,7 @@ for a in $ARCHES; do
 	for k in $KERNELS; do
 		grep -q '^compare: end' "$OUT/linux-$a-$k.log" ||
 			echo "compare: Linux $k on $a did not finish: $(tail -n 3 "$OUT/linux-$a-$k.log" | tr '\n' '|')"
-		grep '^lbench: \|compare: .*swap' "$OUT/linux-$a-$k.log" | grep -v 'done$' | sed "s/^/  $k: /"
+		grep -o '^lbench: .*\|compare: .*swap.*' "$OUT/linux-$a-$k.log" | grep -v 'done$' | sed "s/^/  $k: /"
 	done
 	[ "$PT_USER" = on ] && grep '^lbench: \|^exec: ' "$OUT/ptelab-user-$a.log" | grep -v 'done$' |
 		sed "s/^/  ptelab (same binary): /"

@@ -17,7 +17,10 @@
  * when knobs=on), checks the sizes with /proc/self/pagemap and
  * /proc/kpageflags, times one operation and unmaps it, as ptelab's
  * harness does with a fresh mm. A row whose folios are not the asked size
- * gets "variant":"got-<size>" and "folio_ok":false: not comparable.
+ * gets "variant":"got-<size>" and "folio_ok":false: not comparable. A
+ * swapin row whose pages came back as other folios than the asked size
+ * says so as "variant":"back-<size>" (and "folio_after"): comparable, as
+ * the kernel's own choice.
  * Counters are the /proc/vmstat deltas of one repetition.
  *
  * The same static binary runs on ptelab as a user process (run=exec, its
@@ -916,6 +919,8 @@ static void print_result(const char *name, const struct fsize *fs, struct rep *r
 	snprintf(variant, sizeof(variant), ok ? "linux" : "got-%s", got);
 	if (ok && k == 0 && r[0].leg[0] && strcmp(r[0].after, label))
 		snprintf(variant, sizeof(variant), "split-back");
+	else if (ok && k == 0 && r[0].after[0] && strcmp(r[0].after, label))
+		snprintf(variant, sizeof(variant), "back-%s", r[0].after); /* swapin */
 	vmstat_json(&r[0].vm0, &r[0].vm1, counters, sizeof(counters));
 	printf("RESULT {\"bench\":\"%s\",\"arch\":\"%s\",\"backend\":\"linux\",\"clock\":\"%s\","
 	       "\"version\":\"%s\",\"folio\":\"%s\",\"variant\":\"%s\",\"cap\":\"-\",\"reps\":%d,"
@@ -928,7 +933,7 @@ static void print_result(const char *name, const struct fsize *fs, struct rep *r
 	if (r[0].leg[0])
 		printf(",\"leg1_us\":%.1f,\"leg2_us\":%.1f,\"folio_after\":\"%s\"",
 		       r[0].leg[0] / 1000.0, r[0].leg[1] / 1000.0, r[0].after);
-	else if (r[0].after[0]) /* swapin: the folio size read back */
+	else if (r[0].after[0]) /* swapin */
 		printf(",\"folio_after\":\"%s\"", r[0].after);
 	/* ptelab's "params" for the same work: io_uring's registration pins
 	 * as gup_op=longterm and keeps them as one bvec per folio run. */
