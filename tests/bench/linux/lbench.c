@@ -757,8 +757,8 @@ static int op_swapin(const struct fsize *fs, struct rep *r)
 /* One write of "1" to /proc/self/clear_refs after the region was written
  * (every entry young), as ptelab's bench:young: the kernel walks the
  * process's mappings and tests and clears each entry's young bit (Linux
- * flushes the TLB once for the mm; the walk covers lbench's own small
- * mappings too, on both kernels). */
+ * flushes no TLB for "1", only for soft-dirty's "4"; the walk covers
+ * lbench's own small mappings too, on both kernels). */
 static int op_young(const struct fsize *fs, struct rep *r)
 {
 	char *p = prepare(fs, r);

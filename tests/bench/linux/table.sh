@@ -134,7 +134,7 @@ END {
 				if (b ~ /^gup/) note = "Linux: io_uring"
 				if (b == "madvise_populate") note = "no cap; zeroing differs"
 				if (b == "pageout" || b == "swapin") note = "Linux: swap cache, block layer"
-				if (b == "young") note = "Linux: one flush per mm"
+				if (b == "young") note = "Linux: whole mm, no flush"
 				if (b == "numa_hint") note = "no Linux cell: no system call"
 				printf "  %-10s %-7s %9s %9s %9s %9s %8s %-6s %9s %8s %s%s\n", b, f, t61, t612,
 					p1 == "" ? "n/a" : num(p1), pb == "" ? "n/a" : num(pb),
