@@ -9,9 +9,9 @@
 # DIR afterwards: busybox; 6.1/ and 6.12/, each with kernel (vmlinuz),
 # config (the kernel's .config), version (its uname -r, the package's
 # version after it) and brd.ko: the RAM disk module of the same package,
-# uncompressed here (Debian ships it xz-compressed, and busybox's insmod
-# hands the file to the kernel as it is), the swap device of the pageout
-# and swapin benches (init.sh); DIR/.fetched marks it complete (a DIR
+# uncompressed here (6.12's package ships it xz-compressed, 6.1's plain;
+# busybox's insmod hands the file to the kernel as it is), the swap device
+# of the pageout and swapin benches (init.sh); DIR/.fetched marks it complete (a DIR
 # fetched before brd.ko was taken along is fetched again). Exit 1 with the
 # reason on stderr when something cannot be fetched.
 set -u

@@ -676,11 +676,9 @@ static int op_copy_rep(const struct fsize *fs, struct rep *r)
 #define MADV_PAGEOUT 21
 #endif
 #define PM_SWAPPED (1ull << 62)
-#define PM_PRESENT (1ull << 63)
 
 /* How many pages of [@p, @p + @size) have @bit in their pagemap entry
- * (PM_SWAPPED: on swap; PM_PRESENT: mapped), or -1 when pagemap cannot be
- * read. */
+ * (PM_SWAPPED: on swap), or -1 when pagemap cannot be read. */
 static long pagemap_count(const char *p, unsigned long size, uint64_t bit)
 {
 	unsigned long n = size / PAGE;
