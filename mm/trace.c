@@ -148,28 +148,25 @@ static void json_begin(struct trace_cpu *t, unsigned cpu, const char *kind)
 /*
  * Print the pending event; make this one (@kind, its record's members
  * @jfields, its line @fmt) pending, its counters counted from now (or
- * from trace_run_begin()). Outside any operation an event is printed at
- * once, without counters: nothing would end it.
+ * from trace_run_begin()). Outside any operation an event other than an
+ * operation's start (@hold) is printed at once, without counters: nothing
+ * would end it.
  */
-static void __attribute__((format(printf, 3, 4)))
-emit(const char *kind, const char *jfields, const char *fmt, ...)
+static void emitv(bool hold, const char *kind, const char *jfields, const char *fmt, va_list ap)
 {
 	unsigned cpu = smp_processor_id();
 	struct trace_cpu *t = &trace_cpus[cpu];
 	int n;
-	va_list ap;
 
 	flush_pending(t);
 	n = snprintf(t->line, sizeof(t->line), "cpu%u %*s", cpu, (int)(2 * t->depth), "");
-	va_start(ap, fmt);
 	vsnprintf(t->line + n, sizeof(t->line) - (size_t)n, fmt, ap);
-	va_end(ap);
 	json_begin(t, cpu, kind);
 	append(t->json, sizeof(t->json), "%s", jfields);
 	if (!t->since_set)
 		t->since = mm_counters_cpu[cpu].c;
 	t->since_set = false;
-	if (!t->depth) {
+	if (!t->depth && !hold) {
 		append(t->json, sizeof(t->json), ",\"counters\":{}}");
 		sink(t->line, t->json);
 		return;
@@ -177,6 +174,27 @@ emit(const char *kind, const char *jfields, const char *fmt, ...)
 	t->pending = true;
 }
 
+static void __attribute__((format(printf, 3, 4)))
+emit(const char *kind, const char *jfields, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emitv(false, kind, jfields, fmt, ap);
+	va_end(ap);
+}
+
+static void __attribute__((format(printf, 2, 3))) emit_op(const char *jfields, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emitv(true, "op", jfields, fmt, ap);
+	va_end(ap);
+}
+
+/* The counters of a run's scan go on the run's line (folio_pte_batch()
+ * always ends the scan with trace_run()): the pending event is printed now. */
 void trace_run_begin(void)
 {
 	unsigned cpu = smp_processor_id();
@@ -340,7 +358,7 @@ void trace_op_begin(const char *op, struct mm *mm, unsigned long start, unsigned
 	}
 	if (t->depth < TRACE_DEPTH_MAX)
 		t->op[t->depth] = op;
-	emit("op", j, "%s %#lx-%#lx%s", op, start, end, c);
+	emit_op(j, "%s %#lx-%#lx%s", op, start, end, c);
 	if (t->depth++ == 0)
 		t->begun = t->since;
 }

@@ -164,6 +164,8 @@ TEST(trace_json_of_a_capped_munmap)
 	for (unsigned i = 0; i + 1 < trace_json_nr; i++)
 		sum += json_num(trace_json[i], "mapcount_updates");
 	CHECK_EQ(sum, d.mapcount_updates);
+	/* the walk before the first run is on the operation's own record */
+	CHECK_EQ(json_num(trace_json[0], "pt_descents"), d.pt_descents);
 out:
 	mm_case_end(mm, free0);
 }
