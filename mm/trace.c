@@ -61,6 +61,8 @@ static struct trace_cpu {
 	char json[TRACE_JSON_MAX];
 } trace_cpus[NR_CPUS];
 
+static void strip_json(const struct trace_cpu *t, bool gone, char *json, size_t size);
+
 bool mm_set_trace(bool on)
 {
 	if (on && !MM_TRACE_BUILT)
@@ -152,7 +154,8 @@ static void json_begin(struct trace_cpu *t, unsigned cpu, const char *kind)
  * operation's start (@hold) is printed at once, without counters: nothing
  * would end it.
  */
-static void emitv(bool hold, const char *kind, const char *jfields, const char *fmt, va_list ap)
+static void emitv(bool hold, bool strip, const char *kind, const char *jfields, const char *fmt,
+		  va_list ap)
 {
 	unsigned cpu = smp_processor_id();
 	struct trace_cpu *t = &trace_cpus[cpu];
@@ -163,6 +166,8 @@ static void emitv(bool hold, const char *kind, const char *jfields, const char *
 	vsnprintf(t->line + n, sizeof(t->line) - (size_t)n, fmt, ap);
 	json_begin(t, cpu, kind);
 	append(t->json, sizeof(t->json), "%s", jfields);
+	if (strip)
+		strip_json(t, false, t->json, sizeof(t->json));
 	if (!t->since_set)
 		t->since = mm_counters_cpu[cpu].c;
 	t->since_set = false;
@@ -180,16 +185,19 @@ emit(const char *kind, const char *jfields, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	emitv(false, kind, jfields, fmt, ap);
+	emitv(false, false, kind, jfields, fmt, ap);
 	va_end(ap);
 }
 
-static void __attribute__((format(printf, 2, 3))) emit_op(const char *jfields, const char *fmt, ...)
+/* An operation's start, held for its counters like an event inside one;
+ * @strip: with the strip of its range (strip_range()). */
+static void __attribute__((format(printf, 3, 4)))
+emit_op(const char *jfields, bool strip, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	emitv(true, "op", jfields, fmt, ap);
+	emitv(true, strip, "op", jfields, fmt, ap);
 	va_end(ap);
 }
 
@@ -259,23 +267,24 @@ static char strip_char(pte_t pte, enum pmd_state state)
 	return pte_dirty(pte) ? 'R' : 'r';
 }
 
-struct strip {
-	char ent[TRACE_STRIP_MAX + 1], folio[TRACE_STRIP_MAX + 1], cont[TRACE_STRIP_MAX + 1];
-};
+enum strip_row { STRIP_PTES, STRIP_FOLIOS, STRIP_CONT };
 
-/* Fill @s with [@lo, @hi) of @mm: entries, folio letters (a..z, a new one
- * each time the folio changes; '-' none), 'c' for contpte entries.
+/* Write row @row of the strip of [@lo, @hi) of @mm to @out (a character
+ * an entry and a NUL): the entries, the folio letters (a..z, a new one
+ * each time the folio changes; '-' none) or 'c' for contpte entries ('-'
+ * not). @gone: the mm is gone, every entry none.
  * Context: takes mmap_lock for read, so the tables stay while it reads. */
-static void strip_read(struct mm *mm, unsigned long lo, unsigned long hi, struct strip *s)
+static void strip_row(struct mm *mm, unsigned long lo, unsigned long hi, enum strip_row row,
+		      bool gone, char *out)
 {
 	const struct folio *last = NULL;
 	char letter = 'a';
-	unsigned i = 0;
 
-	read_lock(&mm->mmap_lock);
-	for (unsigned long addr = lo; addr < hi; addr += PAGE_SIZE, i++) {
-		enum pmd_state state;
-		pte_t pte = strip_entry(mm, addr, &state);
+	if (!gone)
+		read_lock(&mm->mmap_lock);
+	for (unsigned long addr = lo; addr < hi; addr += PAGE_SIZE) {
+		enum pmd_state state = PMD_NONE;
+		pte_t pte = gone ? (pte_t){ 0 } : strip_entry(mm, addr, &state);
 		bool mapped = state == PMD_LEAF || (state == PMD_TABLE && pte_present(pte));
 		struct page *page = mapped ? pfn_to_page(pte_pfn(pte)) : NULL;
 		const struct folio *f = page ? page_folio(page) : NULL;
@@ -284,12 +293,17 @@ static void strip_read(struct mm *mm, unsigned long lo, unsigned long hi, struct
 			letter = (char)('a' + (letter - 'a' + 1) % 26);
 		if (f)
 			last = f;
-		s->ent[i] = strip_char(pte, state);
-		s->folio[i] = f ? letter : '-';
-		s->cont[i] = state == PMD_TABLE && pte_present(pte) && pte_cont(pte) ? 'c' : '-';
+		if (row == STRIP_PTES)
+			*out++ = strip_char(pte, state);
+		else if (row == STRIP_FOLIOS)
+			*out++ = f ? letter : '-';
+		else
+			*out++ =
+				state == PMD_TABLE && pte_present(pte) && pte_cont(pte) ? 'c' : '-';
 	}
-	s->ent[i] = s->folio[i] = s->cont[i] = '\0';
-	read_unlock(&mm->mmap_lock);
+	*out = '\0';
+	if (!gone)
+		read_unlock(&mm->mmap_lock);
 }
 
 /* The strip range of [@start, @end) in @mm: clipped to its first VMA's
@@ -315,27 +329,26 @@ static void strip_range(struct trace_cpu *t, struct mm *mm, unsigned long start,
 }
 
 /* Append ,"strip":{...} for @t's range of its mm (@gone: the mm is gone,
- * every entry none) to @json. */
+ * every entry none) to @json, written in place (no copy on the stack). */
 static void strip_json(const struct trace_cpu *t, bool gone, char *json, size_t size)
 {
-	static struct strip s[NR_CPUS];
-	struct strip *sp = &s[smp_processor_id()];
-	unsigned long n = (t->hi - t->lo) >> PAGE_SHIFT;
+	static const char *const key[] = { "ptes", "folios", "cont" };
+	size_t n = (t->hi - t->lo) >> PAGE_SHIFT;
 
 	if (t->lo == t->hi)
 		return;
-	if (gone) {
-		memset(sp->ent, '.', n);
-		memset(sp->folio, '-', n);
-		memset(sp->cont, '-', n);
-		sp->ent[n] = sp->folio[n] = sp->cont[n] = '\0';
-	} else {
-		strip_read(t->mm, t->lo, t->hi, sp);
+	append(json, size, ",\"strip\":{\"start\":\"%#lx\",\"end\":\"%#lx\"", t->lo, t->hi);
+	for (int row = STRIP_PTES; row <= STRIP_CONT; row++) {
+		size_t len;
+
+		append(json, size, ",\"%s\":\"", key[row]);
+		len = strlen(json);
+		if (len + n + 3 >= size)
+			return; /* cannot happen: TRACE_JSON_MAX has room */
+		strip_row(t->mm, t->lo, t->hi, (enum strip_row)row, gone, json + len);
+		append(json, size, "\"");
 	}
-	append(json, size,
-	       ",\"strip\":{\"start\":\"%#lx\",\"end\":\"%#lx\",\"ptes\":\"%s\",\"folios\":\"%s\","
-	       "\"cont\":\"%s\"}",
-	       t->lo, t->hi, sp->ent, sp->folio, sp->cont);
+	append(json, size, "}");
 }
 
 /* ---- the events ----------------------------------------------------------- */
@@ -343,22 +356,17 @@ static void strip_json(const struct trace_cpu *t, bool gone, char *json, size_t 
 void trace_op_begin(const char *op, struct mm *mm, unsigned long start, unsigned long end,
 		    unsigned cap)
 {
-	static char jbuf[NR_CPUS][TRACE_JSON_MAX]; /* too large for a kernel stack */
-	unsigned cpu = smp_processor_id();
-	struct trace_cpu *t = &trace_cpus[cpu];
-	char c[24], jc[24], *j = jbuf[cpu];
-	size_t jsize = sizeof(jbuf[cpu]);
+	struct trace_cpu *t = &trace_cpus[smp_processor_id()];
+	char c[24], jc[24], j[96];
 	bool outer = t->depth == 0;
 
 	cap_text(c, sizeof(c), jc, sizeof(jc), cap);
-	snprintf(j, jsize, ",\"start\":\"%#lx\",\"end\":\"%#lx\",\"cap\":%s", start, end, jc);
-	if (outer) {
+	snprintf(j, sizeof(j), ",\"start\":\"%#lx\",\"end\":\"%#lx\",\"cap\":%s", start, end, jc);
+	if (outer)
 		strip_range(t, mm, start, end);
-		strip_json(t, false, j, jsize);
-	}
 	if (t->depth < TRACE_DEPTH_MAX)
 		t->op[t->depth] = op;
-	emit_op(j, "%s %#lx-%#lx%s", op, start, end, c);
+	emit_op(j, outer, "%s %#lx-%#lx%s", op, start, end, c);
 	if (t->depth++ == 0)
 		t->begun = t->since;
 }

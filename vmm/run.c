@@ -321,6 +321,10 @@ int vmm_main(int argc, char **argv)
 		return -backend;
 	if (settle(&cfg, backend))
 		return PTELAB_EXIT_USAGE;
+	if (cfg.trace_html && backend == VMM_BACKEND_HOST) {
+		vmm_msg("--trace-html: --backend host has no trace built in (use kvm or qemu)");
+		return PTELAB_EXIT_USAGE;
+	}
 	if (vmm_machine_init(&m, layout_of(&cfg, backend), cfg.mem, cfg.nodes, cfg.cpus,
 			     cfg.bootargs)) {
 		vmm_msg("cannot lay out %llu bytes over %d nodes", X(cfg.mem), cfg.nodes);

@@ -99,6 +99,17 @@ run_cases() {
 	pass "$name"
 }
 
+# No image of --backend host has the trace: refused before anything runs.
+if [ -x "$PTELAB" ]; then
+	name="--trace-html --backend host -> exit 2, no page"
+	expect_status "$name" 2 "$PTELAB" --backend host --trace-html "$TMPD/host.html" \
+		run=ptdump:munmap &&
+		out_has "$name" "--backend host has no trace built in" &&
+		{ [ ! -e "$TMPD/host.html" ] || fail "$name" "a page was written"; } && pass "$name"
+else
+	skip "--trace-html --backend host" "$PTELAB is not built"
+fi
+
 CASES="counters broken-page cpus-2"
 if ! browser_ok || ! backend; then
 	for c in $CASES; do skip "--trace-html: $c" "$why"; done
