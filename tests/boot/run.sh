@@ -167,7 +167,7 @@ trace_case() {
 	# shellcheck disable=SC2046
 	expect_status "$name" 0 "$PTELAB" $(backend_args "$1") --timeout 120 \
 		run=selftest:trace/ trace=on || return
-	out_has "$name" "^2 passed, 0 failed" && out_has "$name" "^trace: cpu0 exit " &&
+	out_has "$name" "^3 passed, 0 failed" && out_has "$name" "^trace: cpu0 exit " &&
 		pass "$name"
 	name="$1: trace=on on the measured image -> exit 2"
 	# shellcheck disable=SC2046

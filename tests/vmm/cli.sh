@@ -140,7 +140,7 @@ help_cases() {
 		name="$h lists options, commands, keys, PTELAB_ALLOW_PVM"
 		expect_status "$name" 0 "$PTELAB" "$h" || continue
 		ok=1
-		for w in "--backend auto|kvm|qemu|host" "--csv FILE" "--quiet" "--version" \
+		for w in "--backend auto|kvm|qemu|host" "--csv FILE" "--trace-html FILE" "--quiet" "--version" \
 			"selftest:list" "bench\[:NAME\]" "run=help" "caps " "folios " "gup_op " \
 			"contpte " "PTELAB_ALLOW_PVM" "124 timeout" "--keep" "numa_maps" "gup_put migrate" \
 			"migrate_unmap " "migrate_flush " "gup_keep .*(default pages)"; do
