@@ -14,8 +14,12 @@
 struct lru_link {
 	struct list_head node;
 	struct mm *mm;	    /* where the folio was mapped when it entered */
-	unsigned long addr; /* the address of its first page there */
+	unsigned long addr; /* the address of its first page there, | LINK_ISOLATED */
 };
+
+/* In lru_link.addr (page aligned): the folio is isolated (lru_isolate()
+ * took it; lru_putback() or lru_release() ends that). */
+#define LINK_ISOLATED 1ul
 
 struct lruvec {
 	struct spinlock lock;
@@ -183,6 +187,7 @@ unsigned lru_isolate(int nid, struct mm *mm, struct lru_isolated *out, unsigned 
 			continue;
 		lru_unlink(lv, f);
 		out[n++] = (struct lru_isolated){ f, k->addr, folio_nr_pages(f) };
+		k->addr |= LINK_ISOLATED;
 		count_event(pgscan, folio_nr_pages(f));
 	}
 	spin_unlock(&lv->lock);
@@ -194,11 +199,33 @@ void lru_putback(struct lru_isolated *iso, enum lru_list l)
 	struct lruvec *lv = folio_lruvec(iso->folio);
 
 	spin_lock(&lv->lock);
+	folio_link(lv, iso->folio)->addr &= ~LINK_ISOLATED;
 	lru_link(lv, iso->folio, l, false);
 	spin_unlock(&lv->lock);
 	if (l == LRU_ACTIVE)
 		count_event(pgactivate, iso->nr);
 	folio_put(iso->folio);
+}
+
+void lru_release(struct lru_isolated *iso)
+{
+	struct lruvec *lv = folio_lruvec(iso->folio);
+
+	spin_lock(&lv->lock);
+	folio_link(lv, iso->folio)->addr &= ~LINK_ISOLATED;
+	spin_unlock(&lv->lock);
+	folio_put(iso->folio);
+}
+
+bool lru_isolated(struct folio *f)
+{
+	struct lruvec *lv = folio_lruvec(f);
+	bool isolated;
+
+	spin_lock(&lv->lock);
+	isolated = folio_link(lv, f)->addr & LINK_ISOLATED;
+	spin_unlock(&lv->lock);
+	return isolated;
 }
 
 void lru_balance(int nid)

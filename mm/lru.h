@@ -98,6 +98,13 @@ unsigned lru_isolate(int nid, struct mm *mm, struct lru_isolated *out, unsigned 
  * isolation's reference dropped (which may free it). */
 void lru_putback(struct lru_isolated *iso, enum lru_list l);
 
+/* lru_release - an isolated folio that reclaim unmapped: the isolation's
+ * reference dropped (the last: it frees the folio). */
+void lru_release(struct lru_isolated *iso);
+
+/* Is @f isolated by reclaim (the invariant checker's question)? */
+bool lru_isolated(struct folio *f);
+
 /* lru_balance - move the active tail to the inactive head until the
  * inactive list holds at least half of node @nid's pages (pgdeactivate). */
 void lru_balance(int nid);

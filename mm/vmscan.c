@@ -233,7 +233,7 @@ static unsigned long reclaim_one(struct mm *mm, struct lru_isolated *iso)
 		lru_putback(iso, c.res == RECLAIM_KEEP ? LRU_INACTIVE : LRU_ACTIVE);
 		return 0;
 	}
-	folio_put(iso->folio); /* the last: frees it */
+	lru_release(iso); /* the last reference: frees it */
 	return iso->nr;
 }
 
