@@ -30,6 +30,8 @@ struct lruvec {
 
 static struct lruvec lruvecs[MAX_NUMNODES];
 
+void (*lru_free_window_hook)(struct folio *f);
+
 void lru_links_alloc(int idx)
 {
 	struct pglist *pg = &pglists[idx];
@@ -110,6 +112,8 @@ void folio_lru_del(struct folio *f)
 {
 	struct lruvec *lv = folio_lruvec(f);
 
+	if (lru_free_window_hook)
+		lru_free_window_hook(f); /* tests: an isolation on another CPU here */
 	if (!(page_flags(&f->page) & PG_lru))
 		return;
 	spin_lock(&lv->lock);

@@ -124,4 +124,8 @@ int lru_check(bool all_mapped);
  * most @max). Return: how many (tests). */
 unsigned lru_snapshot(int nid, enum lru_list l, struct folio **out, unsigned max);
 
+/* Tests: called by folio_free() with the folio whose count is 0, before
+ * it takes the lru lock (another CPU's isolation lands here). */
+extern void (*lru_free_window_hook)(struct folio *f);
+
 #endif
