@@ -54,6 +54,19 @@ struct reclaim_ctx {
 	bool seen;
 };
 
+/* The pages to flush after a young run of @n entries from @ptep (@left
+ * entries of the folio from there): the run, and the rest of an arch
+ * block its last entry is in, which the hook cleared with it (arm64: a
+ * contpte block has one young state; at young=1 the first entry's clear
+ * clears the block, and a flush of that entry alone leaves the others
+ * cached young, so an access meanwhile would not set the bit again). */
+static unsigned run_flush_pages(pte_t *ptep, unsigned n, unsigned left)
+{
+	unsigned rest = pte_batch_hint(ptep + n - 1, __ptep_get(ptep + n - 1)) - 1;
+
+	return n + (rest < left - n ? rest : left - n);
+}
+
 bool folio_referenced_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr)
 {
 	bool young = false;
@@ -64,7 +77,8 @@ bool folio_referenced_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsig
 
 		count_event(young_runs, 1);
 		if (clear_young_dirty_ptes(mm, a, ptep + done, n, CYDP_CLEAR_YOUNG)) {
-			flush_tlb_range(mm, a, a + (unsigned long)n * PAGE_SIZE);
+			flush_tlb_range(mm, a,
+					a + run_flush_pages(ptep + done, n, nr - done) * PAGE_SIZE);
 			count_event(young_cleared, 1);
 			young = true;
 		}
