@@ -175,14 +175,16 @@ void folio_deactivate(struct folio *f)
 
 /* The grab, not a plain get: a count of 0 is a folio whose last put has
  * happened and whose folio_free() waits for this lock to take it off. */
-unsigned lru_isolate(int nid, struct mm *mm, struct lru_isolated *out, unsigned max)
+unsigned lru_isolate(int nid, struct mm *mm, struct lru_isolated *out, unsigned max,
+		     unsigned long pages)
 {
 	struct lruvec *lv = &lruvecs[nid];
 	struct list_head *head = &lv->lists[LRU_INACTIVE], *e, *prev;
+	unsigned long taken = 0;
 	unsigned n = 0;
 
 	spin_lock(&lv->lock);
-	for (e = head->prev; e != head && n < max; e = prev) {
+	for (e = head->prev; e != head && n < max && taken < pages; e = prev) {
 		struct lru_link *k = list_entry(e, struct lru_link, node);
 		struct folio *f = link_folio(lv, nid, k);
 
@@ -192,6 +194,7 @@ unsigned lru_isolate(int nid, struct mm *mm, struct lru_isolated *out, unsigned 
 		lru_unlink(lv, f);
 		out[n++] = (struct lru_isolated){ f, k->addr, folio_nr_pages(f) };
 		k->addr |= LINK_ISOLATED;
+		taken += folio_nr_pages(f);
 		count_event(pgscan, folio_nr_pages(f));
 	}
 	spin_unlock(&lv->lock);

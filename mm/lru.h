@@ -89,10 +89,12 @@ struct lru_isolated {
 
 /*
  * lru_isolate - take up to @max folios recorded in @mm off node @nid's
- * inactive tail, each with a reference (pgscan counts their pages); the
- * others stay where they are. Return: the number taken into @out.
+ * inactive tail, each with a reference (pgscan counts their pages), and
+ * no more once they hold @pages pages; the others stay where they are.
+ * Return: the number taken into @out.
  */
-unsigned lru_isolate(int nid, struct mm *mm, struct lru_isolated *out, unsigned max);
+unsigned lru_isolate(int nid, struct mm *mm, struct lru_isolated *out, unsigned max,
+		     unsigned long pages);
 
 /* lru_putback - an isolated folio back on the head of list @l, and the
  * isolation's reference dropped (which may free it). */

@@ -261,7 +261,7 @@ unsigned long reclaim_node(struct mm *mm, int nid, unsigned long want)
 		unsigned n;
 
 		lru_balance(nid);
-		n = lru_isolate(nid, mm, iso, RECLAIM_BATCH);
+		n = lru_isolate(nid, mm, iso, RECLAIM_BATCH, want - freed);
 		if (!n)
 			break;
 		for (unsigned i = 0; i < n; i++) {
