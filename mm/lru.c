@@ -68,13 +68,20 @@ static enum lru_list folio_lru_list(const struct folio *f)
 	return page_flags(&f->page) & PG_active ? LRU_ACTIVE : LRU_INACTIVE;
 }
 
+/* Add @n to list @l's count: a relaxed store, since lru_pages() reads it
+ * without the lock. Context: the lru lock held. */
+static void lru_count(struct lruvec *lv, enum lru_list l, long n)
+{
+	__atomic_store_n(&lv->nr_pages[l], lv->nr_pages[l] + (unsigned long)n, __ATOMIC_RELAXED);
+}
+
 /* Off its list. Context: the lru lock held; @f has PG_lru. */
 static void lru_unlink(struct lruvec *lv, struct folio *f)
 {
 	enum lru_list l = folio_lru_list(f);
 
 	list_del(&folio_link(lv, f)->node);
-	lv->nr_pages[l] -= folio_nr_pages(f);
+	lru_count(lv, l, -(long)folio_nr_pages(f));
 	page_clear_flags(&f->page, PG_lru | PG_active);
 }
 
@@ -88,7 +95,7 @@ static void lru_link(struct lruvec *lv, struct folio *f, enum lru_list l, bool t
 		list_add_tail(&k->node, &lv->lists[l]);
 	else
 		list_add(&k->node, &lv->lists[l]);
-	lv->nr_pages[l] += folio_nr_pages(f);
+	lru_count(lv, l, (long)folio_nr_pages(f));
 	page_set_flags(&f->page, PG_lru | (l == LRU_ACTIVE ? PG_active : 0));
 }
 

@@ -398,7 +398,89 @@ TEST(isolate_skips_a_folio_being_freed_smp)
 	end(r.mm);
 }
 
+#define LOOP_ROUNDS 6
+
+struct loop {
+	struct mm *a, *b;
+	unsigned long ra, len;
+	unsigned stop;
+	long pins;
+};
+
+/* CPU 1 beside the reclaimer: gup-fast pins of its pages (no lock), and
+ * another mm's folios entering and leaving the same node's lists. */
+static void loop_other(struct loop *l)
+{
+	for (unsigned long i = 0; !__atomic_load_n(&l->stop, __ATOMIC_ACQUIRE); i++) {
+		unsigned long va = l->ra + (i * 17 % (l->len >> PAGE_SHIFT)) * PAGE_SIZE;
+		struct page *p;
+		long b;
+
+		if (pin_user_pages_fast(l->a, va, 1, FOLL_FAST_ONLY, &p) == 1) {
+			l->pins++;
+			unpin_user_pages(&p, 1);
+		}
+		b = mm_mmap(l->b, 0, 64 * PAGE_SIZE, RW | VM_NOHUGEPMD, 0, ORDERS(4));
+		if (b > 0) {
+			mm_touch(l->b, (unsigned long)b, 64 * PAGE_SIZE, true);
+			mm_munmap(l->b, (unsigned long)b, 64 * PAGE_SIZE);
+		}
+	}
+	switch_mm(NULL); /* mm_touch() made l->b live here */
+}
+
+static void loop_cpu(unsigned cpu, void *arg)
+{
+	struct loop *l = arg;
+
+	if (cpu == 1) {
+		loop_other(l);
+		return;
+	}
+	for (unsigned r = 1; r <= LOOP_ROUNDS; r++)
+		CHECK_EQ(stamp_range(l->a, l->ra, l->len, r), 0);
+	flag_set(&l->stop);
+}
+
+/* Free-running: CPU 0 writes a range whose faults reclaim (the watermark
+ * is half the range below the free pages), round after round (each
+ * round faults the swapped half back, reclaiming the other), CPU 1 pins its
+ * pages with gup-fast and maps, touches and unmaps another mm's folios on
+ * the same lists. The data is the last round's, the lists and counts
+ * agree (lru_check() in mm_check()), every page comes back. */
+TEST(reclaim_against_gup_fast_and_another_mm_smp)
+{
+	struct loop l = { 0 };
+	struct mm_counters c0;
+	int nid;
+
+	l.a = begin();
+	l.b = mm_create();
+	l.len = 2ul << 20;
+	l.ra = test_mmap(l.a, l.len, RW | VM_NOHUGEPMD, ORDERS(4));
+	CHECK_EQ(stamp_range(l.a, l.ra, PAGE_SIZE, 0), 0);
+	nid = node_of(l.a, l.ra);
+	reclaim_set_low(nid, node_free_pages(nid) - (l.len >> PAGE_SHIFT) / 2);
+	c0 = mm_counters_read();
+	if (smp_nr_cpus() < 2) {
+		printf("    1 CPU online: the rounds alone\n");
+		loop_cpu(0, &l);
+	} else {
+		smp_run(2, loop_cpu, &l);
+	}
+	reclaim_set_low(nid, 0);
+	printf("    %llu pages reclaimed, %llu read back, %ld gup-fast pins beside\n",
+	       (unsigned long long)counters_since(&c0).pgsteal,
+	       (unsigned long long)counters_since(&c0).pswpin, l.pins);
+	CHECK(counters_since(&c0).pgsteal > 0);
+	CHECK_MM_OK();
+	CHECK_EQ(stamp_mismatches(l.a, l.ra, l.len, LOOP_ROUNDS), 0);
+	mm_put(l.b);
+	end(l.a);
+}
+
 TEST_SUITE(reclaim, lru_order_new_inactive_cold_to_tail, watermark_makes_the_fault_reclaim,
 	   referenced_folios_are_kept, lazyfree_folios_are_discarded,
 	   swapped_data_intact_after_swapin, caps_one_and_max_reach_the_same_state,
-	   reclaim_sees_a_pin_taken_before_the_clear, isolate_skips_a_folio_being_freed_smp);
+	   reclaim_sees_a_pin_taken_before_the_clear, isolate_skips_a_folio_being_freed_smp,
+	   reclaim_against_gup_fast_and_another_mm_smp);
