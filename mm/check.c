@@ -39,6 +39,7 @@
 #include "kernel.h"
 #include "folio_walk.h"
 #include "mm_internal.h"
+#include "lru.h"
 #include "swap.h"
 #include "swapops.h"
 
@@ -303,6 +304,10 @@ static void check_folio(struct census *c, struct folio *f)
 	if (folio_ref_count(f) < sum + pmds + pins)
 		PROBLEM(c, "folio pfn %#llx: refcount %d < %d mappings + %d pins",
 			(unsigned long long)folio_pfn(f), folio_ref_count(f), sum + pmds, pins);
+	if ((f->page.flags & PG_anon) && sum + pmds && !(f->page.flags & PG_lru) &&
+	    !lru_isolated(f))
+		PROBLEM(c, "folio pfn %#llx: mapped anon folio on no LRU list (flags %#x)",
+			(unsigned long long)folio_pfn(f), f->page.flags);
 	if ((f->page.flags & (PG_lazyfree | PG_anon)) == PG_lazyfree)
 		PROBLEM(c, "folio pfn %#llx: lazyfree but not anon (flags %#x)",
 			(unsigned long long)folio_pfn(f), f->page.flags);
@@ -379,5 +384,5 @@ int mm_check(struct mm *only)
 	}
 	check_swap(&c);
 	free(c.swaps);
-	return c.problems + page_alloc_check();
+	return c.problems + page_alloc_check() + lru_check(false);
 }

@@ -225,7 +225,8 @@ static int madvise_vma(struct vma *v, unsigned long s, unsigned long e, int advi
 	case MADV_PAGEOUT:
 		madvise_pageout_vma(v, s, e);
 		return 0;
-	default: /* MADV_COLD: no LRU to deactivate on */
+	default: /* MADV_COLD */
+		madvise_cold_vma(v, s, e);
 		return 0;
 	}
 }

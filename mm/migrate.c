@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "lru.h"
 #include "migrate.h"
 #include "page_internal.h"
 #include "folio_walk.h"
@@ -521,6 +522,7 @@ static void migrate_move(struct migrate_item *it)
 	if (!it->dst)
 		pieces_array(it, pieces);
 	migrate_copy(it, pieces);
+	folio_lru_migrate(f, it->dst, pieces);
 	if (it->dst && it->nr_entries > 1)
 		folio_ref_add(it->dst, (int)it->nr_entries - 1);
 	migrate_remap(it, pieces);

@@ -15,6 +15,7 @@
 #include <errno.h>
 
 #include "kernel.h"
+#include "lru.h"
 #include "mempolicy.h"
 #include "mm_internal.h"
 #include "swap.h"
@@ -83,6 +84,7 @@ int do_swap_page(struct vma *vma, pte_t *ptep, unsigned long addr, pte_t entry, 
 	if (write)
 		pte = pte_mkdirty(pte);
 	set_ptes(vma->mm, base, ptep, pte, nr);
+	folio_add_lru(folio, vma->mm, base);
 	swap_free_nr(off, nr);
 	count_event(pswpin, nr);
 	count_event(swapin_folios, 1);
