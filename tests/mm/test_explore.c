@@ -218,13 +218,14 @@ static const struct found_schedule {
 	const char *mix;
 	uint64_t seed;
 } found_schedules[] = {
-	{ "mix", 1001944 },	/* folio_try_grab: size read before the grab */
-	{ "mix", 1003951 },	/* unshare reuse against a MOVE_ALL migration */
-	{ "mix", 1008150 },	/* host MMU: a fault's entry gone again (THP split) */
-	{ "mix", 1011691 },	/* the same */
-	{ "mix", 1011960 },	/* the same */
-	{ "mremap", 10 },	/* migration of a folio mremap moved in a fork's parent */
-	{ "madvise", 1000047 }, /* a child's MADV_FREE of a clean swapped-in folio */
+	{ "mix", 1001944 },	  /* folio_try_grab: size read before the grab */
+	{ "mix", 1003951 },	  /* unshare reuse against a MOVE_ALL migration */
+	{ "mix", 1008150 },	  /* host MMU: a fault's entry gone again (THP split) */
+	{ "mix", 1011691 },	  /* the same */
+	{ "mix", 1011960 },	  /* the same */
+	{ "mremap", 10 },	  /* migration of a folio mremap moved in a fork's parent */
+	{ "madvise", 1000047 },	  /* a child's MADV_FREE of a clean swapped-in folio */
+	{ "numa_hint", 1000797 }, /* GUP's fault bound: a hinting fault, two migrations */
 };
 
 TEST(found)
