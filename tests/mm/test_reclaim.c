@@ -155,7 +155,7 @@ TEST(referenced_folios_are_kept)
 
 	CHECK_EQ(stamp_range(mm, a, 4 * fs, 5), 0);
 	nid = node_of(mm, a);
-	CHECK(mm_clear_young(mm, a, a + 4 * fs) > 0);
+	CHECK(mm_clear_young(mm, a, a + 4 * fs, true) > 0);
 	CHECK_EQ(mm_access(mm, a + 1 * fs, &x, 8, false), 0);
 	CHECK_EQ(mm_access(mm, a + 3 * fs, &x, 8, false), 0);
 	c0 = mm_counters_read();
@@ -244,7 +244,7 @@ static struct outcome scenario(unsigned cap)
 
 	CHECK_EQ(stamp_range(mm, a, 8 * fs, 11), 0);
 	nid = node_of(mm, a);
-	mm_clear_young(mm, a, a + 8 * fs); /* at young=max: see docs/swap.md on arm64 */
+	mm_clear_young(mm, a, a + 8 * fs, true); /* at young=max: see docs/swap.md on arm64 */
 	for (int i = 0; i < 8; i += 3)
 		CHECK_EQ(mm_access(mm, a + i * fs + 5 * PAGE_SIZE, &x, 8, false), 0);
 	caps.pageout = caps.young = caps.swapin = cap;
@@ -310,7 +310,7 @@ TEST(reclaim_sees_a_pin_taken_before_the_clear)
 		struct folio *f = folio_at(mm, a);
 
 		WHERE("%s", g->label);
-		mm_clear_young(mm, a, a + len);
+		mm_clear_young(mm, a, a + len, true);
 		window_page = NULL;
 		reclaim_window_hook = pin_in_window;
 		reclaim(mm, node_of(mm, a), 1);
