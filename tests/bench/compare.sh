@@ -43,11 +43,19 @@ OUT=${OUT:-$LX/$(date +%Y%m%d-%H%M%S)-$OPTS}
 mkdir -p "$OUT" || exit 1
 
 # ptelab's benches for BENCH: gup runs bench:gup_put too; madvise runs
-# its three advices, which lbench names one by one.
-pt_benches="" lx_benches=""
+# its three advices, which lbench names one by one. Their own keys go
+# only with them (ptelab refuses a key no command of the line reads).
+pt_benches="" lx_benches="" pt_keys=""
 for b in $(echo "$BENCH" | tr ',' ' '); do
 	case $b in
-	gup) pt_benches="$pt_benches,bench:gup,bench:gup_put" ;;
+	gup)
+		pt_benches="$pt_benches,bench:gup,bench:gup_put"
+		pt_keys="$pt_keys gup_keep=ranges"
+		;;
+	madvise)
+		pt_benches="$pt_benches,bench:$b"
+		pt_keys="$pt_keys advice=free,dontneed,populate"
+		;;
 	*) pt_benches="$pt_benches,bench:$b" ;;
 	esac
 	case $b in
@@ -88,9 +96,9 @@ for a in $ARCHES; do
 			"folios=$FOLIOS" "size=$SIZE" "reps=$REPS" &
 	done
 	if [ -n "$pt_benches" ]; then
+		# shellcheck disable=SC2086 # $pt_keys: one word per key
 		"$PTELAB" --arch "$a" --accel icount --mem "$LX_MEM" --nodes "$LX_NODES" --quiet \
-			"run=$pt_benches" "size=$SIZE" reps=1 "folios=$FOLIOS" gup_keep=ranges \
-			advice=free,dontneed,populate \
+			"run=$pt_benches" "size=$SIZE" reps=1 "folios=$FOLIOS" $pt_keys \
 			>"$OUT/ptelab-$a.log" 2>&1 ||
 			echo "compare: ptelab $a exited $?: $(tail -n 3 "$OUT/ptelab-$a.log" | tr '\n' '|')"
 	fi
