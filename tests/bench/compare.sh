@@ -73,8 +73,10 @@ pt_user() {
 	pu_a=$1
 	shift
 	mkdir -p "$OUT/user-$pu_a/bin" && cp "$LX/$pu_a/lbench" "$OUT/user-$pu_a/bin/lbench" || return 1
+	# The Linux boots' time limit: lbench's whole list, under icount on a
+	# busy machine, outlasts the 120 s ptelab gives a command by default.
 	"$PTELAB" --arch "$pu_a" --accel icount --mem "$LX_MEM" --nodes "$LX_NODES" --quiet \
-		--initramfs "$OUT/user-$pu_a" -- run=exec:/bin/lbench mm_debug=off -- "$@" \
+		--timeout "$LX_TIMEOUT" --initramfs "$OUT/user-$pu_a" -- run=exec:/bin/lbench mm_debug=off -- "$@" \
 		>"$OUT/ptelab-user-$pu_a.log" 2>&1 ||
 		echo "compare: ptelab (same binary) $pu_a exited $?: $(tail -n 3 "$OUT/ptelab-user-$pu_a.log" | tr '\n' '|')"
 }
