@@ -18,7 +18,8 @@
 # are exact and the same on every run, so only a code change moves them:
 # ratios=3% figures=5%; host, KVM and TCG clocks vary with the load:
 # ratios=25% and no figures=. A figure a doc keeps without a doc-test
-# names the commit and clock it was measured at ("icount, at be2fda6").
+# names the commit and clock it was measured at ("icount, at be2fda6"):
+# provenance.awk fails a table of figures that names neither.
 . "$(dirname "$0")/../lib.sh"
 cd "$TOP" || exit 1
 D=$TOP/tests/docs
@@ -58,4 +59,15 @@ while [ "$i" -le "$last" ]; do
 	fi
 	i=$((i + 1))
 done
+
+# Figures that no doc-test re-measures say where they came from.
+bad=0
+for f in README.md docs/*.md; do
+	awk -f "$D/provenance.awk" "$f" >"$TMPD/prov" || exit 1
+	while IFS='	' read -r l row; do
+		bad=$((bad + 1))
+		fail "$f:$l: figures of unknown origin" "the table names no commit and clock; add '(icount, at HASH.)' under it, or make it a doc-test: $row"
+	done <"$TMPD/prov"
+done
+[ "$bad" -eq 0 ] && pass "every table of figures in README.md and docs/*.md names its commit and clock"
 summary
