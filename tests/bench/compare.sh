@@ -46,11 +46,19 @@ OUT=${OUT:-$LX/$(date +%Y%m%d-%H%M%S)-$OPTS}
 mkdir -p "$OUT" || exit 1
 
 # ptelab's benches for BENCH: gup runs bench:gup_put too; madvise runs
-# its three advices, which lbench names one by one.
-pt_benches="" lx_benches=""
+# its three advices, which lbench names one by one. Their own keys go
+# only with them (ptelab refuses a key no command of the line reads).
+pt_benches="" lx_benches="" pt_keys=""
 for b in $(echo "$BENCH" | tr ',' ' '); do
 	case $b in
-	gup) pt_benches="$pt_benches,bench:gup,bench:gup_put" ;;
+	gup)
+		pt_benches="$pt_benches,bench:gup,bench:gup_put"
+		pt_keys="$pt_keys gup_keep=ranges"
+		;;
+	madvise)
+		pt_benches="$pt_benches,bench:$b"
+		pt_keys="$pt_keys advice=free,dontneed,populate"
+		;;
 	*) pt_benches="$pt_benches,bench:$b" ;;
 	esac
 	case $b in
@@ -60,10 +68,6 @@ for b in $(echo "$BENCH" | tr ',' ' '); do
 	esac
 done
 pt_benches=${pt_benches#,} lx_benches=${lx_benches#,}
-# ptelab refuses a word no bench of the run reads: each only with its bench.
-pt_words=""
-case ",$pt_benches," in *,bench:gup,*) pt_words="gup_keep=ranges" ;; esac
-case ",$pt_benches," in *,bench:madvise,*) pt_words="$pt_words advice=free,dontneed,populate" ;; esac
 # Linux's pageout and swapin need a swap device: init.sh's RAM disk.
 lx_swap=off
 case ",$lx_benches," in *,pageout,* | *,swapin,*) lx_swap=on ;; esac
@@ -76,8 +80,10 @@ pt_user() {
 	pu_a=$1
 	shift
 	mkdir -p "$OUT/user-$pu_a/bin" && cp "$LX/$pu_a/lbench" "$OUT/user-$pu_a/bin/lbench" || return 1
+	# The Linux boots' time limit: lbench's whole list, under icount on a
+	# busy machine, outlasts the 120 s ptelab gives a command by default.
 	"$PTELAB" --arch "$pu_a" --accel icount --mem "$LX_MEM" --nodes "$LX_NODES" --quiet \
-		--initramfs "$OUT/user-$pu_a" -- run=exec:/bin/lbench mm_debug=off -- "$@" \
+		--timeout "$LX_TIMEOUT" --initramfs "$OUT/user-$pu_a" -- run=exec:/bin/lbench mm_debug=off -- "$@" \
 		>"$OUT/ptelab-user-$pu_a.log" 2>&1 ||
 		echo "compare: ptelab (same binary) $pu_a exited $?: $(tail -n 3 "$OUT/ptelab-user-$pu_a.log" | tr '\n' '|')"
 }
@@ -99,9 +105,9 @@ for a in $ARCHES; do
 			"folios=$FOLIOS" "size=$SIZE" "reps=$REPS" "swap=$lx_swap" &
 	done
 	if [ -n "$pt_benches" ]; then
-		# shellcheck disable=SC2086
+		# shellcheck disable=SC2086 # $pt_keys: one word per key
 		"$PTELAB" --arch "$a" --accel icount --mem "$LX_MEM" --nodes "$LX_NODES" --quiet \
-			"run=$pt_benches" "size=$SIZE" reps=1 "folios=$FOLIOS" $pt_words \
+			"run=$pt_benches" "size=$SIZE" reps=1 "folios=$FOLIOS" $pt_keys \
 			>"$OUT/ptelab-$a.log" 2>&1 ||
 			echo "compare: ptelab $a exited $?: $(tail -n 3 "$OUT/ptelab-$a.log" | tr '\n' '|')"
 	fi

@@ -144,7 +144,10 @@ END {
 					pb == "" ? "" : sprintf("%.1f", pb), best == "" ? "" : sprintf("%.1f", best), ratio, ahead, note,
 					vpt == "" ? "" : sprintf("%.1f", vpt), rpt, apt >> tcsv
 				if (!rows++) print "# folio linux_6.1 linux_6.12 ptelab_cap1 ptelab_batched ptelab_same_binary" > dat
-				printf "%s %s %s %s %s %s\n", f, v61 == "" ? "?" : v61, v612 == "" ? "?" : v612, p1 == "" ? "?" : p1, pb == "" ? "?" : pb, vpt == "" ? "?" : vpt >> dat
+				# NaN, not a missing-value mark: gnuplot breaks a line at an
+				# undefined point but draws across a missing one, and a kernel
+				# without the size (6.1 has no mTHP) must show no line there.
+				printf "%s %s %s %s %s %s\n", f, v61 == "" ? "NaN" : v61, v612 == "" ? "NaN" : v612, p1 == "" ? "NaN" : p1, pb == "" ? "NaN" : pb, vpt == "" ? "NaN" : vpt >> dat
 			}
 			if (rows) close(dat)
 		}
@@ -158,7 +161,7 @@ for dat in "$DIR"/plot-*.dat; do
 	[ -f "$dat" ] || continue
 	png=${dat%.dat}.png name=$(basename "${dat%.dat}" | sed 's/^plot-//')
 	gnuplot -e "set terminal pngcairo size 900,600 font ',10' noenhanced; set output '$png';
-		set grid; set key outside right top; set logscale y; set datafile missing '?';
+		set grid; set key outside right top; set logscale y;
 		set title '$name: guest instructions per 4 KiB page (icount)';
 		set ylabel 'instructions per 4 KiB page'; set xlabel 'folio size';
 		plot '$dat' using 0:2:xtic(1) with linespoints title 'Linux 6.1',
