@@ -304,7 +304,9 @@ static void check_folio(struct census *c, struct folio *f)
 	if (folio_ref_count(f) < sum + pmds + pins)
 		PROBLEM(c, "folio pfn %#llx: refcount %d < %d mappings + %d pins",
 			(unsigned long long)folio_pfn(f), folio_ref_count(f), sum + pmds, pins);
-	if ((f->page.flags & PG_anon) && sum + pmds && !(f->page.flags & PG_lru) &&
+	/* While the lists are kept (lru.h: a watermark or a swap pool; tests
+	 * that reclaim set one up before they map anything). */
+	if (lru_kept && (f->page.flags & PG_anon) && sum + pmds && !(f->page.flags & PG_lru) &&
 	    !lru_isolated(f))
 		PROBLEM(c, "folio pfn %#llx: mapped anon folio on no LRU list (flags %#x)",
 			(unsigned long long)folio_pfn(f), f->page.flags);

@@ -6,6 +6,8 @@
 
 #include "kernel.h"
 #include "lru.h"
+#include "swap.h"
+#include "vmscan.h"
 #include "memblock.h"
 #include "mm_internal.h"
 #include "page_internal.h"
@@ -99,7 +101,15 @@ static void lru_link(struct lruvec *lv, struct folio *f, enum lru_list l, bool t
 	page_set_flags(&f->page, PG_lru | (l == LRU_ACTIVE ? PG_active : 0));
 }
 
-void folio_add_lru(struct folio *f, struct mm *mm, unsigned long addr)
+bool lru_kept;
+
+void lru_update_kept(void)
+{
+	__atomic_store_n(&lru_kept, reclaim_watermark_set() || swap_pool_reserved() > 0,
+			 __ATOMIC_RELAXED);
+}
+
+void __folio_add_lru(struct folio *f, struct mm *mm, unsigned long addr)
 {
 	struct lruvec *lv = folio_lruvec(f);
 	struct lru_link *k = folio_link(lv, f);
@@ -113,9 +123,7 @@ void folio_add_lru(struct folio *f, struct mm *mm, unsigned long addr)
 	spin_unlock(&lv->lock);
 }
 
-/* The unlocked test is exact: PG_lru is set only by a holder of a
- * reference (folio_add_lru(), lru_putback()), and there is none left. */
-void folio_lru_del(struct folio *f)
+void __folio_lru_del(struct folio *f)
 {
 	struct lruvec *lv = folio_lruvec(f);
 
@@ -149,6 +157,10 @@ void folio_lru_migrate(struct folio *old, struct folio *dst, struct folio **piec
 	struct mm *mm = NULL;
 	unsigned long addr = 0;
 
+	/* Unlocked first: @old is frozen, so no isolation can take it off
+	 * and no one puts it on meanwhile. */
+	if (!(page_flags(&old->page) & PG_lru))
+		return;
 	spin_lock(&lv->lock);
 	if (page_flags(&old->page) & PG_lru) {
 		l = folio_lru_list(old);

@@ -54,18 +54,47 @@ enum lru_list { LRU_INACTIVE, LRU_ACTIVE, NR_LRU_LISTS };
 void lru_links_alloc(int idx);
 
 /*
+ * lru_kept - are new folios put on the lists? Only while reclaim can run:
+ * a watermark is set or a swap pool is reserved (lru_update_kept(), which
+ * reclaim_set_low() and the swap pool call when either changes). A kernel that never
+ * reclaims pays one test per new folio and one per freed folio, not a
+ * lock each (zap 4K: 143 instructions a folio more with the lists always
+ * kept). A folio mapped while the lists were not kept is on none:
+ * reclaim does not see it, as Linux's unevictable folios.
+ */
+extern bool lru_kept;
+void lru_update_kept(void);
+
+void __folio_add_lru(struct folio *f, struct mm *mm, unsigned long addr);
+void __folio_lru_del(struct folio *f);
+
+/*
  * folio_add_lru - put the new anon folio @f, mapped in @mm with its first
- * page at @addr, on its node's inactive head.
+ * page at @addr, on its node's inactive head (while lru_kept).
  * Context: the caller holds a reference (the mapping's); any lock but an
  * lru lock.
  */
-void folio_add_lru(struct folio *f, struct mm *mm, unsigned long addr);
+static inline void folio_add_lru(struct folio *f, struct mm *mm, unsigned long addr)
+{
+	if (__atomic_load_n(&lru_kept, __ATOMIC_RELAXED))
+		__folio_add_lru(f, mm, addr);
+}
+
+/* Tests: called by folio_free() with the folio whose count is 0, before
+ * it takes the lru lock (another CPU's isolation lands here). */
+extern void (*lru_free_window_hook)(struct folio *f);
 
 /*
- * folio_lru_del - take @f off its list if it is on one.
+ * folio_lru_del - take @f off its list if it is on one. The unlocked
+ * test of PG_lru is exact: it is set only by a holder of a reference,
+ * and there is none left.
  * Context: from folio_free(): the refcount is 0.
  */
-void folio_lru_del(struct folio *f);
+static inline void folio_lru_del(struct folio *f)
+{
+	if (lru_free_window_hook || (page_flags(&f->page) & PG_lru))
+		__folio_lru_del(f);
+}
 
 /*
  * folio_lru_migrate - migration's destination takes @old's place: @dst
@@ -125,9 +154,5 @@ int lru_check(bool all_mapped);
 /* The folios on node @nid's list @l, head (newest) first, into @out (at
  * most @max). Return: how many (tests). */
 unsigned lru_snapshot(int nid, enum lru_list l, struct folio **out, unsigned max);
-
-/* Tests: called by folio_free() with the folio whose count is 0, before
- * it takes the lru lock (another CPU's isolation lands here). */
-extern void (*lru_free_window_hook)(struct folio *f);
 
 #endif

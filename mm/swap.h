@@ -60,6 +60,8 @@ unsigned long swap_slots_used(void);
  */
 long swap_reserve(unsigned long pages);
 void swap_unreserve(void);
+/* Pages reserved for the pool (lent ones included). */
+unsigned long swap_pool_reserved(void);
 unsigned long swap_pool_free(void);
 
 /* A backing page for a slot: the pool's, or the allocator's. And back. */

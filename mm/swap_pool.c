@@ -14,6 +14,7 @@
  */
 #include "kernel.h"
 #include "mm_internal.h"
+#include "lru.h"
 #include "swap.h"
 
 static struct list_head pool = { &pool, &pool }; /* free pool pages, linked by lru */
@@ -25,14 +26,17 @@ long swap_reserve(unsigned long pages)
 	for (unsigned long i = 0; i < pages; i++) {
 		struct folio *f = folio_alloc(0, 0, ALLOC_ANY_NODE);
 
-		if (!f)
+		if (!f) {
+			lru_update_kept();
 			return (long)i;
+		}
 		spin_lock(&pool_lock);
 		list_add(&f->page.lru, &pool);
 		pool_free++;
 		pool_reserved++;
 		spin_unlock(&pool_lock);
 	}
+	lru_update_kept();
 	return (long)pages;
 }
 
@@ -50,9 +54,20 @@ void swap_unreserve(void)
 		}
 		spin_unlock(&pool_lock);
 		if (!f)
-			return;
+			break;
 		folio_put(f);
 	}
+	lru_update_kept();
+}
+
+unsigned long swap_pool_reserved(void)
+{
+	unsigned long n;
+
+	spin_lock(&pool_lock);
+	n = pool_reserved;
+	spin_unlock(&pool_lock);
+	return n;
 }
 
 unsigned long swap_pool_free(void)

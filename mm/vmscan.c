@@ -28,11 +28,24 @@ void (*reclaim_window_hook)(struct mm *mm, unsigned long addr);
 
 static unsigned long watermark[MAX_NUMNODES];
 
+bool reclaim_watermarks; /* a node has a watermark (vmscan.h) */
+
 void reclaim_set_low(int nid, unsigned long pages)
 {
-	for (int i = 0; i < MAX_NUMNODES; i++)
+	bool any = false;
+
+	for (int i = 0; i < MAX_NUMNODES; i++) {
 		if (nid < 0 || i == nid)
 			__atomic_store_n(&watermark[i], pages, __ATOMIC_RELAXED);
+		any |= __atomic_load_n(&watermark[i], __ATOMIC_RELAXED) != 0;
+	}
+	__atomic_store_n(&reclaim_watermarks, any, __ATOMIC_RELAXED);
+	lru_update_kept();
+}
+
+bool reclaim_watermark_set(void)
+{
+	return __atomic_load_n(&reclaim_watermarks, __ATOMIC_RELAXED);
 }
 
 unsigned long reclaim_low(int nid)
@@ -286,7 +299,7 @@ static unsigned long fault_need(struct vma *vma)
 	return 1ul << (63 - __builtin_clzl(orders));
 }
 
-void reclaim_before_fault(struct vma *vma)
+void __reclaim_before_fault(struct vma *vma)
 {
 	for (int nid = 0; nid < nr_pglists; nid++) {
 		unsigned long low = reclaim_low(nid), need, free = node_free_pages(nid);

@@ -40,6 +40,9 @@ struct vma;
  */
 void reclaim_set_low(int nid, unsigned long pages);
 unsigned long reclaim_low(int nid);
+/* Does any node have a watermark? */
+bool reclaim_watermark_set(void);
+extern bool reclaim_watermarks;
 
 /*
  * reclaim_before_fault - the allocator's direct reclaim, for a fault in
@@ -48,7 +51,12 @@ unsigned long reclaim_low(int nid);
  * (at least RECLAIM_BATCH pages), from folios of @vma's mm.
  * Context: @vma's mm's mmap_lock held (read or write); no other lock.
  */
-void reclaim_before_fault(struct vma *vma);
+void __reclaim_before_fault(struct vma *vma);
+static inline void reclaim_before_fault(struct vma *vma)
+{
+	if (__atomic_load_n(&reclaim_watermarks, __ATOMIC_RELAXED))
+		__reclaim_before_fault(vma);
+}
 
 /*
  * reclaim_node - reclaim up to @want pages (rounded up to a folio) of
