@@ -162,20 +162,24 @@ move_pte_loop(struct mm *mm, unsigned long old, unsigned long end, pte_t *src, u
 
 	while (old < end) {
 		pte_t pte = ptep_get(src);
-		unsigned nr = 1;
 
-		if (pte_present(pte)) {
-			if (batch && pte_batch_hint(src, pte) > 1)
-				nr = move_folio_ptes(mm, old, src, new, dst, pte,
-						     (end - old) >> PAGE_SHIFT);
-			else
-				move_one(mm, old, src, new, dst);
+		if (batch && pte_present(pte) && pte_batch_hint(src, pte) > 1) {
+			unsigned nr = move_folio_ptes(mm, old, src, new, dst, pte,
+						      (end - old) >> PAGE_SHIFT);
+
 			m.runs++, m.ptes += nr;
+			src += nr, dst += nr;
+			old += nr * PAGE_SIZE, new += nr *PAGE_SIZE;
+			continue;
+		}
+		if (pte_present(pte)) {
+			move_one(mm, old, src, new, dst);
+			m.runs++, m.ptes++;
 		} else if (!pte_none(pte)) {
 			move_swap_pte(old, src, dst, pte);
 		}
-		src += nr, dst += nr;
-		old += nr * PAGE_SIZE, new += nr *PAGE_SIZE;
+		src++, dst++;
+		old += PAGE_SIZE, new += PAGE_SIZE;
 	}
 	return m;
 }
