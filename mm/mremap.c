@@ -161,7 +161,11 @@ move_pte_loop(struct mm *mm, unsigned long old, unsigned long end, pte_t *src, u
 	struct moved m = { 0, 0 };
 
 	while (old < end) {
-		pte_t pte = ptep_get(src);
+		/* The batched copy reads the entry raw: a block's run needs
+		 * only its frame (move_folio_ptes() gathers the run's young
+		 * and dirty itself), where ptep_get() would first OR the
+		 * block's 16 entries; any other entry reads the same raw. */
+		pte_t pte = batch ? __ptep_get(src) : ptep_get(src);
 
 		if (batch && pte_present(pte) && pte_batch_hint(src, pte) > 1) {
 			unsigned nr = move_folio_ptes(mm, old, src, new, dst, pte,
