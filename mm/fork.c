@@ -381,6 +381,8 @@ static void copy_pte_range(struct fork_ctx *c, struct vma *dv, pmd_t *spmd, pmd_
 					       (end - addr) >> PAGE_SHIFT);
 		else if (!pte_none(pte))
 			nr = copy_swap_ptes(dptep, sptep, pte, addr, (end - addr) >> PAGE_SHIFT);
+		else
+			nr = pte_none_span(sptep, addr, end);
 		sptep += nr, dptep += nr;
 		addr += nr * PAGE_SIZE;
 	}

@@ -161,22 +161,33 @@ move_pte_loop(struct mm *mm, unsigned long old, unsigned long end, pte_t *src, u
 	struct moved m = { 0, 0 };
 
 	while (old < end) {
-		pte_t pte = ptep_get(src);
-		unsigned nr = 1;
+		/* The batched copy reads the entry raw: a block's run needs
+		 * only its frame (move_folio_ptes() gathers the run's young
+		 * and dirty itself), where ptep_get() would first OR the
+		 * block's 16 entries; any other entry reads the same raw. */
+		pte_t pte = batch ? __ptep_get(src) : ptep_get(src);
 
+		if (batch && pte_present(pte) && pte_batch_hint(src, pte) > 1) {
+			unsigned nr;
+
+			arch_sched_point(SCHED_WINDOW); /* a run read, not yet moved */
+			nr = move_folio_ptes(mm, old, src, new, dst, pte,
+					     (end - old) >> PAGE_SHIFT);
+
+			m.runs++, m.ptes += nr;
+			src += nr, dst += nr;
+			old += nr * PAGE_SIZE, new += nr *PAGE_SIZE;
+			continue;
+		}
 		if (pte_present(pte)) {
 			arch_sched_point(SCHED_WINDOW); /* an entry read, not yet moved */
-			if (batch && pte_batch_hint(src, pte) > 1)
-				nr = move_folio_ptes(mm, old, src, new, dst, pte,
-						     (end - old) >> PAGE_SHIFT);
-			else
-				move_one(mm, old, src, new, dst);
-			m.runs++, m.ptes += nr;
+			move_one(mm, old, src, new, dst);
+			m.runs++, m.ptes++;
 		} else if (!pte_none(pte)) {
 			move_swap_pte(old, src, dst, pte);
 		}
-		src += nr, dst += nr;
-		old += nr * PAGE_SIZE, new += nr *PAGE_SIZE;
+		src++, dst++;
+		old += PAGE_SIZE, new += PAGE_SIZE;
 	}
 	return m;
 }

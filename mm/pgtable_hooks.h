@@ -22,9 +22,11 @@
 #ifndef arch_has_hw_ad
 /*
  * Does the MMU set young and dirty in the entries itself (x86 always)?
- * When false, an access through an old entry and a write through a clean
- * writable one fault, and handle_mm_fault() must set the bits with
- * ptep_set_access_flags(). The host's software MMU follows this too.
+ * When false, a write through a clean writable entry faults, and so does
+ * an access through an old one unless the MMU sets the access flag alone
+ * (arm64 with FEAT_HAFDBS: arch/arm64/mmu.c); handle_mm_fault() sets the
+ * bits with ptep_set_access_flags(). The host's software MMU follows this
+ * too, as a CPU that sets neither.
  */
 static inline bool arch_has_hw_ad(void)
 {

@@ -52,6 +52,25 @@ static inline __attribute__((always_inline)) pte_t fpb_key(pte_t pte, unsigned f
 	return pte;
 }
 
+/*
+ * pte_none_span - how many consecutive entries from @ptep, the entry for
+ * @addr, are none, stopping at the one for @end (in the same table, past
+ * @addr). Read raw: an empty entry is empty in every format, inside an
+ * arch block or not, so the scan needs no block state and costs a few
+ * instructions an entry (a sparse table's holes are most of what fork and
+ * exit walk). Counted in addresses, not entries: the callers' loops over
+ * present entries compute their own count, and one from here would be
+ * hoisted onto their path. Context: the PTE table lock is held.
+ */
+static inline unsigned pte_none_span(pte_t *ptep, unsigned long addr, unsigned long end)
+{
+	unsigned long a = addr;
+
+	while (a < end && pte_none(__ptep_get(ptep)))
+		a += PAGE_SIZE, ptep++;
+	return (unsigned)((a - addr) >> PAGE_SHIFT);
+}
+
 /* The slot of @ptep in its (page-aligned) table. */
 static inline unsigned pte_slot(const pte_t *ptep)
 {

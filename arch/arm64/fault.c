@@ -3,8 +3,9 @@
  *
  * traps.c calls this for a data abort the kernel took below the TTBR0
  * limit. Translation, access-flag and permission faults are all resolved
- * by handle_mm_fault(): without FEAT_HAFDBS the access flag and the dirty
- * state are software's job, and the fault path sets them.
+ * by handle_mm_fault(): the dirty state is software's job (TCR_EL1.HD is
+ * clear), and so is the access flag on a CPU without FEAT_HAFDBS (where it
+ * has it, the MMU sets the flag: arch/arm64/mmu.c).
  */
 #include <errno.h>
 

@@ -15,9 +15,12 @@
  * writes are visible to the walker, TLBI, then DSB ISH to wait for it and
  * ISB so later instructions translate with the new state.
  *
- * Hardware A/D (FEAT_HAFDBS) stays off (TCR_EL1.HA/HD clear), matching
- * arch_has_hw_ad() == false in <asm/pgtable.h>: the fault path sets the
- * access flag and dirtiness on every arm64 machine alike.
+ * Hardware access flag on, hardware dirtiness off: TCR_EL1.HA is set where
+ * the CPU has FEAT_HAFDBS (QEMU's -cpu max has it), as Linux does, so an
+ * old entry costs no fault; TCR_EL1.HD stays clear, matching
+ * arch_has_hw_ad() == false in <asm/pgtable.h>: a write to a clean entry
+ * faults and the fault path sets dirtiness. <asm/pgtable.h> says why a
+ * read-then-write of an entry may lose only an access flag.
  */
 #include <string.h>
 
@@ -172,6 +175,14 @@ static void map_kernel_half(void)
 	kmap_ram(&k, KERNEL_NORMAL);
 }
 
+/* TCR_EL1.HA where this CPU has FEAT_HAFDBS (ID_AA64MMFR1_EL1.HAFDBS, bits
+ * 3:0, at least 1): the MMU sets the access flag of an entry it uses, as
+ * on Linux, instead of an access-flag fault per old entry. */
+static uint64_t tcr_hw_af(void)
+{
+	return (read_sysreg(id_aa64mmfr1_el1) & 0xf) ? TCR_HA : 0;
+}
+
 void arm64_mmu_cpu_init(void)
 {
 	if (!kernel_pgd_phys)
@@ -181,7 +192,7 @@ void arm64_mmu_cpu_init(void)
 	write_sysreg(kernel_pgd_phys, ttbr1_el1);
 	isb();
 	TLB_SYNC(tlbi_vmalle1is());
-	write_sysreg(read_sysreg(tcr_el1) & ~(TCR_EPD0 | TCR_HA | TCR_HD), tcr_el1);
+	write_sysreg((read_sysreg(tcr_el1) & ~(TCR_EPD0 | TCR_HA | TCR_HD)) | tcr_hw_af(), tcr_el1);
 	isb();
 }
 

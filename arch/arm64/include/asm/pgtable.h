@@ -239,10 +239,11 @@ static inline pte_t pte_advance_pfn(pte_t pte, unsigned long nr)
 }
 #define pte_advance_pfn pte_advance_pfn
 
-/* Without FEAT_HAFDBS enabled the MMU sets neither AF nor dirty: an access
- * to an old entry and a write to a clean writable one fault, and the fault
- * handler sets the bits. arch_mm_init() leaves TCR_EL1.HA/HD off so every
- * arm64 machine (QEMU TCG has no HAFDBS before 8.2) behaves the same. */
+/* The MMU never sets dirtiness (TCR_EL1.HD clear): a write to a clean
+ * writable entry faults and the fault handler makes it dirty. It sets the
+ * access flag itself where the CPU has FEAT_HAFDBS (arch/arm64/mmu.c sets
+ * TCR_EL1.HA); without it an access to an old entry faults too. Either
+ * way young and dirty are not both the MMU's: false. */
 static inline bool arch_has_hw_ad(void)
 {
 	return false;
@@ -358,15 +359,16 @@ static inline bool set_ptes_needs_break(unsigned long addr, pte_t *ptep, pte_t p
 #define set_ptes_needs_break set_ptes_needs_break
 /*
  * SMP: ptep_get_and_clear(), clear_full_ptes() and wrprotect_ptes() read
- * an entry and then write it, where x86 needs one atomic operation. That
- * is safe here because nothing but software writes a user entry: the
- * kernel runs with TCR_EL1.HA and HD clear (arch/arm64/mmu.c), so the MMU
- * neither sets the access flag nor clears PTE_RDONLY in a PTE_DBM entry
- * (dirtiness is tracked by write faults: a clean writable entry is
- * read-only to the MMU), and every software writer holds the table's PTE
- * lock. Enabling FEAT_HAFDBS would break that: the MMU could make a clean
- * entry dirty between the read and the write, and these would need an
- * exchange and a compare-and-exchange loop (as Linux's arm64 hooks have).
+ * an entry and then write it, where x86 needs one atomic operation. Every
+ * software writer of a user entry holds the table's PTE lock, and the MMU
+ * writes one bit only: the access flag (TCR_EL1.HA, arch/arm64/mmu.c),
+ * never dirtiness (TCR_EL1.HD clear: a clean writable entry is read-only
+ * to the MMU, and write faults track dirtiness). So the most a
+ * read-then-write can lose is an access flag the MMU set in between: the
+ * page looks old once more (reclaim's and young's hint), never a lost
+ * dirty bit, permission or mapping. Hardware dirtiness (HD) would break
+ * that: these would need an exchange and a compare-and-exchange loop (as
+ * Linux's arm64 hooks have).
  */
 static inline pte_t ptep_get_and_clear(struct mm *mm, unsigned long addr, pte_t *ptep)
 {
