@@ -149,7 +149,7 @@ static void lru_add_as(struct folio *f, enum lru_list l, struct mm *mm, unsigned
 	spin_unlock(&lv->lock);
 }
 
-void folio_lru_migrate(struct folio *old, struct folio *dst, struct folio **pieces)
+void __folio_lru_migrate(struct folio *old, struct folio *dst, struct folio **pieces)
 {
 	struct lruvec *lv = folio_lruvec(old);
 	struct lru_link *k = folio_link(lv, old);
@@ -157,10 +157,6 @@ void folio_lru_migrate(struct folio *old, struct folio *dst, struct folio **piec
 	struct mm *mm = NULL;
 	unsigned long addr = 0;
 
-	/* Unlocked first: @old is frozen, so no isolation can take it off
-	 * and no one puts it on meanwhile. */
-	if (!(page_flags(&old->page) & PG_lru))
-		return;
 	spin_lock(&lv->lock);
 	if (page_flags(&old->page) & PG_lru) {
 		l = folio_lru_list(old);

@@ -80,8 +80,8 @@ static inline void folio_add_lru(struct folio *f, struct mm *mm, unsigned long a
 		__folio_add_lru(f, mm, addr);
 }
 
-/* Tests: called by folio_free() with the folio whose count is 0, before
- * it takes the lru lock (another CPU's isolation lands here). */
+/* Tests: called by folio_free() with the folio on a list and its count
+ * 0, before it takes the lru lock (another CPU's isolation lands here). */
 extern void (*lru_free_window_hook)(struct folio *f);
 
 /*
@@ -92,7 +92,7 @@ extern void (*lru_free_window_hook)(struct folio *f);
  */
 static inline void folio_lru_del(struct folio *f)
 {
-	if (lru_free_window_hook || (page_flags(&f->page) & PG_lru))
+	if (page_flags(&f->page) & PG_lru)
 		__folio_lru_del(f);
 }
 
@@ -103,7 +103,14 @@ static inline void folio_lru_del(struct folio *f)
  * mapped. Nothing when @old is on no list.
  * Context: @old frozen; the destination held by its allocation reference.
  */
-void folio_lru_migrate(struct folio *old, struct folio *dst, struct folio **pieces);
+void __folio_lru_migrate(struct folio *old, struct folio *dst, struct folio **pieces);
+static inline void folio_lru_migrate(struct folio *old, struct folio *dst, struct folio **pieces)
+{
+	/* Unlocked: @old is frozen, so no isolation takes it off and no
+	 * one puts it on meanwhile. */
+	if (page_flags(&old->page) & PG_lru)
+		__folio_lru_migrate(old, dst, pieces);
+}
 
 /* folio_deactivate - @f (on a list) to the inactive tail (MADV_COLD).
  * Context: a reference or the PTE lock of a mapping keeps @f alive. */
