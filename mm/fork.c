@@ -47,6 +47,7 @@
 #include "kernel.h"
 #include "folio_walk.h"
 #include "mm_internal.h"
+#include "shmem.h"
 #include "swapops.h"
 #include "swap.h"
 #include "pte_batch.h"
@@ -227,7 +228,7 @@ static int prepare_pmd(struct fork_ctx *c, struct vma *v, unsigned long addr, un
 static int fork_prepare(struct fork_ctx *c)
 {
 	for (struct vma *v = c->src->vmas; v; v = v->next) {
-		if (v->flags & VM_DONTCOPY)
+		if (v->flags & (VM_DONTCOPY | VM_SHARED))
 			continue;
 		for (unsigned long a = v->start, next; a < v->end; a = next) {
 			pmd_t *spmd = mm_find_pmd(c->src, a, false);
@@ -472,6 +473,8 @@ static int copy_vmas(struct mm *dst, struct mm *src)
 		if (!n)
 			return -ENOMEM;
 		*n = *v;
+		if (n->shm)
+			shmem_get(n->shm);
 		n->mm = dst;
 		n->next = NULL;
 		*tail = n;
@@ -500,7 +503,8 @@ static void fork_copy(struct fork_ctx *c)
 	for (struct vma *sv = c->src->vmas; sv; sv = sv->next) {
 		if (sv->flags & VM_DONTCOPY)
 			continue;
-		copy_vma(c, sv, dv);
+		if (!(sv->flags & VM_SHARED)) /* a shared VMA's child faults its pages in */
+			copy_vma(c, sv, dv);
 		dv = dv->next;
 	}
 	if (c->flush_start < c->flush_end)
