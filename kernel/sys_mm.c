@@ -119,6 +119,8 @@ long sys_mmap(struct user_regs *r, const long *a)
 	/* Shared memory is anonymous only (mm/shmem.h): no shared files. */
 	if (!a[1] || !len || (type != MAP_PRIVATE && !(type == MAP_SHARED && anon)))
 		return -EINVAL;
+	if (flags & MAP_HUGETLB) /* no hugetlb pages: Linux with none reserved */
+		return -ENOMEM;
 	ret = prot_to_vm((int)a[2], &vm);
 	if (ret)
 		return ret;
