@@ -210,6 +210,8 @@ static int handle_pte_fault(struct vma *vma, pmd_t *pmdp, unsigned long addr, un
 		do_access_flags(vma, ptep, addr, pte, flags & FAULT_WRITE);
 	}
 	pte_unmap_unlock(ptep, ptl);
+	if (err == SHMEM_FAULT_WAIT) /* a migration holds the shared page */
+		return shmem_fault_wait(vma, addr);
 	return err;
 }
 

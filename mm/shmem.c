@@ -66,8 +66,9 @@ void shmem_put(struct shmem *s)
 /*
  * shmem_grab - the object's page at @index with one reference for the
  * caller, allocating it (zeroed, by @vma's policy for @addr) when there
- * is none. Return: the folio; NULL with *@err 0 when a migration holds
- * the page (retry), with -ENOMEM when out of memory.
+ * is none. Return: the folio; NULL with *@err SHMEM_FAULT_WAIT when a
+ * migration holds the page, 0 when another fault filled the slot first
+ * (retry), -ENOMEM when out of memory.
  */
 static struct folio *shmem_grab(struct vma *vma, unsigned long addr, unsigned long index, int *err)
 {
@@ -81,7 +82,9 @@ static struct folio *shmem_grab(struct vma *vma, unsigned long addr, unsigned lo
 		bool ok = !(page_flags(&f->page) & PG_locked) && folio_try_grab(f, 1, false);
 
 		spin_unlock(&s->lock);
-		return ok ? f : NULL; /* not ok: a migration has it, retry */
+		if (!ok) /* a migration has it (or froze it): wait */
+			*err = SHMEM_FAULT_WAIT;
+		return ok ? f : NULL;
 	}
 	spin_unlock(&s->lock);
 	n = vma_alloc_folio(vma, addr, 0, ALLOC_ZERO);
@@ -121,6 +124,16 @@ int shmem_fault_none(struct vma *vma, pte_t *ptep, unsigned long addr, bool writ
 	if (write)
 		pte = pte_mkdirty(pte);
 	set_ptes(vma->mm, addr, ptep, pte, 1);
+	return 0;
+}
+
+int shmem_fault_wait(struct vma *vma, unsigned long addr)
+{
+	unsigned long index = vma_shmem_index(vma, addr);
+	struct folio *f;
+
+	while ((f = shmem_folio(vma->shm, index)) && (page_flags(&f->page) & PG_locked))
+		arch_cpu_relax();
 	return 0;
 }
 

@@ -54,11 +54,23 @@ static inline unsigned long vma_shmem_index(const struct vma *vma, unsigned long
  * shmem_fault_none - a fault at @addr of the shared @vma on the empty PTE
  * @ptep: map the object's page there (allocated, zeroed, if the object
  * has none yet), writable when the VMA is, dirty for a @write.
- * Return: 0 (mapped, or left empty for the access to retry while a
- * migration holds the page), -EFAULT (beyond the object's end: Linux's
- * SIGBUS) or -ENOMEM. Context: the PTE table lock is held.
+ * Return: 0 (mapped, or left empty for the access to retry when another
+ * CPU's fault filled the slot first), SHMEM_FAULT_WAIT (a migration holds
+ * the page: call shmem_fault_wait() once the PTE lock is dropped), -EFAULT
+ * (beyond the object's end: Linux's SIGBUS) or -ENOMEM.
+ * Context: the PTE table lock is held.
  */
+#define SHMEM_FAULT_WAIT 1
 int shmem_fault_none(struct vma *vma, pte_t *ptep, unsigned long addr, bool write);
+
+/*
+ * shmem_fault_wait - wait until the object's page for @addr is no longer
+ * held by a migration (PG_locked, Linux's folio lock), so that the
+ * retried access maps the page it moved to. The migration needs no lock
+ * the fault still holds (the mmap_lock for read only). Return: 0.
+ * Context: the mmap_lock held for read (the VMA and its object stay).
+ */
+int shmem_fault_wait(struct vma *vma, unsigned long addr);
 
 /* A write to the present read-only entry @pte of a shared writable VMA,
  * or an access that found it old: set young (and writable, dirty for a

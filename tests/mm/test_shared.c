@@ -10,6 +10,7 @@
 #include "madvise.h"
 #include "migrate_cases.h"
 #include "shmem.h"
+#include "smp.h"
 
 #define SH_PAGES 8
 #define SHARED_RW (VM_READ | VM_WRITE | VM_SHARED)
@@ -250,3 +251,91 @@ TEST_SUITE(shared, shared_fork_sees_writes_both_ways, shared_fault_after_fork_is
 	   shared_madvise_keeps_the_object, shared_mprotect_mremap_keep_object_and_offset,
 	   shared_migrate_move_all_moves_every_mapping, shared_migrate_single_mapping_then_fork,
 	   shared_checker_catches_a_wrong_page)
+
+/*
+ * A fault that finds a shared page while a migration holds it: CPU 0
+ * moves the page (MOVE_ALL, from the parent); inside its window after the
+ * unmap (migrate_unmapped_hook) CPU 1 reads it in the fork child, which
+ * has no entry for it yet, and CPU 0 waits 50 ms for that read. The
+ * fault must wait until the page has moved (it is PG_locked): mapping
+ * the old page then would leave a reference the freeze finds (-EBUSY),
+ * or a mapping the migration does not know. Afterwards the child maps
+ * the new page, on node 1, as the parent does.
+ */
+#define RACE_WINDOW_NS 50000000ull
+
+struct fault_race {
+	struct mm *parent, *child;
+	unsigned long a;
+	unsigned window, done, done_inside;
+	int status;
+	unsigned char byte;
+};
+
+static struct fault_race *race_now;
+
+static void race_window(void)
+{
+	struct fault_race *r = race_now;
+	uint64_t t0 = time_ns();
+
+	__atomic_store_n(&r->window, 1, __ATOMIC_RELEASE);
+	while (time_ns() - t0 < RACE_WINDOW_NS) {
+		if (__atomic_load_n(&r->done, __ATOMIC_ACQUIRE)) {
+			r->done_inside = 1;
+			return;
+		}
+		arch_cpu_relax();
+	}
+}
+
+static void race_cpu(unsigned cpu, void *arg)
+{
+	struct fault_race *r = arg;
+	int node = 1;
+
+	if (cpu == 0) {
+		move_pages(r->parent, 1, &r->a, &node, &r->status, MPOL_MF_MOVE_ALL);
+		__atomic_store_n(&r->window, 2, __ATOMIC_RELEASE);
+		return;
+	}
+	if (cpu != 1)
+		return;
+	while (!__atomic_load_n(&r->window, __ATOMIC_ACQUIRE))
+		arch_cpu_relax();
+	mm_access(r->child, r->a, &r->byte, 1, false);
+	switch_mm(NULL); /* the child may go on CPU 0 */
+	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+}
+
+TEST(shared_fault_waits_for_migration)
+{
+	struct fault_race r = { .status = -1 };
+
+	NEED_TWO_NODES();
+	if (smp_nr_cpus() < 2)
+		SKIP_CASE("needs two CPUs (MM_TEST_CPUS=4)");
+	r.parent = mm_case_begin(&free_before);
+	r.a = sh_map(r.parent, 1);
+	fill(r.parent, r.a, 1, 15);
+	r.child = mm_fork(r.parent, NULL);
+	CHECK(r.child != NULL);
+	CHECK(folio_at(r.child, r.a) == NULL);
+	race_now = &r;
+	migrate_unmapped_hook = race_window;
+	smp_run(2, race_cpu, &r);
+	migrate_unmapped_hook = NULL;
+	printf("    the child's fault: %s\n", r.done_inside
+						      ? "COMPLETED INSIDE the migration's window"
+						      : "waited until the page moved");
+	CHECK_EQ(r.done_inside, 0);
+	CHECK_EQ(r.status, 1);
+	CHECK_EQ(r.byte, pattern(0, 15));
+	CHECK_EQ(node_of(r.child, r.a), 1);
+	CHECK(folio_at(r.child, r.a) == folio_at(r.parent, r.a));
+	CHECK_MM_OK();
+	mm_put(r.child);
+	mm_case_end(r.parent, free_before);
+}
+
+TEST_SUITE(shared_race, shared_fault_waits_for_migration)

@@ -19,4 +19,4 @@ format_extra_failure() {
 }
 
 run_formats build/mm-tsan "mm SMP cases under ThreadSanitizer ($MM_TEST_CPUS CPUs)" \
-	concurrency/,family/,gup_fast_race/,migrate_race/,fault_gup_race/,mremap_race/,protnone_smp/
+	concurrency/,family/,gup_fast_race/,migrate_race/,fault_gup_race/,mremap_race/,protnone_smp/,shared_race/
