@@ -246,11 +246,43 @@ TEST(shared_checker_catches_a_wrong_page)
 	mm_case_end(mm, free_before);
 }
 
+/* A FOLL_PIN of a shared page (before the fork and after it): the pin
+ * and both mms see one page; a migration refuses the pinned page
+ * (-EBUSY); after the unpin it moves. */
+TEST(shared_pin_sees_every_write_and_blocks_migration)
+{
+	struct mm *mm, *child;
+	struct page *page = NULL;
+	unsigned long a;
+	int node = 1, status = 0;
+
+	NEED_TWO_NODES();
+	mm = mm_case_begin(&free_before);
+	a = sh_map(mm, 1);
+	fill(mm, a, 1, 16);
+	CHECK_EQ(pin_user_pages(mm, a, 1, FOLL_WRITE | FOLL_LONGTERM, &page), 1);
+	child = mm_fork(mm, NULL);
+	CHECK(child != NULL);
+	CHECK_MM_OK();
+	fill(child, a, 1, 17);
+	CHECK(page && page_folio(page) == folio_at(mm, a) && folio_at(child, a) == folio_at(mm, a));
+	CHECK_EQ(*(unsigned char *)page_address(page), pattern(0, 17));
+	CHECK_EQ(move_pages(mm, 1, &a, &node, &status, MPOL_MF_MOVE_ALL), 1);
+	CHECK_EQ(status, -EBUSY);
+	unpin_user_pages(&page, 1);
+	CHECK_EQ(move_pages(mm, 1, &a, &node, &status, MPOL_MF_MOVE_ALL), 0);
+	CHECK_EQ(status, 1);
+	CHECK_EQ(bad_bytes(child, a, 1, 17), 0);
+	CHECK_MM_OK();
+	mm_put(child);
+	mm_case_end(mm, free_before);
+}
+
 TEST_SUITE(shared, shared_fork_sees_writes_both_ways, shared_fault_after_fork_is_shared,
 	   shared_munmap_in_one_keeps_the_others_data, shared_object_freed_with_its_last_mapping,
 	   shared_madvise_keeps_the_object, shared_mprotect_mremap_keep_object_and_offset,
 	   shared_migrate_move_all_moves_every_mapping, shared_migrate_single_mapping_then_fork,
-	   shared_checker_catches_a_wrong_page)
+	   shared_checker_catches_a_wrong_page, shared_pin_sees_every_write_and_blocks_migration)
 
 /*
  * A fault that finds a shared page while a migration holds it: CPU 0

@@ -2,8 +2,9 @@
 # tests/mm/tsan.sh - the mm SMP cases under ThreadSanitizer, both PTE
 # formats: build/mm-tsan-<fmt> runs the "concurrency/", "family/" (the
 # anon family lock against a migration), "gup_fast_race/" and
-# "migrate_race/" (pins against a migration) and "fault_gup_race/" (a
-# fault and a GUP pin against a migration) cases with MM_TEST_CPUS
+# "migrate_race/" (pins against a migration), "fault_gup_race/" (a
+# fault and a GUP pin against a migration) and "shared_race/" (a fault
+# on a shared page against its migration) cases with MM_TEST_CPUS
 # threads (default 4). A data race or any other TSan report fails the
 # format even when its cases pass. Ends with "N passed, N failed".
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
