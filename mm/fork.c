@@ -36,6 +36,10 @@
  * dirty bit set meanwhile, and gup-fast's pins are kept off the pin check
  * by write_protect_seq, odd for the whole copy), then the child's, nested.
  *
+ * Shared VMAs (VM_SHARED, mm/shmem.h) are copied without their entries:
+ * the child takes a reference on the object and faults its pages in, as
+ * Linux leaves a shared file mapping's entries to fault.
+ *
  * caps.fork bounds the run; 1 is the per-PTE code from before batching.
  * Order-0 folios never enter folio_pte_batch(), so the 4 KiB path is the
  * same in both (docs/fork.md).
