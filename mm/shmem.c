@@ -96,7 +96,9 @@ static struct folio *shmem_grab(struct vma *vma, unsigned long addr, unsigned lo
 	spin_lock(&s->lock);
 	f = s->pages[index];
 	if (!f) {
-		s->pages[index] = n; /* the allocation's reference is the object's */
+		/* the allocation's reference is the object's; release: the
+		 * zeroed page before the slot, for shmem_fault_wait()'s read */
+		__atomic_store_n(&s->pages[index], n, __ATOMIC_RELEASE);
 		folio_get(n);
 	}
 	spin_unlock(&s->lock);
@@ -152,13 +154,13 @@ void shmem_replace_folio(struct shmem *s, unsigned long index, struct folio *old
 	if (index >= s->nr_pages || s->pages[index] != old)
 		panic("shmem_replace_folio: slot %lu of %p is not the migrated folio", index,
 		      (void *)s);
-	s->pages[index] = new;
+	__atomic_store_n(&s->pages[index], new, __ATOMIC_RELEASE); /* read unlocked: the wait */
 	spin_unlock(&s->lock);
 }
 
 struct folio *shmem_folio(struct shmem *s, unsigned long index)
 {
-	return index < s->nr_pages ? __atomic_load_n(&s->pages[index], __ATOMIC_RELAXED) : NULL;
+	return index < s->nr_pages ? __atomic_load_n(&s->pages[index], __ATOMIC_ACQUIRE) : NULL;
 }
 
 void shmem_for_each(void (*fn)(struct shmem *s, void *ctx), void *ctx)
