@@ -388,12 +388,16 @@ static long send_to(struct process *t, int sig, int code)
 	return 0;
 }
 
-/* The live process (thread group) @pid, or NULL. */
+/* The live process (thread group) of task @pid, or NULL: kill() with a
+ * thread's id reaches its process, as on Linux. */
 static struct process *live_process(int pid)
 {
 	struct process *t = pid > 0 ? process_find(pid) : NULL;
 
-	return t && t->state != PROC_ZOMBIE && process_group(t) == t ? t : NULL;
+	if (!t || t->state == PROC_ZOMBIE)
+		return NULL;
+	t = process_group(t);
+	return t->state == PROC_ZOMBIE ? NULL : t;
 }
 
 /* pid: the process itself or 0 (its group: itself; the calling thread
