@@ -16,7 +16,7 @@ B := build
 
 DEB_PKGS := libfdt-dev device-tree-compiler newlib-source qemu-system-x86 qemu-system-arm \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross linux-libc-dev gnuplot-nox parallel \
-	openssh-server rsync xz-utils
+	openssh-server rsync xz-utils chromium
 DEPS := $(B)/.deps-ok
 
 # Quiet by default: one "CC file" line per step; V=1 prints whole commands.

@@ -1,7 +1,8 @@
 /*
  * machine.c - what the command line asks of the machine: the RAM a
- * benchmark's size= needs, the CPUs cpus= and active= need, the nodes
- * run=numa_maps needs (ptelab/cmdline.h).
+ * benchmark's size= needs, the CPUs cpus=, active= and run=stress:mm
+ * need, the nodes run=numa_maps and the benchmarks that move memory
+ * between nodes need (ptelab/cmdline.h).
  */
 #include <stdio.h>
 #include <string.h>
@@ -38,6 +39,53 @@ bool cmdline_runs_bench(const struct cmdline *cl)
 	return false;
 }
 
+/* The run= items of @cl that need a second node: run=numa_maps, and the
+ * benchmarks that move memory between nodes (run=bench runs them too). */
+static int check_nodes(const struct cmdline *cl, unsigned nodes, char *err, size_t errlen)
+{
+	for (int i = 0; nodes < 2 && i < cl->nr_run; i++) {
+		const struct run_item *it = &cl->run[i];
+
+		if (!strcmp(it->name, "numa_maps") || (!strcmp(it->name, "bench") && it->has_arg &&
+						       cmdline_bench_every_node(it->arg)))
+			return snprintf(err, errlen,
+					"run=%s%s%s needs two nodes, the machine has %u "
+					"(ptelab --nodes 2)",
+					it->name, it->has_arg ? ":" : "",
+					it->has_arg ? it->arg : "", nodes),
+			       -1;
+		if (!strcmp(it->name, "bench") && !it->has_arg)
+			return snprintf(err, errlen,
+					"run=bench runs bench:migrate and bench:move_pages, which "
+					"need two nodes; the machine has %u (ptelab --nodes 2)",
+					nodes),
+			       -1;
+	}
+	return 0;
+}
+
+/* run=stress:mm runs its mixes on cpus= CPUs, by default all: at least 2. */
+static int check_stress(const struct cmdline *cl, unsigned cpus, char *err, size_t errlen)
+{
+	const char *c = cmdline_get(cl, "cpus");
+
+	for (int i = 0; i < cl->nr_run; i++) {
+		if (strcmp(cl->run[i].name, "stress"))
+			continue;
+		if (c && cmdline_uint(c) < 2)
+			return snprintf(err, errlen, "cpus=%s: run=stress:mm needs 2 CPUs or more",
+					c),
+			       -1;
+		if (!c && cpus < 2)
+			return snprintf(err, errlen,
+					"run=stress:mm needs 2 CPUs, the machine has %u "
+					"(ptelab --cpus 2)",
+					cpus),
+			       -1;
+	}
+	return 0;
+}
+
 int cmdline_check_machine(const struct cmdline *cl, unsigned nodes, unsigned cpus, char *err,
 			  size_t errlen)
 {
@@ -52,12 +100,5 @@ int cmdline_check_machine(const struct cmdline *cl, unsigned nodes, unsigned cpu
 				"active=%s needs %d CPUs, the machine has %u (ptelab --cpus %d)", a,
 				cmdline_uint(a) + 1, cpus, cmdline_uint(a) + 1),
 		       -1;
-	for (int i = 0; i < cl->nr_run; i++)
-		if (!strcmp(cl->run[i].name, "numa_maps") && nodes < 2)
-			return snprintf(err, errlen,
-					"run=numa_maps needs two nodes, the machine has %u "
-					"(ptelab --nodes 2)",
-					nodes),
-			       -1;
-	return 0;
+	return check_nodes(cl, nodes, err, errlen) ? -1 : check_stress(cl, cpus, err, errlen);
 }

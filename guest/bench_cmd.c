@@ -15,6 +15,7 @@ extern const struct bench bench_fork, bench_fork_exit;
 extern const struct bench bench_gup, bench_gup_put;
 extern const struct bench bench_migrate, bench_move_pages;
 extern const struct bench bench_mremap, bench_numa_hint, bench_pageout, bench_swapin, bench_young;
+extern const struct bench bench_reclaim;
 extern const struct bench bench_madvise_free, bench_madvise_dontneed, bench_madvise_populate;
 
 static const struct bench *const benches[] = { &bench_fault,
@@ -33,6 +34,7 @@ static const struct bench *const benches[] = { &bench_fault,
 					       &bench_numa_hint,
 					       &bench_pageout,
 					       &bench_swapin,
+					       &bench_reclaim,
 					       &bench_young };
 #define NR_BENCHES (int)(sizeof(benches) / sizeof(benches[0]))
 

@@ -12,7 +12,7 @@
 
 static int op_young(struct mm *mm, unsigned long addr, unsigned long size)
 {
-	return mm_clear_young(mm, addr, addr + size) < 0 ? -1 : 0;
+	return mm_clear_young(mm, addr, addr + size, true) < 0 ? -1 : 0;
 }
 
 static int rep_young(const struct folio_size *fs, const struct bench_rep *r,

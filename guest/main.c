@@ -9,6 +9,7 @@
 #include "dt.h"
 #include "kernel.h"
 #include "trace.h"
+#include "vmscan.h"
 #include "knob_parse.h"
 #include "ptelab/abi.h"
 #include "knobs.h"
@@ -54,6 +55,7 @@ static void read_machine(void)
 		arch_exit(PTELAB_EXIT_USAGE);
 	}
 	mm_boot_verbose = cmdline_on(&cmdline, CMDLINE_KEY_ptelab_verbose);
+	reclaim_set_low(-1, cmdline_num(&cmdline, CMDLINE_KEY_reclaim_low));
 	if (cmdline_on(&cmdline, CMDLINE_KEY_trace) && !mm_set_trace(true)) {
 		printf("guest: command line: trace=on: this image has no trace built in (ptelab "
 		       "boots <arch>/guest-trace.elf for trace=on unless --kernel names "

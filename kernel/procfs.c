@@ -78,7 +78,7 @@ static int proc_empty_text(struct process *p, const struct proc_entry *e, struct
 /*
  * /proc/self/clear_refs: Linux's commands 1 (all) and 2 (anonymous) clear
  * the young bit of every mapped page (mm_clear_young(), per run of one
- * folio), 3 (file pages) has nothing to clear, 4 (soft-dirty: nothing to
+ * folio, with no flush, as Linux), 3 (file pages) has nothing to clear, 4 (soft-dirty: nothing to
  * clear, as on a kernel without CONFIG_MEM_SOFT_DIRTY) and 5 (reset the
  * peak RSS: ptelab keeps none) are accepted.
  */
@@ -94,7 +94,7 @@ long proc_clear_refs_write(struct process *p, const struct proc_entry *e, unsign
 	if (c[0] < '1' || c[0] > '5' || (c[1] && c[1] != '\n'))
 		return -EINVAL;
 	if (c[0] == '1' || c[0] == '2')
-		mm_clear_young(p->mm, MM_USER_START, MM_USER_END);
+		mm_clear_young(p->mm, MM_USER_START, MM_USER_END, false);
 	return (long)len;
 }
 

@@ -7,7 +7,7 @@
  *  - the VMA list of each mm is sorted, page aligned, non-overlapping and
  *    in the user half;
  *  - every present entry lies inside a VMA and maps an allocated (not free,
- *    not reserved, not page-table) anon page; a PMD leaf maps the head of
+ *    not reserved, not page-table) anon or shared page; a PMD leaf maps the head of
  *    a 2 MiB folio and lies inside one VMA;
  *  - a writable entry has VM_WRITE and maps an AnonExclusive page (else a
  *    write would bypass copy-on-write), and an AnonExclusive page is mapped
@@ -15,8 +15,9 @@
  *    the page its object holds at their offset, never AnonExclusive and
  *    writable without it, and a shared page (PG_shmem) is mapped by
  *    shared VMAs only and held by exactly one object slot, whose
- *    reference the refcount includes; in a VMA without access (PROT_NONE) no entry lets
- *    user mode in (a PROT_NONE entry is present, and counted, all the same);
+ *    reference the refcount includes; in a VMA without access (PROT_NONE)
+ *    no entry lets user mode in (a PROT_NONE entry is present, and
+ *    counted, all the same);
  *  - the arch's rules for blocks of entries (arm64 contpte) hold, and no
  *    PTE table's lock is left held;
  *  - each page's mapcount equals the PTEs that map it; each folio's
@@ -43,6 +44,7 @@
 #include "kernel.h"
 #include "folio_walk.h"
 #include "mm_internal.h"
+#include "lru.h"
 #include "shmem.h"
 #include "swap.h"
 #include "swapops.h"
@@ -338,6 +340,10 @@ static void check_folio(struct census *c, struct folio *f)
 		PROBLEM(c, "folio pfn %#llx: %s, in %d shared object slots",
 			(unsigned long long)folio_pfn(f),
 			f->page.flags & PG_shmem ? "PG_shmem" : "not PG_shmem", slots);
+	if ((f->page.flags & PG_anon) && sum + pmds && !(f->page.flags & PG_lru) &&
+	    !lru_isolated(f))
+		PROBLEM(c, "folio pfn %#llx: mapped anon folio on no LRU list (flags %#x)",
+			(unsigned long long)folio_pfn(f), f->page.flags);
 	if ((f->page.flags & (PG_lazyfree | PG_anon)) == PG_lazyfree)
 		PROBLEM(c, "folio pfn %#llx: lazyfree but not anon (flags %#x)",
 			(unsigned long long)folio_pfn(f), f->page.flags);
@@ -431,5 +437,5 @@ int mm_check(struct mm *only)
 	}
 	check_swap(&c);
 	free(c.swaps);
-	return c.problems + page_alloc_check();
+	return c.problems + page_alloc_check() + lru_check(false);
 }

@@ -53,7 +53,7 @@
 			     "shared and dirty)")                                                  \
 	X(young_runs, "runs aging tested (mm_clear_young: one per run of one folio)")              \
 	X(young_cleared, "runs that had a young entry: cleared and flushed")                       \
-	X(pswpout, "pages written to swap (MADV_PAGEOUT)")                                         \
+	X(pswpout, "pages written to swap (MADV_PAGEOUT and reclaim)")                             \
 	X(pswpin, "pages read back from swap by faults")                                           \
 	X(pageout_folios, "folios MADV_PAGEOUT wrote to swap")                                     \
 	X(pageout_clears, "PTE clears MADV_PAGEOUT's unmap made (one per run of caps.pageout)")    \
@@ -61,8 +61,14 @@
 	  "folios MADV_PAGEOUT left (shared, pinned, partly in range, swap full)")                 \
 	X(swapin_folios, "folios swap-in faults mapped (one set_ptes each)")                       \
 	X(swap_frees, "swap_free_nr() calls of zap, MADV_FREE and swap-in")                        \
-	X(lazyfree_discarded, "clean lazyfree folios discarded by mm_reclaim_lazyfree()")          \
+	X(lazyfree_discarded, "clean lazyfree folios discarded (mm_reclaim_lazyfree(), reclaim)")  \
 	X(lazyfree_redirtied, "lazyfree folios written since MADV_FREE: kept, no longer lazyfree") \
+	X(pgscan, "pages reclaim took off the inactive tail to look at")                           \
+	X(pgsteal, "pages reclaim freed (written to swap, or lazyfree discarded)")                 \
+	X(pgactivate, "pages reclaim moved to the active list (referenced, or kept)")              \
+	X(pgdeactivate, "pages moved from the active to the inactive list (aging, MADV_COLD)")     \
+	X(reclaim_stalls, "direct reclaims: a fault found a node below its watermark")             \
+	X(reclaim_nospace, "folios reclaim kept for want of a run of free swap slots")             \
 	X(ptl_contended, "PTE-table lock acquisitions that had to wait")                           \
 	X(mm_lock_contended, "mmap_lock, anon family or page_table_lock acquisitions that waited") \
 	X(alloc_lock_contended, "allocator (per-node) lock acquisitions that had to wait")         \

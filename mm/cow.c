@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "lru.h"
 #include "mm_internal.h"
 
 void (*wp_reuse_window_hook)(struct mm *mm, unsigned long addr);
@@ -160,6 +161,7 @@ static int wp_copy(struct vma *vma, unsigned long addr, pte_t *ptep, struct page
 	ptep_get_and_clear(vma->mm, addr, ptep);
 	flush_tlb_range(vma->mm, addr, addr + PAGE_SIZE);
 	set_ptes(vma->mm, addr, ptep, pte, 1);
+	folio_add_lru(dst, vma->mm, addr);
 	folio_remove_rmap_ptes(src, page, 1);
 	folio_put(src);
 	return 0;

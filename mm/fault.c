@@ -31,6 +31,8 @@
 #include <errno.h>
 
 #include "kernel.h"
+#include "lru.h"
+#include "vmscan.h"
 #include "mm_internal.h"
 #include "shmem.h"
 #include "swapops.h"
@@ -115,6 +117,7 @@ static int do_anonymous_page(struct vma *vma, pte_t *ptep, unsigned long addr, b
 	if (write)
 		pte = pte_mkdirty(pte);
 	set_ptes(vma->mm, base, ptep - ((addr - base) >> PAGE_SHIFT), pte, (unsigned)nr);
+	folio_add_lru(folio, vma->mm, base);
 	return 0;
 }
 
@@ -299,6 +302,7 @@ static int do_fault(struct mm *mm, unsigned long addr, unsigned flags, struct nu
 
 	if (!vma || !access_ok(vma, flags))
 		return -EFAULT;
+	reclaim_before_fault(vma); /* the allocator's direct reclaim: no PTE lock yet */
 	count_event(faults, 1);
 	pmdp = mm_find_pmd(mm, addr, true);
 	if (!pmdp)

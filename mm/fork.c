@@ -49,6 +49,7 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "lru.h"
 #include "folio_walk.h"
 #include "mm_internal.h"
 #include "shmem.h"
@@ -264,6 +265,7 @@ static void copy_one_page(struct fork_ctx *c, struct vma *dv, unsigned long addr
 	folio_prepare_anon(n);
 	folio_add_rmap_ptes(n, &n->page, 1);
 	set_ptes(c->dst, addr, dptep, pte_mkold(pte_mkdirty(vma_mk_pte(dv, folio_pfn(n)))), 1);
+	folio_add_lru(n, c->dst, addr);
 }
 
 /* Share @nr pages of @folio from @page: refs, mapcounts, AnonExclusive. */
@@ -408,6 +410,7 @@ static void copy_pinned_huge_pmd(struct fork_ctx *c, struct vma *dv, pmd_t pmd, 
 		folio_prepare_anon(n);
 		folio_add_rmap_pmd(n);
 		set_pmd(dpmd, pmd_mkold(vma_mk_pmd(dv, n, true)));
+		folio_add_lru(n, c->dst, addr);
 		return;
 	}
 	dptep = pte_offset_map_lock(c->dst, dpmd, addr, &ptl);

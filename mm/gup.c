@@ -52,7 +52,8 @@ struct gup_ctx {
 };
 
 /* Faults one address may take in a row before the walk calls it a bug:
- * a fault makes the entry usable, so the retry must make progress. */
+ * a fault makes the entry usable, so the retry must make progress unless
+ * another CPU changed the entry since (gup_fault() counts from there). */
 #define GUP_MAX_FAULTS 3
 
 /* Can this call take the page of @pte as it is: present, open to user
@@ -458,15 +459,52 @@ static int check_vma_flags(struct vma *vma, unsigned flags)
 	return vma->flags & VM_READ ? 0 : -EFAULT;
 }
 
-/* The fault g->fault asks for at @addr; *@tries counts faults there. */
-static int gup_fault(struct gup_ctx *g, unsigned long addr, int *tries)
+void (*gup_fault_window_hook)(struct mm *mm, unsigned long addr);
+
+/* The raw entry that maps @addr: its PTE, or the upper entry that is no
+ * table (a PMD leaf, a migration entry, none). Counts nothing (the
+ * walk's counters are the benchmarks'). Context: mmap_lock held for read
+ * (the tables stay); no PTE lock: a value to compare, not to use. */
+static uint64_t gup_entry(struct mm *mm, unsigned long addr)
 {
+	pgd_t *pgdp = pgd_offset_pgd(mm->pgd, addr);
+	pud_t *pudp;
+	pmd_t pmd;
+
+	if (pgd_none(pgdp_get(pgdp)))
+		return 0;
+	pudp = pud_offset(pgdp, addr);
+	if (pud_none(pudp_get(pudp)) || pud_leaf(pudp_get(pudp)))
+		return pudp_get(pudp).val;
+	pmd = pmdp_get(pmd_offset(pudp, addr));
+	if (pmd_state(pmd) != PMD_TABLE)
+		return pmd.val;
+	return __ptep_get(pmd_table(pmd) + pte_index(addr)).val;
+}
+
+/*
+ * The fault g->fault asks for at @addr. *@tries counts the faults there
+ * that found the entry as the previous one left it (*@left): a scan that
+ * marked it for a hinting fault again, a migration that put a migration
+ * entry there, a fork that write-protected it, each on another CPU, is
+ * progress there and not the fault's failure, and starts the count again.
+ */
+static int gup_fault(struct gup_ctx *g, unsigned long addr, int *tries, uint64_t *left)
+{
+	int ret;
+
+	if (*tries && gup_entry(g->mm, addr) != *left)
+		*tries = 0;
 	if (++*tries > GUP_MAX_FAULTS)
 		panic("__get_user_pages: no progress at %#lx after %d faults (fault flags %#x, "
 		      "foll flags %#x)",
 		      addr, GUP_MAX_FAULTS, g->fault, g->flags);
-	return __handle_mm_fault(g->mm, addr,
-				 g->flags & FOLL_FORCE_WRITE ? g->fault | FAULT_FORCE : g->fault);
+	ret = __handle_mm_fault(g->mm, addr,
+				g->flags & FOLL_FORCE_WRITE ? g->fault | FAULT_FORCE : g->fault);
+	*left = gup_entry(g->mm, addr);
+	if (gup_fault_window_hook)
+		gup_fault_window_hook(g->mm, addr); /* tests: another CPU's step here */
+	return ret;
 }
 
 /*
@@ -479,6 +517,7 @@ static long __get_user_pages(struct gup_ctx *g, unsigned long start, unsigned lo
 {
 	unsigned long addr = start, end = start + nr_pages * PAGE_SIZE, done = 0;
 	struct vma *vma = NULL;
+	uint64_t left = 0;
 	int tries = 0;
 
 	while (addr < end) {
@@ -504,7 +543,7 @@ static long __get_user_pages(struct gup_ctx *g, unsigned long start, unsigned lo
 			continue;
 		}
 		if (ret == 0)
-			ret = gup_fault(g, addr, &tries);
+			ret = gup_fault(g, addr, &tries, &left);
 		if (ret < 0)
 			return done ? (long)done : ret;
 	}

@@ -85,6 +85,11 @@ extern void (*gup_fast_window_hook)(struct mm *mm, unsigned long addr, pte_t *pt
  * migration between the first read and the grab. */
 extern void (*gup_pmd_window_hook)(struct mm *mm, unsigned long addr);
 
+/* Tests only (NULL otherwise): called by the slow path after each fault
+ * and before it walks to the address again, so that a test can make
+ * another CPU's step (a NUMA scan, a migration) undo what the fault did. */
+extern void (*gup_fault_window_hook)(struct mm *mm, unsigned long addr);
+
 long get_user_pages_fast(struct mm *mm, unsigned long start, unsigned long nr_pages, unsigned flags,
 			 struct page **pages);
 long pin_user_pages_fast(struct mm *mm, unsigned long start, unsigned long nr_pages, unsigned flags,

@@ -13,6 +13,7 @@
 #include <errno.h>
 
 #include "kernel.h"
+#include "lru.h"
 #include "mm_internal.h"
 
 pmd_t vma_mk_pmd(struct vma *vma, struct folio *folio, bool dirty)
@@ -58,6 +59,7 @@ int do_huge_pmd_anonymous_page(struct vma *vma, pmd_t *pmdp, unsigned long addr,
 	folio_prepare_anon(folio);
 	folio_add_rmap_pmd(folio);
 	set_pmd(pmdp, vma_mk_pmd(vma, folio, write));
+	folio_add_lru(folio, vma->mm, addr & PMD_MASK);
 	return 0;
 }
 

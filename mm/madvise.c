@@ -123,6 +123,7 @@ static unsigned madvise_free_ptes(struct free_walk *w, struct mm *mm, unsigned l
 		count_event(madv_free_skipped, 1);
 		return nr;
 	}
+	arch_sched_point(SCHED_WINDOW); /* PG_dirty cleared, the entries not yet */
 	free_clear_ptes(w, mm, addr, ptep, nr);
 	folio_mark_lazyfree(folio);
 	return nr;
@@ -228,7 +229,8 @@ static int madvise_vma(struct vma *v, unsigned long s, unsigned long e, int advi
 		if (!(v->flags & VM_SHARED))
 			madvise_pageout_vma(v, s, e);
 		return 0;
-	default: /* MADV_COLD: no LRU to deactivate on */
+	default: /* MADV_COLD */
+		madvise_cold_vma(v, s, e);
 		return 0;
 	}
 }

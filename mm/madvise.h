@@ -34,7 +34,8 @@
  *	A folio only partly in the range is left as it is (Linux splits
  *	it; ptelab has no folio split).
  *  MADV_POPULATE_READ / _WRITE: fault the range in (for write: break COW).
- *  MADV_COLD: accepted, does nothing (there is no LRU to deactivate on).
+ *  MADV_COLD: each folio mapped only in the range: young bits cleared,
+ *	folio to its node's inactive tail (madvise_cold.c, lru.h).
  *  MADV_PAGEOUT: write each folio mapped whole here and nowhere else to
  *	swap now (pageout.c, swap.h); its PTEs become swap entries, and a
  *	later fault reads it back (swapin.c). MADV_FREE and DONTNEED drop

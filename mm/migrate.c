@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "lru.h"
 #include "migrate.h"
 #include "page_internal.h"
 #include "folio_walk.h"
@@ -360,7 +361,10 @@ static void unmap_ptes(struct migrate_item *it, struct mm *m, pmd_t *pmdp, struc
 /* try_to_migrate(): every mapping of @it's folio in its anon family. The
  * PMD entry is classified under the mm's page_table_lock (a fault in @m
  * may change it). A PMD migration entry there belongs to another folio of
- * the group (this folio's own are made here, after its walk of that mm). */
+ * the group (this folio's own are made here, after its walk of that mm).
+ * Each member is looked at @it's address only: a member that mremap
+ * moved the folio in maps it elsewhere, and that mapping stays (the
+ * folio is still mapped after the walk: migrate_finish() restores it). */
 static void migrate_unmap(struct migrate_item *it, struct flush_set *fs)
 {
 	for_each_family_mm(m, it) {
@@ -375,8 +379,6 @@ static void migrate_unmap(struct migrate_item *it, struct flush_set *fs)
 		if (st == PMD_TABLE)
 			unmap_ptes(it, m, pw.pmdp, fs);
 	}
-	if (folio_mapcount(it->folio))
-		folio_bug("migrate_unmap", it->folio, "still mapped after the unmap");
 }
 
 /* ---- step 3: copy and remap --------------------------------------------------- */
@@ -566,6 +568,7 @@ static void migrate_move(struct migrate_item *it)
 	if (!it->dst)
 		pieces_array(it, pieces);
 	migrate_copy(it, pieces);
+	folio_lru_migrate(f, it->dst, pieces);
 	if (it->dst && refs > 1)
 		folio_ref_add(it->dst, (int)refs - 1);
 	if (it->shm) /* order 0: it->dst, never pieces */
@@ -626,10 +629,12 @@ static void migrate_restore(struct migrate_item *it)
 	it->status = -EBUSY;
 }
 
-/* After the group's flush: freeze and move @it's folio, or restore it. */
+/* After the group's flush: freeze and move @it's folio, or restore it
+ * (also when a mapping the walk could not find is left: see
+ * migrate_unmap()). */
 static void migrate_finish(struct migrate_item *it)
 {
-	if (!migrate_freeze(it)) {
+	if (folio_mapcount(it->folio) || !migrate_freeze(it)) {
 		migrate_restore(it);
 		return;
 	}

@@ -89,6 +89,10 @@ int do_swap_page(struct vma *vma, pte_t *ptep, unsigned long addr, pte_t entry, 
 
 /* MADV_PAGEOUT of [s, e) in @v (pageout.c). Context: mmap_lock held for write. */
 void madvise_pageout_vma(struct vma *v, unsigned long s, unsigned long e);
+/* MADV_COLD on [s, e) of @v (madvise_cold.c): the young bits of each folio
+ * mapped only there cleared, and the folio to the inactive tail (lru.h).
+ * Context: @v's mm's mmap_lock held. */
+void madvise_cold_vma(struct vma *v, unsigned long s, unsigned long e);
 
 /*
  * zap_swap_ptes - drop the run of swap entries from @ptep (value @pte,

@@ -166,6 +166,7 @@ move_pte_loop(struct mm *mm, unsigned long old, unsigned long end, pte_t *src, u
 		unsigned nr = 1;
 
 		if (pte_present(pte)) {
+			arch_sched_point(SCHED_WINDOW); /* an entry read, not yet moved */
 			if (batch && pte_batch_hint(src, pte) > 1)
 				nr = move_folio_ptes(mm, old, src, new, dst, pte,
 						     (end - old) >> PAGE_SHIFT);
@@ -215,6 +216,7 @@ static void move_ptes(struct vma *vma, pmd_t *src_pmdp, pmd_t *dst_pmdp, unsigne
 	if (dst_ptl != src_ptl)
 		pte_unmap_unlock(dst, dst_ptl);
 	pte_unmap_unlock(src, src_ptl);
+	arch_sched_point(SCHED_WINDOW); /* the lock dropped, the old range not yet flushed */
 	count_event(mremap_runs, m.runs);
 	count_event(mremap_ptes_moved, m.ptes);
 }

@@ -81,6 +81,7 @@ static int numa_mark_ptes(struct mm *mm, pmd_t *pmdp, pte_t *ptep, unsigned long
 
 			nr = numa_run(folio, addr, ptep, pte, (end - addr) >> PAGE_SHIFT);
 			if (pte_user(pte) && folio->page.node != s->nid) {
+				arch_sched_point(SCHED_WINDOW); /* a run read, not yet cleared */
 				pte = clear_full_ptes(mm, addr, ptep, nr, 0);
 				set_ptes(mm, addr, ptep, pte_reprotect(pte, PAGE_USER_NONE), nr);
 				s->first = s->nr ? s->first : addr;
@@ -156,6 +157,7 @@ static unsigned numa_restore_run(struct vma *vma, struct folio *folio, unsigned 
 	pte_t new = pte_reprotect(pte, prot);
 	bool brk = set_ptes_needs_break(addr, ptep, new, nr);
 
+	arch_sched_point(SCHED_WINDOW); /* a run read, not yet cleared */
 	pte = clear_full_ptes(vma->mm, addr, ptep, nr, 0);
 	if (brk)
 		flush_tlb_range(vma->mm, addr, addr + (unsigned long)nr * PAGE_SIZE);
@@ -220,6 +222,7 @@ void numa_migrate_misplaced(struct mm *mm, const struct numa_fault *nf)
 
 	if (!nf->pages)
 		return;
+	arch_sched_point(SCHED_WINDOW); /* noted under the lock, moved without it */
 	if (move_pages(mm, 1, &addr, &node, &status, MPOL_MF_MOVE) == 0 && status == node)
 		count_event(numa_pages_migrated, nf->pages);
 }

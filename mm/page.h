@@ -44,6 +44,8 @@
 #define PG_locked (1u << 3)
 #define PG_large (1u << 4)    /* order > 0 */
 #define PG_lazyfree (1u << 5) /* anon, MADV_FREE-d: reclaim may drop it while clean */
+#define PG_lru (1u << 6)      /* on a node's LRU list (lru.h) */
+#define PG_active (1u << 7)   /* on the active one */
 #define PG_shmem (1u << 14)   /* a page of a shared anonymous object (mm/shmem.h) */
 /* Page-type flags, in any page. */
 #define PG_buddy (1u << 8)    /* head of a free buddy block */

@@ -23,6 +23,7 @@
 
 #include "counters.h"
 #include "kernel.h"
+#include "lru.h"
 #include "memblock.h"
 #include "page_internal.h"
 #include "spinlock.h"
@@ -268,6 +269,7 @@ void folio_free(struct folio *f)
 	uint32_t blank = mm_debug_poison ? PG_poisoned : 0;
 	uint8_t node = f->page.node;
 
+	folio_lru_del(f);
 	if (mm_debug_poison)
 		memset(page_address(&f->page), PAGE_POISON, PAGE_SIZE << order);
 	spin_lock(&pg->lock); /* other CPUs' merges read these struct pages */
@@ -316,8 +318,10 @@ void page_alloc_init(void)
 		panic("page_alloc_init: called twice");
 	if (nr < 1 || nr > MAX_NUMNODES || nr > MACHINE_MAX_NODES)
 		panic("page_alloc_init: %d memory nodes (1..%d supported)", nr, MAX_NUMNODES);
-	for (int i = 0; i < nr; i++)
+	for (int i = 0; i < nr; i++) {
 		memmap_alloc(i);
+		lru_links_alloc(i);
+	}
 	memmap_sections_init(nr);
 	memblock_close();
 	for (int i = 0; i < nr; i++) {

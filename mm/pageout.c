@@ -85,6 +85,7 @@ static unsigned pageout_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte
 		count_event(pageout_skipped, 1);
 		return nr;
 	}
+	arch_sched_point(SCHED_WINDOW); /* counts looked at, not yet cleared */
 	if (pageout_window_hook)
 		pageout_window_hook(mm, addr); /* tests: a gup-fast grab here */
 	off = swap_alloc(nr);

@@ -41,7 +41,7 @@ void gup_put_folio(struct folio *folio, unsigned refs, unsigned flags)
  * this file). */
 static void check_pinned_page(struct page *page)
 {
-	if ((page_folio(page)->page.flags & PG_anon) && !PageAnonExclusive(page))
+	if ((page_flags(&page_folio(page)->page) & PG_anon) && !PageAnonExclusive(page))
 		panic("unpin_user_pages: pinned page pfn %#llx is not AnonExclusive: the "
 		      "pin no longer sees the page the process maps",
 		      (unsigned long long)page_to_pfn(page));

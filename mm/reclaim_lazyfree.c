@@ -67,6 +67,7 @@ static unsigned discard_ptes(struct reclaim_walk *r, unsigned long addr, pte_t *
 	if (!folio_test_lazyfree(folio) || nr != folio_nr_pages(folio) ||
 	    folio_mapcount(folio) != (int)nr)
 		return nr;
+	arch_sched_point(SCHED_WINDOW); /* a candidate, not yet cleared */
 	pte = clear_full_ptes(tlb->mm, addr, ptep, nr, 0);
 	if (!lazyfree_discardable(folio, pte_dirty(pte), (int)nr)) {
 		/* the cleared entries may still be cached: flush before the

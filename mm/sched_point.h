@@ -8,7 +8,11 @@
  * atomic read-modify-write of a page, folio or counter other CPUs touch,
  * every page-table entry read and write through the pgtable accessors,
  * lockless-walk begin and end, every TLB flush and shootdown wait, and
- * every spin (arch_cpu_relax(): the host's does it itself).
+ * every spin (arch_cpu_relax(): the host's does it itself), and every
+ * window: a step between a decision made from state other CPUs change
+ * (a run of entries read, a reference count looked at) and the act that
+ * relies on it (the clear), where the explorer's PCT is told to try
+ * another CPU's steps (arch/host/explore.c).
  *
  * Optional arch hook: the default does nothing, so a guest compiles every
  * switch point away; arch/host defines its own in its arch.h (one test of
@@ -27,6 +31,7 @@ enum sched_point_kind {
 	SCHED_WALK,	 /* lockless walk begin or end */
 	SCHED_TLB,	 /* before a TLB flush or a wait for other CPUs' walks */
 	SCHED_SPIN,	 /* a spin: this CPU waits for another one */
+	SCHED_WINDOW,	 /* between a decision on shared state and the act on it */
 	NR_SCHED_POINT_KINDS,
 };
 

@@ -67,7 +67,7 @@ long swap_alloc(unsigned nr)
 	if (off < 0)
 		return -1;
 	for (unsigned i = 0; i < nr; i++) {
-		struct folio *f = folio_alloc(0, 0, ALLOC_ANY_NODE);
+		struct folio *f = swap_page_get();
 
 		if (!f) {
 			swap_free_nr((unsigned long)off, nr); /* frees the pages allocated so far */
@@ -111,7 +111,7 @@ void swap_free_nr(unsigned long offset, unsigned nr)
 		}
 		spin_unlock(&swap_lock);
 		for (unsigned i = 0; i < n; i++)
-			folio_put(gone[i]);
+			swap_page_put(gone[i]);
 		offset += chunk;
 		nr -= chunk;
 	}

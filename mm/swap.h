@@ -52,4 +52,18 @@ void swap_read_page(unsigned long offset, void *dst);
 /* Slots in use (tests, the checker). */
 unsigned long swap_slots_used(void);
 
+/*
+ * swap_reserve - set @pages pages aside for the device (swap_pool.c), so
+ * that writing a page to swap takes no free page. Return: the pages set
+ * aside (fewer when memory ran out). swap_unreserve() gives back those
+ * no slot holds; swap_pool_free() counts them.
+ */
+long swap_reserve(unsigned long pages);
+void swap_unreserve(void);
+unsigned long swap_pool_free(void);
+
+/* A backing page for a slot: the pool's, or the allocator's. And back. */
+struct folio *swap_page_get(void);
+void swap_page_put(struct folio *f);
+
 #endif

@@ -3,6 +3,10 @@
  * (swap.h), as Linux 6.12 does for a device without a swap cache path:
  * a fresh folio, the mm's own (every page AnonExclusive), mapped
  * writable where the VMA is (dirty on a write fault), the slots freed.
+ * With its slots gone the folio holds the only copy of the data, so it
+ * is PG_dirty whatever the fault (Linux's folio_free_swap() sets it): a
+ * MADV_FREE of it from a fork child that shares it leaves it alone, and
+ * no reclaim discards it as clean.
  *
  * Batching (Linux 6.12's mTHP swap-in, alloc_swap_folio() and the
  * set_ptes() of do_swap_page()): the largest order the VMA's folio orders
@@ -15,6 +19,7 @@
 #include <errno.h>
 
 #include "kernel.h"
+#include "lru.h"
 #include "mempolicy.h"
 #include "mm_internal.h"
 #include "swap.h"
@@ -74,6 +79,7 @@ int do_swap_page(struct vma *vma, pte_t *ptep, unsigned long addr, pte_t entry, 
 	for (unsigned i = 0; i < nr; i++)
 		swap_read_page(off + i, page_address(folio_page(folio, i)));
 	folio_prepare_anon(folio);
+	page_set_flags(&folio->page, PG_dirty); /* the slots go below */
 	if (nr > 1)
 		folio_ref_add(folio, (int)nr - 1);
 	folio_add_rmap_ptes(folio, &folio->page, (int)nr);
@@ -83,6 +89,7 @@ int do_swap_page(struct vma *vma, pte_t *ptep, unsigned long addr, pte_t entry, 
 	if (write)
 		pte = pte_mkdirty(pte);
 	set_ptes(vma->mm, base, ptep, pte, nr);
+	folio_add_lru(folio, vma->mm, base);
 	swap_free_nr(off, nr);
 	count_event(pswpin, nr);
 	count_event(swapin_folios, 1);

@@ -14,6 +14,13 @@
  *
  *   trace: cpuN [indent]EVENT FIELDS [counter+N ...]
  *
+ * and each line also as one JSON record on a line of its own, after
+ * PTELAB_TRACE_LINE (ptelab/abi.h), which ptelab writes to --results and
+ * --trace-html and does not show (the schema: docs/mm-core.md, "The trace
+ * as JSON"). An outermost operation's first and last records carry the
+ * strip of its range (as mm_ptstrip() draws it, clipped to the mm's VMAs,
+ * at most TRACE_STRIP_MAX entries) before and after it.
+ *
  * Built only into the images made for it (PTELAB_TRACE: guest-trace.elf,
  * which ptelab boots for trace=on, and the host runners): in the default
  * image every TRACE() folds away, so trace=on costs the measured kernel
@@ -41,6 +48,12 @@ bool mm_set_trace(bool on);
 
 /* Where the lines go: printf while NULL (the tests capture them). */
 extern void (*mm_trace_sink)(const char *line);
+/* Where the JSON records go: when NULL, printf after PTELAB_TRACE_LINE
+ * while mm_trace_sink is NULL too, else nowhere. */
+extern void (*mm_trace_json_sink)(const char *json);
+
+/* The longest range an operation's strip covers, in entries. */
+#define TRACE_STRIP_MAX 1024
 
 /* Is trace=on? Constant false in an image without the trace. */
 static inline bool mm_tracing(void)

@@ -5,7 +5,8 @@
  * test_and_clear_young_ptes(), 7.1): per run of entries mapping one folio
  * (folio_pte_batch(), at most caps.young), one clear_young_dirty_ptes()
  * and, when an entry of the run was young, one flush of the run, so that
- * a later access sets the bit again. Unbatched (young=1) that is a flush
+ * a later access sets the bit again (clear_refs asks for no flush, as
+ * Linux's clear_refs_pte_range() does none). Unbatched (young=1) that is a flush
  * per young page, which is what the batching saves: on arm64 a TLBI per
  * page against one per 64 KiB folio.
  */
@@ -18,7 +19,29 @@
 
 struct young_walk {
 	unsigned long young; /* pages of the runs that had a young entry */
+	bool flush;	     /* flush each young run (aging), or not (clear_refs) */
 };
+
+/*
+ * Flush the run [@addr, + @nr pages) of @folio that had a young entry.
+ * Where the arch keeps one young state a block (arm64 contpte) and the
+ * folio can hold blocks, clearing a run cleared its whole block, so the
+ * flush covers the block: a page of it left in a TLB would not set the
+ * bit again when accessed.
+ */
+static void young_flush(struct mm *mm, struct folio *folio, unsigned long addr, unsigned nr)
+{
+	unsigned long start = addr, end = addr + (unsigned long)nr * PAGE_SIZE;
+	unsigned b = arch_pte_block_order();
+
+	if (b && folio_order(folio) >= b) {
+		unsigned long blk = PAGE_SIZE << b;
+
+		start &= ~(blk - 1);
+		end = (end + blk - 1) & ~(blk - 1);
+	}
+	flush_tlb_range(mm, start, end);
+}
 
 /* The run from @ptep (value @pte, at most @left entries). Return: its
  * length. Context: the PTE table lock is held. */
@@ -33,7 +56,8 @@ static unsigned young_ptes(struct young_walk *w, struct mm *mm, unsigned long ad
 				     FPB_IGNORE_DIRTY | FPB_IGNORE_YOUNG, NULL);
 	count_event(young_runs, 1);
 	if (clear_young_dirty_ptes(mm, addr, ptep, nr, CYDP_CLEAR_YOUNG)) {
-		flush_tlb_range(mm, addr, addr + (unsigned long)nr * PAGE_SIZE);
+		if (w->flush)
+			young_flush(mm, folio, addr, nr);
 		count_event(young_cleared, 1);
 		w->young += nr;
 	}
@@ -73,7 +97,8 @@ static int young_huge_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsign
 	if (pmd_leaf(pmd) && pmd_young(pmd)) {
 		pmd = pmdp_get_and_clear(pmdp); /* one exchange: keeps a dirty bit set meanwhile */
 		set_pmd(pmdp, pmd_mkold(pmd));
-		flush_tlb_range(mm, base, base + PMD_SIZE);
+		if (w->flush)
+			flush_tlb_range(mm, base, base + PMD_SIZE);
 		count_event(young_cleared, 1);
 		w->young += PMD_SIZE >> PAGE_SHIFT;
 	}
@@ -84,9 +109,9 @@ static int young_huge_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsign
 static const struct pt_walk_ops young_ops = { .pmd_leaf = young_huge_pmd,
 					      .pte_range = young_pte_range };
 
-long mm_clear_young(struct mm *mm, unsigned long start, unsigned long end)
+long mm_clear_young(struct mm *mm, unsigned long start, unsigned long end, bool flush)
 {
-	struct young_walk w = { 0 };
+	struct young_walk w = { .flush = flush };
 
 	if (start >= end || ((start | end) & (PAGE_SIZE - 1)))
 		return -EINVAL;

@@ -52,6 +52,7 @@ run_one cli tests/vmm/cli.sh
 run_one sweep tests/vmm/smp_sweep.sh
 run_one docs tests/docs/run.sh
 run_one boot tests/boot/run.sh
+run_one tracehtml tests/boot/trace_html.sh
 run_one user tests/user/run.sh
 run_one selftests tests/selftests/run.sh
 run_one kvm tests/kvm/run.sh

@@ -33,7 +33,8 @@ const char vmm_usage_text[] =
 	"                           (default 120, 3600 with run=bench; exit status 124)\n"
 	"  --kernel ELF             guest image (default <ptelab's dir>/<arch>/guest.elf, or\n"
 	"                           guest-trace.elf with trace=on)\n"
-	"  --results FILE           write the JSON of every 'RESULT ' line to FILE\n"
+	"  --results FILE           write the JSON of every 'RESULT ' line to FILE (and\n"
+	"                           with trace=on every trace record, in order)\n"
 	"  --csv FILE               write every RESULT line as a CSV row to FILE\n"
 	"  --quiet                  no benchmark progress lines (tables and RESULTs stay)\n"
 	"  --raw                    pass the guest's control characters to stdout as they\n"
@@ -44,6 +45,10 @@ const char vmm_usage_text[] =
 	"                           and the guest's boot map (mm: lines)\n"
 	"  --keep                   keep the files the printed QEMU command reads (x86_64)\n"
 	"  --timing                 print where the time went at exit\n"
+	"  --trace-html FILE        run with trace=on and write FILE: one HTML page (no\n"
+	"                           network, opens in any browser) that steps through\n"
+	"                           the trace: PTE strip, batches, counters, flushes\n"
+	"                           (docs/lab.md)\n"
 	"  --initramfs DIR|FILE     the files run=exec:PATH sees: a directory (packed\n"
 	"                           into a cpio newc archive by ptelab) or a ready cpio\n"
 	"                           newc file; up to 512M. Words after a second '--'\n"
@@ -238,6 +243,7 @@ enum opt_id {
 	O_VERSION,
 	O_MEM_NEEDED,
 	O_INITRAMFS,
+	O_TRACE_HTML,
 };
 
 static const struct opt {
@@ -266,6 +272,7 @@ static const struct opt {
 	{ "--version", 0, O_VERSION },
 	{ "--mem-needed", 0, O_MEM_NEEDED },
 	{ "--initramfs", 1, O_INITRAMFS },
+	{ "--trace-html", 1, O_TRACE_HTML },
 };
 
 /* Apply one option with its value (NULL for flags) to @cfg. */
@@ -345,6 +352,13 @@ static int apply_opt(const struct opt *o, const char *v, struct vmm_config *cfg,
 		}
 		cfg->initramfs = v;
 		break;
+	case O_TRACE_HTML:
+		if (!*v) {
+			snprintf(err, errlen, "--trace-html: the path is empty");
+			return -1;
+		}
+		cfg->trace_html = v;
+		break;
 	}
 	return r < 0 ? -1 : 0;
 }
@@ -421,6 +435,31 @@ static int parse_opt(int argc, char *const argv[], int *i, struct vmm_config *cf
 	return apply_opt(o, v, cfg, err, errlen);
 }
 
+/* --trace-html traces the run: add trace=on to the guest words unless
+ * they say it; refuse trace=off. */
+static int add_trace_on(struct vmm_config *cfg, char *err, size_t errlen)
+{
+	size_t len = strlen(cfg->bootargs);
+
+	for (const char *w = cfg->bootargs; w; w = strchr(w, ' ')) {
+		w += *w == ' ';
+		if (strncmp(w, "trace=", 6))
+			continue;
+		if (strncmp(w, "trace=on", 8) == 0 && (w[8] == ' ' || !w[8]))
+			return 0;
+		snprintf(err, errlen, "--trace-html: the page needs trace=on, not '%.*s'",
+			 (int)strcspn(w, " "), w);
+		return -1;
+	}
+	if (len + strlen(" trace=on") >= sizeof(cfg->bootargs)) {
+		snprintf(err, errlen, "guest arguments: too long (limit %d bytes)",
+			 VMM_BOOTARGS_MAX - 1);
+		return -1;
+	}
+	strcat(cfg->bootargs, " trace=on");
+	return 0;
+}
+
 /* The words after a second "--": run=exec's argv[1..], NUL-separated. */
 static int join_exec_argv(char *const words[], int n, struct vmm_config *cfg, char *err,
 			  size_t errlen)
@@ -467,7 +506,8 @@ int vmm_args_parse(int argc, char *const argv[], struct vmm_config *cfg, char *e
 		return 2;
 	/* --mem-needed asks what --mem to give: the --mem given does not matter. */
 	if ((!cfg->mem_needed && check_mem(cfg, err, errlen)) ||
-	    join_bootargs(words, nr_words, cfg, err, errlen))
+	    join_bootargs(words, nr_words, cfg, err, errlen) ||
+	    (cfg->trace_html && add_trace_on(cfg, err, errlen)))
 		return -1;
 	return 0;
 }

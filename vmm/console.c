@@ -12,6 +12,7 @@
 
 #define RESULT_TAG "RESULT "
 #define EXIT_TAG PTELAB_EXIT_LINE
+#define TRACE_TAG PTELAB_TRACE_LINE
 
 int vmm_console_init(struct vmm_console *c, int out_fd, const char *results_path)
 {
@@ -26,6 +27,8 @@ int vmm_console_init(struct vmm_console *c, int out_fd, const char *results_path
 	c->out_done = 0;
 	c->exit_status = -1;
 	c->nr_dropped = 0;
+	c->nr_traces = 0;
+	c->traces_lost = false;
 	if (results_path) {
 		c->results = fopen(results_path, "we"); /* not inherited by QEMU */
 		if (!c->results)
@@ -139,13 +142,60 @@ static void take_result(struct vmm_console *c, const char *json, size_t n)
 	c->nr_results++;
 }
 
+/* The JSON of a trace record line, @n bytes at @json: to the results file
+ * and the --trace-html records (in order with the RESULT lines) only if
+ * it is strict JSON. */
+static void take_trace(struct vmm_console *c, const char *json, size_t n)
+{
+	size_t at = 0;
+	const char *why = vmm_json_walk(json, n, NULL, NULL, &at);
+
+	c->nr_traces++;
+	if (why) {
+		if (++c->nr_dropped <= VMM_CONSOLE_DROP_REPORTS)
+			vmm_msg("trace record %lu was dropped: %s (at byte %zu of its JSON)",
+				c->nr_traces, why, at);
+		return;
+	}
+	if (c->results) {
+		fwrite(json, 1, n, c->results);
+		fputc('\n', c->results);
+		fflush(c->results);
+	}
+	if (c->trace && !c->traces_lost && vmm_trace_records_add(c->trace, json, n)) {
+		vmm_msg("--trace-html: out of memory or past %lu MiB of records; the page ends at "
+			"record %lu",
+			VMM_TRACE_BYTES_MAX >> 20, c->nr_traces);
+		c->traces_lost = true;
+	}
+}
+
+/* Does the complete line line[0..@n) (without its '\n') start with @tag?
+ * Then *@json and *@len are what follows the tag, without
+ * a trailing '\r'. */
+static bool tagged(const struct vmm_console *c, size_t n, const char *tag, const char **json,
+		   size_t *len)
+{
+	size_t t = strlen(tag);
+
+	if (c->overlong || n < t || memcmp(c->line, tag, t) != 0)
+		return false;
+	if (n > t && c->line[n - 1] == '\r')
+		n--;
+	*json = c->line + t;
+	*len = n > t ? n - t : 0;
+	return true;
+}
+
 /* The line in line[0..len) is complete (it ends with '\n'): take it as
  * the guest's exit status when it is a status line, else write it out and
- * capture its JSON when it is a RESULT line. */
+ * capture its JSON when it is a RESULT line; a trace record line is
+ * captured and not shown. */
 static void end_line(struct vmm_console *c)
 {
-	size_t n = c->len, tag = strlen(RESULT_TAG);
+	size_t n = c->len, len;
 	int status = exit_line_status(c, n - 1);
+	const char *json;
 
 	if (status >= 0) {
 		c->exit_status = status;
@@ -153,13 +203,15 @@ static void end_line(struct vmm_console *c)
 		c->out_done = 0;
 		return;
 	}
-	out_write(c, c->line + c->out_done, n - c->out_done);
-	if (!c->overlong && n > tag && memcmp(c->line, RESULT_TAG, tag) == 0) {
-		n--; /* the '\n' */
-		if (n > tag && c->line[n - 1] == '\r')
-			n--;
-		take_result(c, c->line + tag, n - tag);
+	if (tagged(c, n - 1, TRACE_TAG, &json, &len)) {
+		take_trace(c, json, len);
+		c->len = 0;
+		c->out_done = 0;
+		return;
 	}
+	out_write(c, c->line + c->out_done, n - c->out_done);
+	if (tagged(c, n - 1, RESULT_TAG, &json, &len))
+		take_result(c, json, len);
 	c->len = 0;
 	c->out_done = 0;
 	c->overlong = false;
@@ -169,7 +221,7 @@ static void end_line(struct vmm_console *c)
  * (Such a line is held back until it is complete.) */
 static bool maybe_held(const struct vmm_console *c)
 {
-	return has_tag(c, c->len, RESULT_TAG) ||
+	return has_tag(c, c->len, RESULT_TAG) || has_tag(c, c->len, TRACE_TAG) ||
 	       (c->len <= strlen(EXIT_TAG) + 4 && has_tag(c, c->len, EXIT_TAG));
 }
 

@@ -19,6 +19,7 @@
 #include "vmm_kvm.h"
 #include "vmm_layout.h"
 #include "vmm_qemu.h"
+#include "vmm_trace_html.h"
 #include "vmm_run.h"
 #include "vmm_tsc.h"
 #include "vmm_util.h"
@@ -186,10 +187,35 @@ static int parse_command_line(int argc, char **argv, struct vmm_config *cfg)
 	return -1;
 }
 
+/* --trace-html: the page for @t to cfg->trace_html. Return: 0, or -1
+ * (reported). */
+static int write_trace_html(const struct vmm_config *cfg, const struct vmm_trace_records *t)
+{
+	struct vmm_trace_page page = { cfg->bootargs, vmm_arch_name(cfg->arch), cfg->cpus };
+	unsigned long dropped = 0;
+	FILE *f = fopen(cfg->trace_html, "we");
+	int r;
+
+	if (!f) {
+		vmm_msg("--trace-html: %s: %s", cfg->trace_html, strerror(errno));
+		return -1;
+	}
+	r = vmm_trace_html_write(f, &page, t, &dropped);
+	if (fclose(f))
+		r = -1;
+	if (r)
+		vmm_msg("--trace-html: %s: write error", cfg->trace_html);
+	else
+		vmm_msg("--trace-html: %s: %zu trace records; open it in a browser",
+			cfg->trace_html, t->nr - dropped);
+	return r;
+}
+
 /* Boot @m on @backend with output through the console. */
 static int boot(const struct vmm_config *cfg, struct vmm_machine *m, int backend,
 		struct vmm_timing *t)
 {
+	static struct vmm_trace_records records;
 	struct vmm_elf_image img;
 	void *elf = NULL;
 	int status;
@@ -215,6 +241,7 @@ static int boot(const struct vmm_config *cfg, struct vmm_machine *m, int backend
 		free(elf);
 		return PTELAB_EXIT_USAGE;
 	}
+	console.trace = cfg->trace_html ? &records : NULL;
 	if (backend == VMM_BACKEND_HOST)
 		status = vmm_host_boot(cfg, &console, t);
 	else if (backend == VMM_BACKEND_KVM)
@@ -226,6 +253,9 @@ static int boot(const struct vmm_config *cfg, struct vmm_machine *m, int backend
 		if (status == PTELAB_EXIT_OK)
 			status = PTELAB_EXIT_USAGE;
 	}
+	if (cfg->trace_html && write_trace_html(cfg, &records) && status == PTELAB_EXIT_OK)
+		status = PTELAB_EXIT_USAGE;
+	vmm_trace_records_free(&records);
 	free(elf);
 	return status;
 }
@@ -291,6 +321,10 @@ int vmm_main(int argc, char **argv)
 		return -backend;
 	if (settle(&cfg, backend))
 		return PTELAB_EXIT_USAGE;
+	if (cfg.trace_html && backend == VMM_BACKEND_HOST) {
+		vmm_msg("--trace-html: --backend host has no trace built in (use kvm or qemu)");
+		return PTELAB_EXIT_USAGE;
+	}
 	if (vmm_machine_init(&m, layout_of(&cfg, backend), cfg.mem, cfg.nodes, cfg.cpus,
 			     cfg.bootargs)) {
 		vmm_msg("cannot lay out %llu bytes over %d nodes", X(cfg.mem), cfg.nodes);

@@ -52,6 +52,7 @@ struct vmm_config {
 	 * vmm_guest_mem_needed(); without the ptelab.* words settle adds. */
 	struct cmdline guest_words;
 	const char *initramfs;		 /* --initramfs: NULL none */
+	const char *trace_html;		 /* --trace-html: NULL none (adds trace=on) */
 	char exec_argv[PTELAB_ARGV_MAX]; /* after a second "--": NUL-separated */
 	size_t exec_argv_len;
 };

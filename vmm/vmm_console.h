@@ -2,6 +2,8 @@
  * vmm_console.h - the guest's serial output: passed to stdout line by line,
  * with the JSON of every "RESULT " line that is strict JSON (vmm_json.h)
  * also written to the --results file,
+ * the JSON of every PTELAB_TRACE_LINE line (trace=on) written there too
+ * and kept for --trace-html, the line not shown,
  * and the status of a PTELAB_EXIT_LINE line (ptelab/abi.h) kept, not shown.
  */
 #ifndef VMM_CONSOLE_H
@@ -12,6 +14,7 @@
 #include <stdio.h>
 
 #include "vmm_csv.h"
+#include "vmm_trace_html.h"
 
 #define VMM_CONSOLE_LINE_MAX 65536 /* longer lines pass through uncaptured */
 #define VMM_CONSOLE_DROP_REPORTS 5 /* refused RESULT lines said on stderr */
@@ -26,8 +29,11 @@ struct vmm_console {
 	size_t len;	    /* bytes of the current line in line[] */
 	bool overlong;	    /* the current line outgrew line[] and was flushed */
 	unsigned long nr_results;
-	unsigned long nr_dropped; /* RESULT lines refused by the results or CSV file */
-	int exit_status;	  /* the last PTELAB_EXIT_LINE's status, -1 before one */
+	unsigned long nr_dropped; /* RESULT and trace lines refused by the results or CSV file */
+	struct vmm_trace_records *trace; /* --trace-html: NULL none (set after init) */
+	unsigned long nr_traces;	 /* trace record lines seen */
+	bool traces_lost;		 /* a record did not fit in trace */
+	int exit_status;		 /* the last PTELAB_EXIT_LINE's status, -1 before one */
 	char line[VMM_CONSOLE_LINE_MAX];
 };
 

@@ -31,6 +31,17 @@
  * they wait for); DEADLOCK_SPINS such steps in a row with no other step
  * in between is a deadlock, reported by a panic with the seed.
  *
+ * Windows (SCHED_WINDOW): a CPU between a decision and the act on it
+ * (pageout between its look at a folio's references and its clear).
+ * PCT's d-1 change points are blind: they land on one step among
+ * thousands, so a window of three steps is almost never the one, and a
+ * gup-fast pin taken inside it went unfound in 300 schedules. So under
+ * PCT a window drops the running CPU's priority as a change point does,
+ * with probability 1/2 (one draw from the schedule's PRNG: a replay takes
+ * the same ones). A schedule that reaches no window draws nothing more:
+ * the schedules of mixes without windows stay what they were. RANDOM
+ * treats a window as any other step.
+ *
  * Time: a CPU that waits for a while (a test's window) must see the same
  * time in every replay, so while a run is explored time_ns() is a
  * virtual clock, STEP_NS per switch point from the real time at the
@@ -289,6 +300,8 @@ void explore_point(unsigned kind)
 	} else {
 		progress();
 	}
+	if (kind == SCHED_WINDOW && cfg.mode == EXPLORE_PCT && rng_below(2))
+		cpus[me].prio = --lowest; /* a change point aimed at the window */
 	while (next_change < nr_changes && steps == change_at[next_change]) {
 		next_change++;
 		cpus[me].prio = --lowest; /* below every spinner's yield too */

@@ -5,7 +5,8 @@
  * update under a spin lock never fails over the same seeds (and a spin
  * never livelocks against a lower-priority lock holder); a seed replays
  * its interleaving exactly and other seeds give others; an ABBA deadlock
- * is reported with the seed, not hung. Host runner only (arch/host is
+ * is reported with the seed, not hung; PCT aims change points at windows
+ * (SCHED_WINDOW) that its blind ones miss. Host runner only (arch/host is
  * not in the guest).
  *
  * Each case saves the configuration in force (the runner's MM_EXPLORE)
@@ -106,6 +107,68 @@ TEST(random_finds_a_lost_update)
 	if (!have_cpus())
 		SKIP_CASE("needs 2 CPUs (MM_TEST_CPUS)");
 	CHECK(lost_updates(EXPLORE_RANDOM, false) > 0);
+}
+
+/* A check and an act one switch point apart, after BUSY points of other
+ * work on each CPU (pageout's look at a folio and its clear, in a round
+ * of other ops): the point between is of kind @kind. */
+#define BUSY 300
+
+struct window_prog {
+	unsigned kind;
+	unsigned n;
+	unsigned busy[RACERS];
+};
+
+static void check_then_act(unsigned cpu, void *arg)
+{
+	struct window_prog *w = arg;
+	unsigned v;
+
+	for (unsigned i = 0; i < BUSY; i++) {
+		arch_sched_point(SCHED_ATOMIC);
+		w->busy[cpu]++;
+	}
+	v = __atomic_load_n(&w->n, __ATOMIC_RELAXED);
+	arch_sched_point(w->kind);
+	__atomic_store_n(&w->n, v + 1, __ATOMIC_RELAXED);
+}
+
+/* Of seeds 1..SEEDS under PCT (depth 3, the default steps_hint), how
+ * many lose the update when the point between is of kind @kind. */
+static unsigned lost_in_window(unsigned kind)
+{
+	struct explore_cfg saved;
+	unsigned lost = 0;
+
+	explore_get(&saved);
+	for (uint64_t seed = 1; seed <= SEEDS; seed++) {
+		struct explore_cfg cfg = { .mode = EXPLORE_PCT, .seed = seed, .depth = 3 };
+		struct window_prog w = { .kind = kind };
+
+		explore_set(&cfg);
+		smp_run(RACERS, check_then_act, &w);
+		lost += w.n != RACERS;
+	}
+	explore_set(&saved);
+	printf("    pct, the point between a %s: %u of %d seeds lose the update\n",
+	       kind == SCHED_WINDOW ? "window" : "plain atomic", lost, SEEDS);
+	return lost;
+}
+
+/* PCT's blind change points seldom land on the one point between the
+ * check and the act; marked as a window, the point is where PCT aims
+ * one (half of the time), and the race is found within SEEDS seeds. */
+TEST(pct_aims_at_windows)
+{
+	unsigned blind, aimed;
+
+	if (!have_cpus())
+		SKIP_CASE("needs 2 CPUs (MM_TEST_CPUS)");
+	blind = lost_in_window(SCHED_ATOMIC);
+	aimed = lost_in_window(SCHED_WINDOW);
+	CHECK(aimed > 0);
+	CHECK(aimed > blind);
 }
 
 /* Under the spin lock no seed loses an update, in either mode: every
@@ -257,4 +320,4 @@ TEST(switch_rate)
 
 TEST_SUITE(explore_sched, pct_finds_a_lost_update, random_finds_a_lost_update,
 	   locked_update_never_lost, same_seed_same_schedule, abba_deadlock_is_reported,
-	   switch_rate)
+	   switch_rate, pct_aims_at_windows)

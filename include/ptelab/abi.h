@@ -84,6 +84,14 @@
  */
 #define PTELAB_EXIT_LINE "ptelab-exit-status "
 
+/*
+ * A trace=on record (mm/trace.h): the line PTELAB_TRACE_LINE "<JSON
+ * object>" '\n' at the start of a console line. ptelab writes the object
+ * to --results (in order with the RESULT lines) and --trace-html, and does
+ * not show the line; the human trace line printed with it stays.
+ */
+#define PTELAB_TRACE_LINE "TRACE "
+
 /* PVH (Xen ELF note type 18) boot ABI, as QEMU and Xen define it. */
 #define PVH_ELFNOTE_PHYS32_ENTRY 18
 #define PVH_START_MAGIC 0x336ec578u

@@ -186,7 +186,10 @@ bool cmdline_runs_bench(const struct cmdline *cl);
 /*
  * cmdline_check_machine - what @cl asks of the machine against the one it
  * gets: @nodes NUMA nodes and @cpus CPUs. cpus=K needs K CPUs, active=N
- * N + 1, run=numa_maps two nodes. ptelab checks it before it boots (from
+ * N + 1, run=stress:mm 2 (its cpus=, by default all of them), run=numa_maps
+ * and the benchmarks that move memory between nodes (bench:migrate,
+ * bench:move_pages, and run=bench, which runs them) two nodes. ptelab
+ * checks it before it boots (from
  * --nodes and --cpus) and the guest again from its device tree, with the
  * same words. Return: 0, or -1 with a one-line reason naming the ptelab
  * option in @err.

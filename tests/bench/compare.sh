@@ -9,9 +9,12 @@
 # repetitions (default 3; the median), ptelab one (icount is exact).
 # OPTS=tuned (default: mitigations=off init_on_alloc=0) or debian (the
 # distribution's defaults). BENCH: fault,zap,mprotect,fork,migrate,
-# move_pages,gup,mremap,madvise (gup also times the unpin, as gup_put;
-# madvise is madvise_free, _dontneed and _populate, ptelab's
-# advice=free,dontneed,populate). ptelab's gup runs
+# move_pages,gup,mremap,madvise,pageout,swapin,young,numa_hint (gup also
+# times the unpin, as gup_put; madvise is madvise_free, _dontneed and
+# _populate, ptelab's advice=free,dontneed,populate; pageout and swapin
+# boot Linux with a RAM swap device, tests/bench/linux/init.sh; young is
+# Linux's /proc/self/clear_refs; numa_hint is ptelab's alone: Linux's
+# change_prot_numa() has no system call, docs/linux.md). ptelab's gup runs
 # with gup_keep=ranges: like io_uring, it keeps the pins as runs of one
 # folio (coalesced inside the timed get) and releases a run at a time.
 #
@@ -34,7 +37,7 @@ ARCHES=${ARCHES:-x86_64 arm64}
 KERNELS=${KERNELS:-6.1 6.12}
 SIZE=${SIZE:-64}
 REPS=${REPS:-3}
-BENCH=${BENCH:-fault,zap,mprotect,fork,migrate,move_pages,gup,mremap,madvise}
+BENCH=${BENCH:-fault,zap,mprotect,fork,migrate,move_pages,gup,mremap,madvise,pageout,swapin,young,numa_hint}
 FOLIOS=${FOLIOS:-4K,16K,32K,64K,128K,256K,512K,1M,2M-pte,2M-pmd}
 OPTS=${OPTS:-tuned}
 PT_USER=${PT_USER:-on}
@@ -43,19 +46,31 @@ OUT=${OUT:-$LX/$(date +%Y%m%d-%H%M%S)-$OPTS}
 mkdir -p "$OUT" || exit 1
 
 # ptelab's benches for BENCH: gup runs bench:gup_put too; madvise runs
-# its three advices, which lbench names one by one.
-pt_benches="" lx_benches=""
+# its three advices, which lbench names one by one. Their own keys go
+# only with them (ptelab refuses a key no command of the line reads).
+pt_benches="" lx_benches="" pt_keys=""
 for b in $(echo "$BENCH" | tr ',' ' '); do
 	case $b in
-	gup) pt_benches="$pt_benches,bench:gup,bench:gup_put" ;;
+	gup)
+		pt_benches="$pt_benches,bench:gup,bench:gup_put"
+		pt_keys="$pt_keys gup_keep=ranges"
+		;;
+	madvise)
+		pt_benches="$pt_benches,bench:$b"
+		pt_keys="$pt_keys advice=free,dontneed,populate"
+		;;
 	*) pt_benches="$pt_benches,bench:$b" ;;
 	esac
 	case $b in
 	madvise) lx_benches="$lx_benches,madvise_free,madvise_dontneed,madvise_populate" ;;
+	numa_hint) ;;
 	*) lx_benches="$lx_benches,$b" ;;
 	esac
 done
 pt_benches=${pt_benches#,} lx_benches=${lx_benches#,}
+# Linux's pageout and swapin need a swap device: init.sh's RAM disk.
+lx_swap=off
+case ",$lx_benches," in *,pageout,* | *,swapin,*) lx_swap=on ;; esac
 [ -n "$MICRO" ] && lx_benches=${lx_benches:+$lx_benches,}$MICRO
 
 # pt_user ARCH WORDS...: lbench as a ptelab user process, its console in
@@ -65,8 +80,10 @@ pt_user() {
 	pu_a=$1
 	shift
 	mkdir -p "$OUT/user-$pu_a/bin" && cp "$LX/$pu_a/lbench" "$OUT/user-$pu_a/bin/lbench" || return 1
+	# The Linux boots' time limit: lbench's whole list, under icount on a
+	# busy machine, outlasts the 120 s ptelab gives a command by default.
 	"$PTELAB" --arch "$pu_a" --accel icount --mem "$LX_MEM" --nodes "$LX_NODES" --quiet \
-		--initramfs "$OUT/user-$pu_a" -- run=exec:/bin/lbench mm_debug=off -- "$@" \
+		--timeout "$LX_TIMEOUT" --initramfs "$OUT/user-$pu_a" -- run=exec:/bin/lbench mm_debug=off -- "$@" \
 		>"$OUT/ptelab-user-$pu_a.log" 2>&1 ||
 		echo "compare: ptelab (same binary) $pu_a exited $?: $(tail -n 3 "$OUT/ptelab-user-$pu_a.log" | tr '\n' '|')"
 }
@@ -85,12 +102,12 @@ for a in $ARCHES; do
 		extra=fork_bare
 		[ "$a" = x86_64 ] && extra=$extra,copy_movsq
 		lx_boot "$a" "$k" "$OPTS" "$OUT/linux-$a-$k.log" "bench=$lx_benches,$extra" \
-			"folios=$FOLIOS" "size=$SIZE" "reps=$REPS" &
+			"folios=$FOLIOS" "size=$SIZE" "reps=$REPS" "swap=$lx_swap" &
 	done
 	if [ -n "$pt_benches" ]; then
+		# shellcheck disable=SC2086 # $pt_keys: one word per key
 		"$PTELAB" --arch "$a" --accel icount --mem "$LX_MEM" --nodes "$LX_NODES" --quiet \
-			"run=$pt_benches" "size=$SIZE" reps=1 "folios=$FOLIOS" gup_keep=ranges \
-			advice=free,dontneed,populate \
+			"run=$pt_benches" "size=$SIZE" reps=1 "folios=$FOLIOS" $pt_keys \
 			>"$OUT/ptelab-$a.log" 2>&1 ||
 			echo "compare: ptelab $a exited $?: $(tail -n 3 "$OUT/ptelab-$a.log" | tr '\n' '|')"
 	fi
@@ -100,7 +117,7 @@ for a in $ARCHES; do
 	for k in $KERNELS; do
 		grep -q '^compare: end' "$OUT/linux-$a-$k.log" ||
 			echo "compare: Linux $k on $a did not finish: $(tail -n 3 "$OUT/linux-$a-$k.log" | tr '\n' '|')"
-		grep '^lbench: ' "$OUT/linux-$a-$k.log" | grep -v 'done$' | sed "s/^/  $k: /"
+		grep -o '^lbench: .*\|compare: .*swap.*' "$OUT/linux-$a-$k.log" | grep -v 'done$' | sed "s/^/  $k: /"
 	done
 	[ "$PT_USER" = on ] && grep '^lbench: \|^exec: ' "$OUT/ptelab-user-$a.log" | grep -v 'done$' |
 		sed "s/^/  ptelab (same binary): /"

@@ -167,7 +167,7 @@ trace_case() {
 	# shellcheck disable=SC2046
 	expect_status "$name" 0 "$PTELAB" $(backend_args "$1") --timeout 120 \
 		run=selftest:trace/ trace=on || return
-	out_has "$name" "^2 passed, 0 failed" && out_has "$name" "^trace: cpu0 exit " &&
+	out_has "$name" "^3 passed, 0 failed" && out_has "$name" "^trace: cpu0 exit " &&
 		pass "$name"
 	name="$1: trace=on on the measured image -> exit 2"
 	# shellcheck disable=SC2046
@@ -185,6 +185,25 @@ trace_case() {
 	out_has "$name" "the operation is one of munmap, mprotect, fork, gup, migrate" && pass "$name"
 }
 
+# reclaim_case BACKEND: bench:reclaim once (8 MiB, one rep): a RESULT line
+# per folio size and variant, and in each the pages reclaim freed all went
+# to swap (pgsteal = pswpout > 0) and came back (pswpin > 0).
+reclaim_case() {
+	name="$1: bench:reclaim reclaims to swap and reads back"
+	# shellcheck disable=SC2046
+	expect_status "$name" 0 "$PTELAB" $(backend_args "$1") --timeout 120 \
+		run=bench:reclaim size=8 reps=1 || return
+	n=$(grep -c '^RESULT {"bench":"reclaim"' "$TMPD/out")
+	[ "$n" -eq 8 ] || { fail "$name" "$n RESULT lines, wanted 8"; return; }
+	bad=$(grep '^RESULT {"bench":"reclaim"' "$TMPD/out" | awk '{
+		steal = $0; sub(/.*"pgsteal":/, "", steal); sub(/[,}].*/, "", steal)
+		out = $0; sub(/.*"pswpout":/, "", out); sub(/[,}].*/, "", out)
+		in_ = $0; sub(/.*"pswpin":/, "", in_); sub(/[,}].*/, "", in_)
+		if (steal + 0 == 0 || steal != out || in_ + 0 == 0) print }' | wc -l)
+	[ "$bad" -eq 0 ] || { fail "$name" "$bad RESULT line(s) without pgsteal = pswpout > 0, pswpin > 0"; return; }
+	pass "$name"
+}
+
 # KVM runs the guest of the host's arch.
 case $(uname -m) in
 aarch64 | arm64) kvm_be=kvm-arm64 ;;
@@ -193,7 +212,7 @@ esac
 for be in $kvm_be qemu-x86_64 qemu-arm64; do
 	if ! backend_ok "$be"; then
 		for c in hello-1G-2 hello-768M-3 hello-big $STATUS_CASES hello-cpus-4 stress \
-			selftest-cpus-4 usage trace trace-refused ptdump-fork ptdump-bogus; do
+			selftest-cpus-4 usage trace trace-refused ptdump-fork ptdump-bogus reclaim; do
 			skip "$be: $c" "$why"
 		done
 		continue
@@ -209,6 +228,7 @@ for be in $kvm_be qemu-x86_64 qemu-arm64; do
 	smp_hello_case "$be"
 	stress_case "$be"
 	trace_case "$be"
+	reclaim_case "$be"
 	# The one-CPU run has no case the 4-CPU run lacks: make stress
 	# (BOOT_FULL=1) runs it, make test does not.
 	if [ "${BOOT_FULL:-0}" = 1 ]; then

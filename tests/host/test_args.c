@@ -332,6 +332,31 @@ TEST(default_kernel_path)
 	CHECK_STR(cfg.kernel, "/opt/p/build/x86_64/guest-trace.elf");
 }
 
+/* --trace-html traces the run: trace=on joins the guest words (once), so
+ * the trace image boots; trace=off cannot go with it. */
+TEST(trace_html_adds_trace_on)
+{
+	CHECK_EQ(parse("--trace-html t.html run=ptdump:munmap zap=4"), 0);
+	CHECK_STR(cfg.trace_html, "t.html");
+	CHECK_STR(cfg.bootargs, "run=ptdump:munmap zap=4 trace=on");
+	CHECK_EQ(vmm_guest_args_check(&cfg, err, sizeof(err)), 0);
+	CHECK_EQ(vmm_config_default_kernel(&cfg, "/opt/p/build/ptelab"), 0);
+	CHECK_STR(cfg.kernel, "/opt/p/build/x86_64/guest-trace.elf");
+	CHECK_EQ(parse("--trace-html=t.html"), 0);
+	CHECK_STR(cfg.bootargs, "run=hello trace=on");
+	CHECK_EQ(parse("--trace-html t.html -- run=hello trace=on"), 0);
+	CHECK_STR(cfg.bootargs, "run=hello trace=on");
+	CHECK_EQ(parse("run=hello --trace-html t.html"), 0);
+	CHECK_STR(cfg.bootargs, "run=hello trace=on");
+	parse_fails("--trace-html t.html run=hello trace=off", -1,
+		    "--trace-html: the page needs trace=on, not 'trace=off'");
+	parse_fails("--trace-html= run=hello", -1, "--trace-html: the path is empty");
+	parse_fails("--trace-html", -2, "option '--trace-html' needs a value");
+	CHECK_EQ(parse("run=hello"), 0);
+	CHECK(cfg.trace_html == NULL);
+	CHECK_STR(cfg.bootargs, "run=hello");
+}
+
 /* What an accepted command line promises the rest of ptelab. Return:
  * NULL, or the broken promise. */
 static const char *accepted_is_sane(const struct vmm_config *c)
@@ -436,4 +461,4 @@ TEST_SUITE(args, size_suffixes, size_overflow, size_junk, defaults, every_option
 	   every_option_equals_value, limits_accepted_at_the_edges, bad_mem_names_the_limit,
 	   bad_numbers_name_the_limit, bad_choices_list_the_choices, bad_options, help, guest_words,
 	   guest_words_limit, exec_argv_after_second_dashes, default_kernel_path,
-	   fuzz_random_command_lines)
+	   trace_html_adds_trace_on, fuzz_random_command_lines)

@@ -263,6 +263,44 @@ TEST(bad_results_dropped_controls_shown)
 	free(res);
 }
 
-TEST_SUITE(console, result_lines_captured, bad_results_dropped_controls_shown,
+/* trace=on records (PTELAB_TRACE_LINE): their JSON to the results file in
+ * order with the RESULT lines and to the --trace-html records, the line
+ * not shown; a record that is not JSON is dropped. */
+TEST(trace_records_routed)
+{
+	static const char in[] = "trace: cpu0 munmap\n"
+				 "TRACE {\"trace\":\"op\",\"cpu\":0}\n"
+				 "RESULT {\"bench\":\"zap\"}\n"
+				 "TRACE {\"trace\":\"end\"\n"
+				 "TRACE {\"trace\":\"end\",\"cpu\":0}\r\n";
+	struct vmm_trace_records t = { 0 };
+	int saved = dup(2), null = open("/dev/null", O_WRONLY);
+	char *out, *res;
+	size_t n;
+
+	open_console();
+	con.trace = &t;
+	dup2(null, 2); /* the dropped record is reported */
+	for (size_t i = 0; i < sizeof(in) - 1; i += 7)
+		vmm_console_put(&con, in + i, sizeof(in) - 1 - i < 7 ? sizeof(in) - 1 - i : 7);
+	dup2(saved, 2);
+	close(saved);
+	close(null);
+	close_console(&out, &n, &res);
+	CHECK_STR(out, "trace: cpu0 munmap\nRESULT {\"bench\":\"zap\"}\n");
+	CHECK_STR(res, "{\"trace\":\"op\",\"cpu\":0}\n{\"bench\":\"zap\"}\n"
+		       "{\"trace\":\"end\",\"cpu\":0}\n");
+	CHECK_EQ(t.nr, 2);
+	if (t.nr == 2) {
+		CHECK_STR(t.rec[0], "{\"trace\":\"op\",\"cpu\":0}");
+		CHECK_STR(t.rec[1], "{\"trace\":\"end\",\"cpu\":0}");
+	}
+	CHECK_EQ(con.nr_traces, 3);
+	vmm_trace_records_free(&t);
+	free(out);
+	free(res);
+}
+
+TEST_SUITE(console, result_lines_captured, trace_records_routed, bad_results_dropped_controls_shown,
 	   any_chunking_same_result, overlong_line_passes_uncaptured, flush_ends_capture,
 	   broken_stdout_survived, progress_passes_at_once, status_line_taken_and_hidden)

@@ -41,10 +41,14 @@ static void words_at(struct mm *mm, unsigned page, uint32_t w[MIX_CPUS])
 		w[c] = src ? src[c] : 0;
 }
 
-/* Each word within its range, which then shrinks to what it holds. */
+/* Each word within its range, which then shrinks to what it holds; a
+ * lazy page's word may be zero too (reclaim discarded its folio). A
+ * write this round ends the laziness, unless a MADV_FREE came this
+ * round too (after it, perhaps). */
 static int check_page(struct mix *m, int slot, unsigned page)
 {
-	struct mix_page *p = &m->slot[slot].page[page];
+	struct mix_slot *s = &m->slot[slot];
+	struct mix_page *p = &s->page[page];
 	uint32_t w[MIX_CPUS];
 	int bad = 0;
 
@@ -56,7 +60,8 @@ static int check_page(struct mix *m, int slot, unsigned page)
 	}
 	words_at(m->slot[slot].mm, page, w);
 	for (unsigned c = 0; c < MIX_CPUS; c++) {
-		if (w[c] < p->lo[c] || w[c] > p->hi[c])
+		if ((w[c] < p->lo[c] || w[c] > p->hi[c]) &&
+		    !(mix_may_read_zero(m, slot, page) && !w[c]))
 			bad += mix_bad(
 				m, "contents",
 				"mm %d page %#lx word %u: %#x, the writes imply [%#x, %#x]%s", slot,
@@ -64,6 +69,7 @@ static int check_page(struct mix *m, int slot, unsigned page)
 				w[c] < p->lo[c] ? ": LOST WRITE" : "");
 		p->lo[c] = p->hi[c] = w[c];
 	}
+	p->lazy = s->freed[page] || (p->lazy && !s->dirtied[page]);
 	return bad;
 }
 

@@ -100,6 +100,11 @@ unsigned mix_certain_run(struct mix *m, int slot, unsigned first, unsigned n, bo
 	return i;
 }
 
+bool mix_may_read_zero(struct mix *m, int slot, unsigned page)
+{
+	return m->slot[slot].page[page].lazy || m->slot[slot].freed[page];
+}
+
 /* A VMA op over [first, first + n) of @slot this round; @zero: a munmap
  * or remap (the pages read as zero afterwards). */
 void mix_mark_vma_op(struct mix *m, int slot, unsigned first, unsigned n, bool zero)

@@ -26,6 +26,9 @@
 #define MIX_MAX_RUN 24 /* pages one op touches at most */
 #define MIX_AREAS 3
 #define MIX_PAGES (16 + 32 + 512) /* the three areas' pages */
+/* Where an mremap op moves a run to and back from: past the areas, PMD
+ * aligned, at the run's offset in its area (explore_vm.c). */
+#define MIX_SCRATCH (0x40000000ul + 4 * PMD_SIZE)
 
 struct mix;
 struct mix_op;
@@ -68,6 +71,8 @@ struct mix_profile {
 	unsigned area_weight[MIX_AREAS];
 	unsigned rounds;
 	bool lock_virt; /* the schedules run with locks taken out of turn */
+	bool vm_caps;	/* draw caps.mremap, madvise, numa_hint and pageout too */
+	bool cpu_nodes; /* CPU c on node c % nodes (hinting faults move folios) */
 };
 
 /* A pin or get a CPU holds across rounds. */
@@ -106,6 +111,7 @@ struct mix_op {
 /* The model of one slot's page. */
 struct mix_page {
 	bool mapped, writable;
+	bool lazy; /* MADV_FREE reached it and no write since: it may read zero */
 	uint32_t lo[MIX_CPUS], hi[MIX_CPUS]; /* each word's allowed range */
 };
 
@@ -119,6 +125,9 @@ struct mix_slot {
 	 * during the round), and a munmap or remap zeroed it. */
 	bool vma_busy[MIX_PAGES];
 	bool zeroed[MIX_PAGES];
+	/* This round: a write reached the page, a MADV_FREE covered it. */
+	bool dirtied[MIX_PAGES];
+	bool freed[MIX_PAGES];
 	bool vma_op;  /* this round already has a VMA op on this mm */
 	bool forking; /* this round forks this mm */
 };
@@ -149,15 +158,19 @@ int mix_pick_slot(struct mix *m); /* a live slot that is not exiting */
 bool mix_certain(struct mix *m, int slot, unsigned page, bool write);
 /* Pages from @first a call certainly reaches (the leading certain ones). */
 unsigned mix_certain_run(struct mix *m, int slot, unsigned first, unsigned n, bool write);
+/* May the page read zero, its folio discarded by a lazyfree reclaim? */
+bool mix_may_read_zero(struct mix *m, int slot, unsigned page);
 void mix_mark_vma_op(struct mix *m, int slot, unsigned first, unsigned n, bool zero);
 int mix_bad(struct mix *m, const char *what, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* ---- explore_ops.c and explore_pin.c: the op kinds ----------------------- */
+/* ---- explore_ops.c, explore_pin.c and explore_vm.c: the op kinds -------- */
 
 extern const struct mix_kind mix_k_write, mix_k_read, mix_k_unshare, mix_k_fork, mix_k_exit,
 	mix_k_munmap, mix_k_remap, mix_k_mprotect, mix_k_mbind, mix_k_migrate, mix_k_move_pages,
 	mix_k_pageout;
+extern const struct mix_kind mix_k_mremap, mix_k_dontneed, mix_k_free, mix_k_reclaim, mix_k_cold,
+	mix_k_populate, mix_k_numa_scan;
 extern const struct mix_kind mix_k_pin, mix_k_pin_fast, mix_k_get, mix_k_get_fast, mix_k_unpin;
 
 /* The kinds that change nothing in the model, or whose result is free. */

@@ -53,15 +53,49 @@ static const struct mix_row rows_swap[] = {
 	{ &mix_k_unshare, 3 },
 };
 
+/* mremap moves (runs, whole areas, DONTUNMAP) against accesses, pins,
+ * fork and migrations of the folios it moves (the family lock). */
+static const struct mix_row rows_mremap[] = {
+	{ &mix_k_write, 20 },	  { &mix_k_read, 8 },	 { &mix_k_mremap, 10 },
+	{ &mix_k_fork, 4 },	  { &mix_k_exit, 2 },	 { &mix_k_pin, 5 },
+	{ &mix_k_pin_fast, 6 },	  { &mix_k_unpin, 8 },	 { &mix_k_migrate, 4 },
+	{ &mix_k_move_pages, 4 }, { &mix_k_pageout, 3 }, { &mix_k_unshare, 3 },
+};
+
+/* madvise: DONTNEED, FREE and the lazyfree reclaim, PAGEOUT, COLD,
+ * POPULATE against writes (a written folio is no longer discardable),
+ * pins (a pinned one neither) and fork. */
+static const struct mix_row rows_madvise[] = {
+	{ &mix_k_write, 20 }, { &mix_k_read, 8 },     { &mix_k_dontneed, 4 },
+	{ &mix_k_free, 8 },   { &mix_k_reclaim, 8 },  { &mix_k_pageout, 6 },
+	{ &mix_k_cold, 2 },   { &mix_k_populate, 5 }, { &mix_k_fork, 4 },
+	{ &mix_k_exit, 2 },   { &mix_k_pin, 4 },      { &mix_k_pin_fast, 8 },
+	{ &mix_k_unpin, 8 },  { &mix_k_migrate, 3 },
+};
+
+/* NUMA hinting: the scan against the hinting faults of accesses and
+ * pins on CPUs of both nodes (the faults migrate), COW and migrations. */
+static const struct mix_row rows_numa_hint[] = {
+	{ &mix_k_write, 20 },	  { &mix_k_read, 10 },	  { &mix_k_numa_scan, 14 },
+	{ &mix_k_pin, 4 },	  { &mix_k_pin_fast, 6 }, { &mix_k_unpin, 8 },
+	{ &mix_k_fork, 4 },	  { &mix_k_exit, 2 },	  { &mix_k_migrate, 3 },
+	{ &mix_k_move_pages, 3 }, { &mix_k_mprotect, 2 }, { &mix_k_unshare, 3 },
+	{ &mix_k_populate, 3 },
+};
+
 const struct mix_profile mix_profiles[] = {
-	{ "mix", ROWS(rows_mix), { 2, 3, 3 }, 6, false },
-	{ "pin_migrate", ROWS(rows_pin_migrate), { 1, 4, 2 }, 6, false },
-	{ "cow_migrate", ROWS(rows_cow_migrate), { 2, 3, 3 }, 6, false },
-	{ "pmd_pin_migrate", ROWS(rows_pmd_pin_migrate), { 0, 0, 1 }, 6, false },
-	{ "pin_fork", ROWS(rows_pin_fork), { 1, 3, 2 }, 6, false },
+	{ "mix", ROWS(rows_mix), { 2, 3, 3 }, 6, false, false, false },
+	{ "pin_migrate", ROWS(rows_pin_migrate), { 1, 4, 2 }, 6, false, false, false },
+	{ "cow_migrate", ROWS(rows_cow_migrate), { 2, 3, 3 }, 6, false, false, false },
+	{ "pmd_pin_migrate", ROWS(rows_pmd_pin_migrate), { 0, 0, 1 }, 6, false, false, false },
+	{ "pin_fork", ROWS(rows_pin_fork), { 1, 3, 2 }, 6, false, false, false },
 	/* Everything again, with the locks of a KVM guest (lock_virt). */
-	{ "mix_virt", ROWS(rows_mix), { 2, 3, 3 }, 6, true },
-	{ "swap", ROWS(rows_swap), { 2, 3, 3 }, 6, false },
+	{ "mix_virt", ROWS(rows_mix), { 2, 3, 3 }, 6, true, false, false },
+	{ "swap", ROWS(rows_swap), { 2, 3, 3 }, 6, false, false, false },
+	/* New mixes go last: guest/stress.c picks a profile by seed. */
+	{ "mremap", ROWS(rows_mremap), { 2, 3, 3 }, 6, false, true, false },
+	{ "madvise", ROWS(rows_madvise), { 2, 3, 3 }, 6, false, true, false },
+	{ "numa_hint", ROWS(rows_numa_hint), { 2, 3, 3 }, 6, false, true, true },
 };
 
 const unsigned mix_nr_profiles = sizeof(mix_profiles) / sizeof(mix_profiles[0]);

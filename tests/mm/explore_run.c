@@ -29,8 +29,9 @@ static void pick_caps(struct mix *m)
 	if (kind != 2)
 		return;
 	/* One draw a knob, in this order, so that a seed replays the caps it
-	 * found; no mix uses mremap, madvise or NUMA hinting: no draw for
-	 * them. */
+	 * found; the knobs of mremap, madvise, NUMA hinting and pageout are
+	 * drawn last and only by the mixes that use them (vm_caps), so the
+	 * other mixes' seeds (the found list) keep their draws. */
 	caps.zap = random_cap(m);
 	caps.mprotect = random_cap(m);
 	caps.fork = random_cap(m);
@@ -44,6 +45,26 @@ static void pick_caps(struct mix *m)
 	caps.madvise = CAP_MAX;
 	caps.numa_hint = CAP_MAX;
 	caps.mremap = caps.zap;
+	if (!m->prof->vm_caps)
+		return;
+	caps.mremap = random_cap(m);
+	caps.madvise = random_cap(m);
+	caps.numa_hint = random_cap(m);
+	caps.pageout = random_cap(m);
+}
+
+/* cpu_nodes mixes: CPU c on node c % nodes for the schedule, so that a
+ * hinting fault moves the folio to the faulting CPU's node; what was
+ * there comes back at the end. */
+static int saved_nid[MIX_CPUS];
+
+static void set_cpu_nodes(const struct mix_profile *prof, bool on)
+{
+	for (unsigned c = 0; prof->cpu_nodes && c < MIX_CPUS; c++) {
+		if (on)
+			saved_nid[c] = cpu_nid[c];
+		cpu_nid[c] = on ? (int)(c % (unsigned)nr_pglists) : saved_nid[c];
+	}
 }
 
 /* The areas in the family's first mm; most of them written by CPU 0. */
@@ -128,6 +149,8 @@ static void gen_round(struct mix *m)
 
 		memset(sl->vma_busy, 0, sizeof(sl->vma_busy));
 		memset(sl->zeroed, 0, sizeof(sl->zeroed));
+		memset(sl->dirtied, 0, sizeof(sl->dirtied));
+		memset(sl->freed, 0, sizeof(sl->freed));
 		sl->vma_op = sl->exiting = sl->forking = false;
 	}
 	m->migrating = false;
@@ -232,11 +255,13 @@ int mix_run_schedule(const struct mix_profile *prof, uint64_t seed, unsigned max
 	m->seed = m->rng = seed;
 	m->ncpus = 2 + mix_below(m, max_cpus - 1);
 	pick_caps(m);
+	set_cpu_nodes(prof, true);
 	bad = setup_root(m);
 	for (m->round = 1; !bad && m->round <= prof->rounds; m->round++) {
 		gen_round(m);
 		run_round(m, mode);
 		bad += finish_round(m);
 	}
+	set_cpu_nodes(prof, false);
 	return bad + teardown(m, free0);
 }

@@ -6,10 +6,10 @@
 # starts again at the next seed. Every few seconds: schedules done, failures, rate. A failure
 # prints its replay command (from the runner). Ends with one
 # "N passed, N failed" line counting schedules.
-#   SCHEDULES  seeds per mix per format (default 6000: 30,000 schedules
-#              per format, about ten minutes on two quiet cores at the
-#              explorer's 50 schedules/s per format; SCHEDULES=20000 is
-#              100,000 per format)
+#   SCHEDULES  seeds per mix per format (default 6000: 60,000 schedules
+#              per format for the ten mixes, about twenty minutes on two
+#              quiet cores at the explorer's 50 schedules/s per format;
+#              SCHEDULES=20000 is 200,000 per format)
 #   BASE       first seed (default 1000000, beyond make test's seeds)
 #   CHUNK      seeds per runner start (default 50)
 #   MM_EXPLORE_MODE, MM_EXPLORE_CPUS, MM_TEST_CPUS as for the runner.

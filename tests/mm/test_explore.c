@@ -190,6 +190,25 @@ TEST(swap)
 	explore_case("swap");
 }
 
+/* mremap moves against accesses, pins, fork and migrations. */
+TEST(mremap)
+{
+	explore_case("mremap");
+}
+
+/* MADV_DONTNEED, FREE (and the lazyfree reclaim), PAGEOUT, COLD and
+ * POPULATE against writes, pins and fork. */
+TEST(madvise)
+{
+	explore_case("madvise");
+}
+
+/* The NUMA hinting scan against hinting faults that migrate. */
+TEST(numa_hint)
+{
+	explore_case("numa_hint");
+}
+
 /*
  * The schedules make stress found failing, replayed (pct, 4 CPUs) on both
  * formats whatever format found them: each fails with its fix reverted.
@@ -199,11 +218,14 @@ static const struct found_schedule {
 	const char *mix;
 	uint64_t seed;
 } found_schedules[] = {
-	{ "mix", 1001944 }, /* folio_try_grab: size read before the grab */
-	{ "mix", 1003951 }, /* unshare reuse against a MOVE_ALL migration */
-	{ "mix", 1008150 }, /* host MMU: a fault's entry gone again (THP split) */
-	{ "mix", 1011691 }, /* the same */
-	{ "mix", 1011960 }, /* the same */
+	{ "mix", 1001944 },	  /* folio_try_grab: size read before the grab */
+	{ "mix", 1003951 },	  /* unshare reuse against a MOVE_ALL migration */
+	{ "mix", 1008150 },	  /* host MMU: a fault's entry gone again (THP split) */
+	{ "mix", 1011691 },	  /* the same */
+	{ "mix", 1011960 },	  /* the same */
+	{ "mremap", 10 },	  /* migration of a folio mremap moved in a fork's parent */
+	{ "madvise", 1000047 },	  /* a child's MADV_FREE of a clean swapped-in folio */
+	{ "numa_hint", 1000797 }, /* GUP's fault bound: a hinting fault, two migrations */
 };
 
 TEST(found)
@@ -237,4 +259,5 @@ TEST(found)
 	CHECK_EQ(failed, 0);
 }
 
-TEST_SUITE(explore, mix, pin_migrate, cow_migrate, pmd_pin_migrate, pin_fork, mix_virt, swap, found)
+TEST_SUITE(explore, mix, pin_migrate, cow_migrate, pmd_pin_migrate, pin_fork, mix_virt, swap,
+	   mremap, madvise, numa_hint, found)

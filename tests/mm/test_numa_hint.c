@@ -6,6 +6,7 @@
  * bits) and moves the folio to the faulting CPU's node. The test's CPU
  * is put on node 1 through cpu_nid[] for the case and back on node 0.
  */
+#include "folio_walk.h"
 #include "migrate_cases.h"
 
 static int *this_cpu_nid(void)
@@ -226,6 +227,55 @@ TEST(numa_hint_gup_opens_without_moving)
 	}
 }
 
+static unsigned remarks_left;
+
+/* Another CPU's NUMA scan of the page, between GUP's fault and its next
+ * walk (by hand: GUP holds the mmap_lock the scan takes). */
+static void remark_after_fault(struct mm *mm, unsigned long addr)
+{
+	struct pmd_walk pw;
+	struct spinlock *ptl;
+	pte_t *ptep;
+
+	if (!remarks_left || pmd_walk(mm, addr, &pw) != PMD_TABLE)
+		return;
+	remarks_left--;
+	ptep = pte_offset_map_lock(mm, pw.pmdp, addr, &ptl);
+	set_pte(ptep, pte_modify(ptep_get(ptep), PAGE_USER_NONE));
+	pte_unmap_unlock(ptep, ptl);
+	flush_tlb_range(mm, addr, addr + PAGE_SIZE);
+}
+
+/*
+ * A scan on another CPU may mark the entry again after each hinting fault
+ * of a GUP, before the GUP walks to it again (and a migration may put a
+ * migration entry there each time): the fault made progress, the other
+ * CPU undid it, and the GUP faults again, as often as that happens. So
+ * the slow path's bound on faults at one address counts only faults that
+ * find the entry as the last one left it (explore/numa_hint seed 1000797
+ * panicked: "no progress at 0x40204000 after 3 faults" after a hinting
+ * fault and two migrations).
+ */
+TEST(numa_hint_gup_faults_again_after_each_rescan)
+{
+	NEED_TWO_NODES();
+	struct mm *mm = nh_begin(1);
+	unsigned long a = nh_map(mm, 0);
+	struct page *page = NULL;
+
+	CHECK_EQ(change_prot_numa(mm, a, a + PAGE_SIZE, 1), 1);
+	remarks_left = 5;
+	gup_fault_window_hook = remark_after_fault;
+	CHECK_EQ(pin_user_pages(mm, a, 1, FOLL_WRITE, &page), 1);
+	gup_fault_window_hook = NULL;
+	CHECK_EQ(remarks_left, 0);
+	CHECK(page == &folio_at(mm, a)->page);
+	if (page)
+		unpin_user_pages(&page, 1);
+	CHECK_MM_OK();
+	nh_end(mm);
+}
+
 /* A PROT_NONE VMA has nothing to hint; mprotect over hinting entries
  * opens them (the new protection replaces the hint). */
 TEST(numa_hint_and_mprotect)
@@ -247,4 +297,4 @@ TEST(numa_hint_and_mprotect)
 TEST_SUITE(numa_hint, numa_hint_marks_then_fault_moves_the_folio,
 	   numa_hint_skips_folios_on_the_target_node, numa_hint_batches_per_folio,
 	   numa_hint_keeps_each_entry_write_bit, numa_hint_gup_opens_without_moving,
-	   numa_hint_and_mprotect)
+	   numa_hint_and_mprotect, numa_hint_gup_faults_again_after_each_rescan)

@@ -146,6 +146,37 @@ TEST(zap_dontneed_and_free_drop_slots)
 	}
 }
 
+/*
+ * A folio read back from swap holds the only copy of its data (the slots
+ * are freed): it is dirty, as Linux's folio_free_swap() makes it. So a
+ * fork child's MADV_FREE of the shared folio leaves it alone, and the
+ * parent's reclaim, once the child is gone, keeps the parent's data
+ * (explore/madvise seed 1000047 read zero there).
+ */
+TEST(free_in_a_child_keeps_what_the_parent_swapped_in)
+{
+	for (int s = 0; s < NR_GSIZES; s++) {
+		const struct gsize *g = &gsizes[s];
+		struct mm *mm = mm_case_begin(&free_before), *child;
+		unsigned long len, a = gup_region(mm, g, &len, 1);
+		int err;
+
+		WHERE("%s", g->label);
+		W_CHECK_EQ(mm_madvise(mm, a, len, MADV_PAGEOUT), 0);
+		W_CHECK_EQ(stamp_mismatches(mm, a, len, 1), 0); /* read faults bring it back */
+		child = mm_fork(mm, &err);
+		W_CHECK(child != NULL);
+		if (child) {
+			W_CHECK_EQ(mm_madvise(child, a, len, MADV_FREE), 0);
+			mm_put(child);
+		}
+		mm_reclaim_lazyfree(mm);
+		W_CHECK_EQ(stamp_mismatches(mm, a, len, 1), 0);
+		W_CHECK_MM_OK();
+		end(mm);
+	}
+}
+
 /* Pinned folios and folios shared with a fork child stay mapped. */
 TEST(pinned_and_shared_folios_stay)
 {
@@ -272,6 +303,7 @@ TEST(pageout_sees_a_pin_taken_before_the_clear)
 }
 
 TEST_SUITE(swap, pageout_sees_a_pin_taken_before_the_clear,
+	   free_in_a_child_keeps_what_the_parent_swapped_in,
 	   pageout_after_mprotect_of_one_page_and_back, pageout_of_a_folio_mapped_in_part,
 	   pageout_then_fault_back_whole_folios, caps_of_one_unmap_and_read_page_by_page,
 	   fork_shares_slots_and_each_side_reads_back, zap_dontneed_and_free_drop_slots,

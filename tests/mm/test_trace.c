@@ -3,6 +3,7 @@
  * order, with the counters on them; and nothing while it is off. In an
  * image without the trace built in (the default guest) the cases skip.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "mm_cases.h"
@@ -88,6 +89,91 @@ TEST(trace_of_a_capped_munmap)
 	mm_case_end(mm, free0);
 }
 
+/* Few and short: the guest image links these tests, and a large .bss
+ * would move its layout. */
+#define TRACE_JSON_LINES 24
+
+static char trace_json[TRACE_JSON_LINES][1024];
+static unsigned trace_json_nr;
+
+static void trace_json_capture(const char *json)
+{
+	if (trace_json_nr < TRACE_JSON_LINES)
+		snprintf(trace_json[trace_json_nr], sizeof(trace_json[0]), "%s", json);
+	trace_json_nr++;
+}
+
+/* The value of the member "@name": in @json (the first), 0 if none. */
+static unsigned long long json_num(const char *json, const char *name)
+{
+	char key[64];
+	const char *p;
+
+	snprintf(key, sizeof(key), "\"%s\":", name);
+	p = strstr(json, key);
+	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
+}
+
+/* The same munmap as JSON records: one a line, in order; the first and
+ * the end record carry the strip before (16 written entries of one
+ * folio) and after (none); the counters of the records add up to the
+ * end record's total, which is the operation's. */
+TEST(trace_json_of_a_capped_munmap)
+{
+	uint64_t free0;
+	struct mm *mm;
+	struct batch_caps saved = caps;
+	struct mm_counters c0, d;
+	bool was = mm_trace;
+	unsigned long long sum = 0;
+	unsigned long a;
+	const char *end;
+
+	if (!MM_TRACE_BUILT)
+		SKIP_CASE("this image has no trace built in (guest-trace.elf has)");
+	mm = mm_case_begin(&free0);
+	a = test_mmap(mm, 64 << 10, RW, ORDERS(4));
+	CHECK_EQ(mm_touch(mm, a, 64 << 10, true), 0);
+	caps.zap = 4;
+	trace_nr = trace_json_nr = 0;
+	mm_trace_sink = trace_capture;
+	mm_trace_json_sink = trace_json_capture;
+	CHECK(mm_set_trace(true));
+	c0 = mm_counters_read();
+	CHECK_EQ(mm_munmap(mm, a, 64 << 10), 0);
+	d = counters_since(&c0);
+	mm_set_trace(was);
+	caps = saved;
+	mm_trace_sink = NULL;
+	mm_trace_json_sink = NULL;
+	CHECK_EQ(trace_json_nr, trace_nr);
+	CHECK(trace_json_nr >= 2 && trace_json_nr <= TRACE_JSON_LINES);
+	if (trace_json_nr < 2 || trace_json_nr > TRACE_JSON_LINES)
+		goto out;
+	printf("    %s\n", trace_json[0]);
+	CHECK(strstr(trace_json[0], "{\"trace\":\"op\",\"cpu\":") == trace_json[0]);
+	CHECK(strstr(trace_json[0], "\"op\":\"munmap\"") != NULL);
+	CHECK(strstr(trace_json[0], "\"cap\":4") != NULL);
+	CHECK(strstr(trace_json[0], "\"ptes\":\"WWWWWWWWWWWWWWWW\"") != NULL);
+	CHECK(strstr(trace_json[0], "\"folios\":\"aaaaaaaaaaaaaaaa\"") != NULL);
+	CHECK(strstr(trace_json[1], "\"trace\":\"run\"") != NULL);
+	CHECK(strstr(trace_json[1], "\"nr\":4,\"limit\":4") != NULL);
+	CHECK(strstr(trace_json[1], "\"ended_by\":\"cap\"") != NULL);
+	end = trace_json[trace_json_nr - 1];
+	printf("    %s\n", end);
+	CHECK(strstr(end, "{\"trace\":\"end\"") == end);
+	CHECK(strstr(end, "\"ptes\":\"................\"") != NULL);
+	CHECK_EQ(json_num(end, "mapcount_updates"), d.mapcount_updates);
+	CHECK_EQ(json_num(end, "tlb_pages"), d.tlb_pages);
+	for (unsigned i = 0; i + 1 < trace_json_nr; i++)
+		sum += json_num(trace_json[i], "mapcount_updates");
+	CHECK_EQ(sum, d.mapcount_updates);
+	/* the walk before the first run is on the operation's own record */
+	CHECK_EQ(json_num(trace_json[0], "pt_descents"), d.pt_descents);
+out:
+	mm_case_end(mm, free0);
+}
+
 /* With trace off, the same munmap prints nothing. */
 TEST(trace_off_prints_nothing)
 {
@@ -111,4 +197,4 @@ TEST(trace_off_prints_nothing)
 	mm_case_end(mm, free0);
 }
 
-TEST_SUITE(trace, trace_of_a_capped_munmap, trace_off_prints_nothing)
+TEST_SUITE(trace, trace_of_a_capped_munmap, trace_json_of_a_capped_munmap, trace_off_prints_nothing)

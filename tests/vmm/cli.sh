@@ -68,6 +68,16 @@ early_cases() {
 	refused_early "cpus=3: the machine has 2 CPUs (ptelab --cpus 3)" --cpus 2 run=bench:fault cpus=3
 	refused_early "run=numa_maps needs two nodes, the machine has 1 (ptelab --nodes 2)" \
 		--nodes 1 run=numa_maps
+	# Benchmarks that move memory between nodes, and the stress mixes,
+	# which need a second CPU: refused before boot, not failing after it.
+	refused_early "run=bench:migrate needs two nodes, the machine has 1 (ptelab --nodes 2)" \
+		--nodes 1 run=bench:migrate size=16
+	refused_early "run=bench:move_pages needs two nodes, the machine has 1 (ptelab --nodes 2)" \
+		--nodes 1 run=bench:move_pages size=16
+	refused_early "run=bench runs bench:migrate and bench:move_pages, which need two nodes; the machine has 1 (ptelab --nodes 2)" \
+		--nodes 1 run=bench size=16
+	refused_early "run=stress:mm needs 2 CPUs, the machine has 1 (ptelab --cpus 2)" run=stress:mm
+	refused_early "cpus=1: run=stress:mm needs 2 CPUs or more" --cpus 2 run=stress:mm cpus=1
 	refused_early "size=1024 needs --mem 1216M or more (have 1G)" run=bench:zap size=1024
 	refused_early "size=512 needs --mem 1280M or more (have 1G): bench:migrate needs it on every node" \
 		run=bench:migrate size=512
@@ -140,7 +150,7 @@ help_cases() {
 		name="$h lists options, commands, keys, PTELAB_ALLOW_PVM"
 		expect_status "$name" 0 "$PTELAB" "$h" || continue
 		ok=1
-		for w in "--backend auto|kvm|qemu|host" "--csv FILE" "--quiet" "--version" \
+		for w in "--backend auto|kvm|qemu|host" "--csv FILE" "--trace-html FILE" "--quiet" "--version" \
 			"selftest:list" "bench\[:NAME\]" "run=help" "caps " "folios " "gup_op " \
 			"contpte " "PTELAB_ALLOW_PVM" "124 timeout" "--keep" "numa_maps" "gup_put migrate" \
 			"migrate_unmap " "migrate_flush " "gup_keep .*(default pages)"; do

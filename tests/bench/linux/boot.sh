@@ -2,9 +2,10 @@
 # QEMU icount, for tests/bench/compare.sh and tests/bench/linux/check.sh.
 # Source it after tests/lib.sh (TOP).
 #
-#   lx_prepare ARCH     fetch the kernels and busybox (build/compare/ARCH,
-#                       tests/bench/linux/fetch.sh), build the static
-#                       lbench, write the initramfs. Return 1 with the
+#   lx_prepare ARCH     fetch the kernels, their brd.ko and busybox
+#                       (build/compare/ARCH, tests/bench/linux/fetch.sh),
+#                       build the static lbench, write the initramfs
+#                       (busybox, lbench, brd-RELEASE.ko). Return 1 with the
 #                       reason in $why when this machine lacks something
 #                       (QEMU, network: a skip), 2 when our build fails.
 #   lx_boot ARCH KERNEL OPTS LOG LBENCH_WORDS...
@@ -16,8 +17,9 @@
 #                       nodes (ptelab's --mem/--nodes), one CPU on node 0;
 #                       OPTS: tuned (mitigations=off init_on_alloc=0) or
 #                       debian (Debian's defaults); numa_balancing is off in
-#                       both. LBENCH_WORDS (bench=, folios=, size=, reps=)
-#                       become lb_* words that init.sh passes on. The
+#                       both. LBENCH_WORDS (bench=, folios=, size=, reps=,
+#                       swap=on: init.sh's RAM swap device) become lb_*
+#                       words that init.sh passes on or acts on. The
 #                       console (CR-free) goes to LOG. LX_INITRD: another
 #                       initramfs (tests/linux/record.sh). LX_ACCEL=tcg: plain
 #                       TCG, no -icount; LX_MACHINE_x86_64, LX_MACHINE_arm64:
@@ -61,8 +63,13 @@ lx_prepare() {
 	mkdir -p "$r/bin" "$r/proc" "$r/sys" "$r/dev" || return 2
 	cp "$LX/$a/busybox" "$r/bin/busybox" && ln -s busybox "$r/bin/sh" &&
 		cp "$TOP/tests/bench/linux/init.sh" "$r/init" && chmod +x "$r/init" &&
-		cp "$LX/$a/lbench" "$r/lbench" && lx_cpio "$r" "$LX/$a/initrd" ||
-		{ why="cannot write the initramfs"; return 2; }
+		cp "$LX/$a/lbench" "$r/lbench" || { why="cannot write the initramfs"; return 2; }
+	# Each kernel's RAM disk module, by release: init.sh's swap device.
+	for k in 6.1 6.12; do
+		cp "$LX/$a/$k/brd.ko" "$r/brd-$(cut -d' ' -f1 "$LX/$a/$k/version").ko" ||
+			{ why="cannot write the initramfs"; return 2; }
+	done
+	lx_cpio "$r" "$LX/$a/initrd" || { why="cannot write the initramfs"; return 2; }
 }
 
 lx_boot() {

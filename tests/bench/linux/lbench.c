@@ -5,7 +5,8 @@
  * release as "version", so ptelab --csv's reader, the plots and the
  * tables take them unchanged.
  *
- *   lbench [bench=fault,zap,mremap,...,madvise_free,...,syscall,ufault,forkexit]
+ *   lbench [bench=fault,zap,mremap,...,madvise_free,...,pageout,swapin,young,
+ *          syscall,ufault,forkexit]
  *          [folios=4K,64K,...] [size=MiB] [reps=N] [clock=icount|host]
  *          [knobs=on|off]
  *
@@ -16,7 +17,10 @@
  * when knobs=on), checks the sizes with /proc/self/pagemap and
  * /proc/kpageflags, times one operation and unmaps it, as ptelab's
  * harness does with a fresh mm. A row whose folios are not the asked size
- * gets "variant":"got-<size>" and "folio_ok":false: not comparable.
+ * gets "variant":"got-<size>" and "folio_ok":false: not comparable. A
+ * swapin row whose pages came back as other folios than the asked size
+ * says so as "variant":"back-<size>" (and "folio_after"): comparable, as
+ * the kernel's own choice.
  * Counters are the /proc/vmstat deltas of one repetition.
  *
  * The same static binary runs on ptelab as a user process (run=exec, its
@@ -666,6 +670,112 @@ static int op_copy_rep(const struct fsize *fs, struct rep *r)
 	return munmap(a, opt.size) | munmap(b, opt.size);
 }
 
+/* --- swap and aging ------------------------------------------------------- */
+
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21
+#endif
+#define PM_SWAPPED (1ull << 62)
+
+/* How many pages of [@p, @p + @size) have @bit in their pagemap entry
+ * (PM_SWAPPED: on swap), or -1 when pagemap cannot be read. */
+static long pagemap_count(const char *p, unsigned long size, uint64_t bit)
+{
+	unsigned long n = size / PAGE;
+	uint64_t *e = malloc(n * 8);
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	long got = -1;
+
+	if (e && fd >= 0 &&
+	    pread(fd, e, n * 8, (off_t)((uintptr_t)p / PAGE * 8)) == (ssize_t)(n * 8)) {
+		got = 0;
+		for (unsigned long i = 0; i < n; i++)
+			got += (e[i] & bit) != 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	free(e);
+	return got;
+}
+
+/* After a MADV_PAGEOUT of the region: every page on swap, or r->got says
+ * how many stayed ("resident-N": the row is not comparable). */
+static void check_swapped(const char *p, struct rep *r)
+{
+	long n = (long)(opt.size / PAGE), on = pagemap_count(p, opt.size, PM_SWAPPED);
+
+	if (on != n)
+		snprintf(r->got, sizeof(r->got), "resident-%ld", on < 0 ? n : n - on);
+}
+
+/* One MADV_PAGEOUT of the populated region, as ptelab's bench:pageout:
+ * every folio unmapped and written to the swap device (init.sh's RAM
+ * disk), checked through pagemap's swapped bit. */
+static int op_pageout(const struct fsize *fs, struct rep *r)
+{
+	char *p = prepare(fs, r);
+	uint64_t t0;
+	int err;
+
+	if (!p)
+		return -1;
+	vmstat_read(&r->vm0);
+	t0 = now_ns();
+	err = madvise(p, opt.size, MADV_PAGEOUT);
+	r->t[0] = now_ns() - t0;
+	vmstat_read(&r->vm1);
+	check_swapped(p, r);
+	return err | munmap(p, opt.size);
+}
+
+/* A read of every page of a region an untimed MADV_PAGEOUT put on swap,
+ * as ptelab's bench:swapin: the swap-in fault path (one fault per folio
+ * the kernel reads back). The folio size it read back: r->after. */
+static int op_swapin(const struct fsize *fs, struct rep *r)
+{
+	char *p = prepare(fs, r);
+	unsigned long sum = 0;
+	uint64_t t0;
+
+	if (!p)
+		return -1;
+	if (madvise(p, opt.size, MADV_PAGEOUT))
+		return munmap(p, opt.size), -1;
+	check_swapped(p, r);
+	vmstat_read(&r->vm0);
+	t0 = now_ns();
+	for (unsigned long o = 0; o < opt.size; o += PAGE)
+		sum += ((volatile char *)p)[o];
+	r->t[0] = now_ns() - t0;
+	vmstat_read(&r->vm1);
+	census(p, opt.size, r->after, sizeof(r->after));
+	return sum != opt.size / PAGE ? -1 : munmap(p, opt.size);
+}
+
+/* One write of "1" to /proc/self/clear_refs after the region was written
+ * (every entry young), as ptelab's bench:young: the kernel walks the
+ * process's mappings and tests and clears each entry's young bit (Linux
+ * flushes no TLB for "1", only for soft-dirty's "4"; the walk covers
+ * lbench's own small mappings too, on both kernels). */
+static int op_young(const struct fsize *fs, struct rep *r)
+{
+	char *p = prepare(fs, r);
+	int fd = open("/proc/self/clear_refs", O_WRONLY);
+	ssize_t n = -1;
+	uint64_t t0;
+
+	if (p && fd >= 0) {
+		vmstat_read(&r->vm0);
+		t0 = now_ns();
+		n = write(fd, "1", 1);
+		r->t[0] = now_ns() - t0;
+		vmstat_read(&r->vm1);
+	}
+	if (fd >= 0)
+		close(fd);
+	return !p ? -1 : (n != 1) | munmap(p, opt.size);
+}
+
 /* --- micro-benchmarks: one operation, timed over a loop ------------------- */
 
 #define SYSCALL_OPS 1000
@@ -763,6 +873,9 @@ static const struct bench benches[] = {
 	{ "madvise_free", NULL, op_madvise_free },
 	{ "madvise_dontneed", NULL, op_madvise_dontneed },
 	{ "madvise_populate", NULL, op_madvise_populate },
+	{ "pageout", NULL, op_pageout },
+	{ "swapin", NULL, op_swapin },
+	{ "young", NULL, op_young },
 	{ "syscall", NULL, op_syscall },
 	{ "ufault", NULL, op_ufault },
 	{ "forkexit", NULL, op_forkexit },
@@ -802,8 +915,10 @@ static void print_result(const char *name, const struct fsize *fs, struct rep *r
 	qsort(t, (size_t)opt.reps, 8, cmp_u64);
 	med = opt.reps % 2 ? t[opt.reps / 2] : (t[opt.reps / 2 - 1] + t[opt.reps / 2]) / 2;
 	snprintf(variant, sizeof(variant), ok ? "linux" : "got-%s", got);
-	if (ok && k == 0 && r[0].after[0] && strcmp(r[0].after, label))
+	if (ok && k == 0 && r[0].leg[0] && strcmp(r[0].after, label))
 		snprintf(variant, sizeof(variant), "split-back");
+	else if (ok && k == 0 && r[0].after[0] && strcmp(r[0].after, label))
+		snprintf(variant, sizeof(variant), "back-%s", r[0].after); /* swapin */
 	vmstat_json(&r[0].vm0, &r[0].vm1, counters, sizeof(counters));
 	printf("RESULT {\"bench\":\"%s\",\"arch\":\"%s\",\"backend\":\"linux\",\"clock\":\"%s\","
 	       "\"version\":\"%s\",\"folio\":\"%s\",\"variant\":\"%s\",\"cap\":\"-\",\"reps\":%d,"
@@ -816,6 +931,8 @@ static void print_result(const char *name, const struct fsize *fs, struct rep *r
 	if (r[0].leg[0])
 		printf(",\"leg1_us\":%.1f,\"leg2_us\":%.1f,\"folio_after\":\"%s\"",
 		       r[0].leg[0] / 1000.0, r[0].leg[1] / 1000.0, r[0].after);
+	else if (r[0].after[0]) /* swapin */
+		printf(",\"folio_after\":\"%s\"", r[0].after);
 	/* ptelab's "params" for the same work: io_uring's registration pins
 	 * as gup_op=longterm and keeps them as one bvec per folio run. */
 	snprintf(params, sizeof(params), micro_ops ? "ops=%lu" : "", micro_ops);

@@ -14,7 +14,10 @@
 # Linux cells: fork is net of fork_bare (the same kernel's fork with no
 # region); "!SIZE" = the kernel gave folios of SIZE, not the asked size,
 # not compared; "~" = migrate/move_pages whose way back split the folios
-# (6.12): twice the way there; "n/a" = no such row (6.1 has no mTHP).
+# (6.12): twice the way there; "N*" = a swapin whose pages came back as
+# smaller folios than asked (variant back-SIZE: the kernel's choice,
+# compared); "n/a" = no such row (6.1 has no mTHP; numa_hint has no Linux
+# side).
 # "ahead": ptelab batched below the cheaper kernel. Notes: x86_64
 # migrate/move_pages ("6.12 copies with rep movsb"): QEMU counts a rep
 # string per iteration, and 6.12 copies a page with rep movsb (4096),
@@ -40,13 +43,14 @@ NR == 1 { gsub(/"/, ""); for (i = 1; i <= NF; i++) c[$i] = i; next }
 		ver[a, k] = $c["version"]
 		if ($c["params"] ~ /^ops=[0-9]+$/) {
 			M[a, b, f, k] = $c["median_us"] * 1000 / substr($c["params"], 5)
-			MV[a, b, f, k] = var; micro[a, b, f] = 1; arches[a] = 1
+			MV[a, b, f, k] = var; micro[a, b, f] = 1; arches[a] = 1; has_micro[a] = 1
 			next
 		}
 		if (b == "fork_bare") { bare[a, k] = pp; next }
 		# User space, the same on every kernel: the least disturbed.
 		if (b ~ /^copy_movs/) { if (!((a, b) in rep) || pp < rep[a, b]) rep[a, b] = pp; next }
 		L[a, b, f, k] = pp; LV[a, b, f, k] = var
+		if (var ~ /^back-/) has_back[a] = 1
 	} else if (var == "unbatched") P1[a, b, f] = pp
 	else if (var == "batched" || var == "walk+grab") PB[a, b, f] = pp
 	else next
@@ -58,6 +62,7 @@ function lin(a, b, f, k,    v, t) {
 	if (!((a, b, f, k) in L)) return
 	v = L[a, b, f, k]; t = LV[a, b, f, k]
 	if (t ~ /^got-/) { lt = "!" substr(t, 5); return }
+	if (t ~ /^back-/) { lv = v; lt = num(v) "*"; return }
 	if (b == "fork") v -= bare[a, k]
 	if (t == "split-back") { v = 2 * L[a, b "_leg1", f, k]; lt = "~" num(v); lv = v; return }
 	lv = v; lt = num(v)
@@ -66,6 +71,7 @@ function lin(a, b, f, k,    v, t) {
 # same lbench on each kernel; "L/same" as in the main table.
 function micro_table(a, F, nf, ttxt, tcsv,    nm, MB, i, j, b, f, v61, t61, v612, t612, best, r, v) {
 	nm = split("syscall ufault forkexit", MB, " ")
+	if (!has_micro[a]) return
 	printf "  micro-benchmarks, guest instructions per operation (syscall: getpid round trip; ufault: one fault of a whole folio; forkexit: fork + _exit + waitpid)\n" >> ttxt
 	printf "  %-10s %-7s %9s %9s %9s %8s\n", "bench", "folio", "6.1", "6.12", "same-bin", "L/same" >> ttxt
 	for (i = 1; i <= nm; i++)
@@ -94,7 +100,7 @@ function mic(a, b, f, k) {
 	mv = M[a, b, f, k]; mt = num(mv)
 }
 END {
-	nb = split("fault zap mprotect fork migrate move_pages gup gup_put mremap madvise_free madvise_dontneed madvise_populate", B, " ")
+	nb = split("fault zap mprotect fork migrate move_pages gup gup_put mremap madvise_free madvise_dontneed madvise_populate pageout swapin young numa_hint", B, " ")
 	nf = split("4K 16K 32K 64K 128K 256K 512K 1M 2M-pte 2M-pmd", F, " ")
 	tcsv = out "/table.csv"; ttxt = out "/table.txt"
 	print "arch,bench,folio,linux_6.1,linux_6.12,ptelab_cap1,ptelab_batched,best_linux,linux_over_ptelab,ahead,note,ptelab_same_binary,linux_over_same,same_ahead" > tcsv
@@ -102,6 +108,8 @@ END {
 	for (a in arches) {
 		printf "%s, guest instructions per 4 KiB page (icount); Linux: 6.1 = %s, 6.12 = %s\n", a, (a, "6.1") in ver ? ver[a, "6.1"] : "-", (a, "6.12") in ver ? ver[a, "6.12"] : "-" >> ttxt
 		printf "  fork is net of the bare fork (6.1: %.0f, 6.12: %.0f instructions in all)\n", bare[a, "6.1"] * pages[a], bare[a, "6.12"] * pages[a] >> ttxt
+		if (has_back[a])
+			printf "  N* = the swap-in read the pages back as smaller folios than the asked size (Linux: no PMD-size swap-in, none at all on 6.1)\n" >> ttxt
 		if ((a, "copy_movsq") in rep)
 			printf "  a page copied there and back as QEMU counts it: rep movsq %.0f (6.1), rep movsb %.0f (6.12)\n", rep[a, "copy_movsq"], rep[a, "copy_movsb"] >> ttxt
 		printf "  %-10s %-7s %9s %9s %9s %9s %8s %-6s %9s %8s %s\n", "bench", "folio", "6.1", "6.12", "cap1", "batched", "L/ptelab", "", "same-bin", "L/same", "" >> ttxt
@@ -125,6 +133,9 @@ END {
 				if (a == "x86_64" && b == "fault") note = "zeroing differs"
 				if (b ~ /^gup/) note = "Linux: io_uring"
 				if (b == "madvise_populate") note = "no cap; zeroing differs"
+				if (b == "pageout" || b == "swapin") note = "Linux: swap cache, block layer"
+				if (b == "young") note = "Linux: whole mm, no flush"
+				if (b == "numa_hint") note = "no Linux cell: no system call"
 				printf "  %-10s %-7s %9s %9s %9s %9s %8s %-6s %9s %8s %s%s\n", b, f, t61, t612,
 					p1 == "" ? "n/a" : num(p1), pb == "" ? "n/a" : num(pb),
 					ratio == "" ? "-" : ratio "x", ahead == "-" ? "" : ahead, tpt,
@@ -133,7 +144,10 @@ END {
 					pb == "" ? "" : sprintf("%.1f", pb), best == "" ? "" : sprintf("%.1f", best), ratio, ahead, note,
 					vpt == "" ? "" : sprintf("%.1f", vpt), rpt, apt >> tcsv
 				if (!rows++) print "# folio linux_6.1 linux_6.12 ptelab_cap1 ptelab_batched ptelab_same_binary" > dat
-				printf "%s %s %s %s %s %s\n", f, v61 == "" ? "?" : v61, v612 == "" ? "?" : v612, p1 == "" ? "?" : p1, pb == "" ? "?" : pb, vpt == "" ? "?" : vpt >> dat
+				# NaN, not a missing-value mark: gnuplot breaks a line at an
+				# undefined point but draws across a missing one, and a kernel
+				# without the size (6.1 has no mTHP) must show no line there.
+				printf "%s %s %s %s %s %s\n", f, v61 == "" ? "NaN" : v61, v612 == "" ? "NaN" : v612, p1 == "" ? "NaN" : p1, pb == "" ? "NaN" : pb, vpt == "" ? "NaN" : vpt >> dat
 			}
 			if (rows) close(dat)
 		}
@@ -147,7 +161,7 @@ for dat in "$DIR"/plot-*.dat; do
 	[ -f "$dat" ] || continue
 	png=${dat%.dat}.png name=$(basename "${dat%.dat}" | sed 's/^plot-//')
 	gnuplot -e "set terminal pngcairo size 900,600 font ',10' noenhanced; set output '$png';
-		set grid; set key outside right top; set logscale y; set datafile missing '?';
+		set grid; set key outside right top; set logscale y;
 		set title '$name: guest instructions per 4 KiB page (icount)';
 		set ylabel 'instructions per 4 KiB page'; set xlabel 'folio size';
 		plot '$dat' using 0:2:xtic(1) with linespoints title 'Linux 6.1',

@@ -1,0 +1,303 @@
+/*
+ * vmscan.c - direct reclaim of anon folios from a node's inactive tail
+ * (the contract is in vmscan.h; the lists and their locking in lru.h).
+ *
+ * Locking: the reclaimer holds its mm's mmap_lock (the fault's), so the
+ * VMAs and tables it walks stay; it looks at each folio under the PTE
+ * lock of the table that maps it, holding the reference isolation took.
+ * So zap cannot free the folio under it, and a migration's freeze of it
+ * fails (the count is one above the mappings) until it is put back; a
+ * fork that copies its entries meanwhile waits for the PTE lock, and one
+ * that came first made the mapcount exceed the run: the folio is kept.
+ * gup-fast is the one taker without a lock: the unmap clears and flushes
+ * first, and then looks at the count after a full barrier, as
+ * MADV_PAGEOUT does (pageout.c): a grab before the clear is seen there
+ * and the entries are put back, one after it sees the cleared entry.
+ */
+#include "kernel.h"
+#include "lru.h"
+#include "madvise.h"
+#include "mm_internal.h"
+#include "pte_batch.h"
+#include "swap.h"
+#include "swapops.h"
+#include "thp_policy.h"
+#include "vmscan.h"
+
+void (*reclaim_window_hook)(struct mm *mm, unsigned long addr);
+
+static unsigned long watermark[MAX_NUMNODES];
+
+void reclaim_set_low(int nid, unsigned long pages)
+{
+	for (int i = 0; i < MAX_NUMNODES; i++)
+		if (nid < 0 || i == nid)
+			__atomic_store_n(&watermark[i], pages, __ATOMIC_RELAXED);
+}
+
+unsigned long reclaim_low(int nid)
+{
+	return nid >= 0 && nid < MAX_NUMNODES ? __atomic_load_n(&watermark[nid], __ATOMIC_RELAXED)
+					      : 0;
+}
+
+enum reclaim_result {
+	RECLAIM_KEEP,	  /* back to the inactive head */
+	RECLAIM_ACTIVATE, /* to the active head */
+	RECLAIM_FREED,	  /* unmapped; the isolation's reference is the last */
+};
+
+/* One folio's look: what the walk found. */
+struct reclaim_ctx {
+	struct lru_isolated *iso;
+	enum reclaim_result res;
+	bool seen;
+};
+
+/* The pages to flush after a young run of @n entries from @ptep (@left
+ * entries of the folio from there): the run, and the rest of an arch
+ * block its last entry is in, which the hook cleared with it (arm64: a
+ * contpte block has one young state; at young=1 the first entry's clear
+ * clears the block, and a flush of that entry alone leaves the others
+ * cached young, so an access meanwhile would not set the bit again). */
+static unsigned run_flush_pages(pte_t *ptep, unsigned n, unsigned left)
+{
+	unsigned rest = pte_batch_hint(ptep + n - 1, __ptep_get(ptep + n - 1)) - 1;
+
+	return n + (rest < left - n ? rest : left - n);
+}
+
+bool folio_referenced_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr)
+{
+	bool young = false;
+
+	for (unsigned done = 0; done < nr;) {
+		unsigned n = cap_nr(caps.young, nr - done);
+		unsigned long a = addr + done * PAGE_SIZE;
+
+		count_event(young_runs, 1);
+		if (clear_young_dirty_ptes(mm, a, ptep + done, n, CYDP_CLEAR_YOUNG)) {
+			flush_tlb_range(mm, a,
+					a + run_flush_pages(ptep + done, n, nr - done) * PAGE_SIZE);
+			count_event(young_cleared, 1);
+			young = true;
+		}
+		done += n;
+	}
+	return young;
+}
+
+/* Clear the @nr entries from @ptep in runs of caps.pageout, then flush
+ * them. Return: the first entry with the dirty and young bits of all. */
+static pte_t unmap_clear(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr)
+{
+	pte_t first = { 0 };
+	bool dirty = false, young = false;
+
+	for (unsigned done = 0; done < nr;) {
+		unsigned n = cap_nr(caps.pageout, nr - done);
+		pte_t p = clear_full_ptes(mm, addr + done * PAGE_SIZE, ptep + done, n, 0);
+
+		if (!done)
+			first = p;
+		dirty |= pte_dirty(p);
+		young |= pte_young(p);
+		done += n;
+		count_event(pageout_clears, 1);
+	}
+	flush_tlb_range(mm, addr, addr + (unsigned long)nr * PAGE_SIZE);
+	first = dirty ? pte_mkdirty(first) : first;
+	return young ? pte_mkyoung(first) : first;
+}
+
+/* After the clear and flush: does nothing but the @nr mappings and the
+ * isolation hold @folio? */
+static bool only_mapped_here(struct folio *folio, unsigned nr)
+{
+	mm_full_barrier();
+	return folio_ref_count(folio) == (int)nr + 1;
+}
+
+/* The mappings of @folio go: rmap and their references (the isolation's
+ * stays, the last). */
+static void unmap_done(struct folio *folio, unsigned nr)
+{
+	folio_remove_rmap_ptes(folio, &folio->page, (int)nr);
+	folio_put_refs(folio, (int)nr);
+	count_event(pgsteal, nr);
+}
+
+/* Discard the clean lazyfree @folio mapped by the @nr entries from
+ * @ptep. Context: the PTE lock held. */
+static enum reclaim_result discard_lazyfree(struct mm *mm, unsigned long addr, pte_t *ptep,
+					    struct folio *folio, unsigned nr)
+{
+	pte_t pte = unmap_clear(mm, addr, ptep, nr);
+
+	if (pte_dirty(pte) || (page_flags(&folio->page) & PG_dirty)) {
+		page_clear_flags(&folio->page, PG_lazyfree); /* written since MADV_FREE */
+		count_event(lazyfree_redirtied, 1);
+		set_ptes(mm, addr, ptep, pte_mknoncont(pte), nr);
+		return RECLAIM_ACTIVATE;
+	}
+	if (!only_mapped_here(folio, nr)) {
+		set_ptes(mm, addr, ptep, pte_mknoncont(pte), nr);
+		return RECLAIM_ACTIVATE;
+	}
+	unmap_done(folio, nr);
+	count_event(lazyfree_discarded, 1);
+	return RECLAIM_FREED;
+}
+
+/* Write @folio, mapped by the @nr entries from @ptep, to swap and leave
+ * swap entries there. Context: the PTE lock held. */
+static enum reclaim_result swap_out(struct mm *mm, unsigned long addr, pte_t *ptep,
+				    struct folio *folio, unsigned nr)
+{
+	long off = swap_alloc(nr);
+	pte_t pte;
+
+	if (off < 0) {
+		count_event(reclaim_nospace, 1);
+		return RECLAIM_KEEP;
+	}
+	pte = unmap_clear(mm, addr, ptep, nr);
+	if (!only_mapped_here(folio, nr)) {
+		set_ptes(mm, addr, ptep, pte_mknoncont(pte), nr); /* from none: no flush */
+		swap_free_nr((unsigned long)off, nr);
+		return RECLAIM_ACTIVATE;
+	}
+	for (unsigned i = 0; i < nr; i++) {
+		struct page *page = folio_page(folio, i);
+
+		swap_write_page((unsigned long)off + i, page_address(page));
+		set_pte(ptep + i, make_swap_entry((unsigned long)off + i, PageAnonExclusive(page)));
+	}
+	unmap_done(folio, nr);
+	count_event(pswpout, nr);
+	return RECLAIM_FREED;
+}
+
+/*
+ * reclaim_ptes - the isolated folio @iso at @ptep (its record's address,
+ * at most @left entries of this table): referenced, kept, or freed.
+ * Context: the PTE lock held; the isolation's reference held.
+ */
+static enum reclaim_result reclaim_ptes(struct mm *mm, struct lru_isolated *iso, pte_t *ptep,
+					unsigned long left)
+{
+	struct folio *folio = iso->folio;
+	unsigned nr = (unsigned)iso->nr;
+	pte_t pte = ptep_get(ptep);
+
+	if (!pte_present(pte) || !pte_user(pte) || pte_pfn(pte) != folio_pfn(folio) || left < nr)
+		return RECLAIM_ACTIVATE; /* the record is stale (mremap moved it) */
+	if (nr > 1 &&
+	    folio_pte_batch(folio, iso->addr, ptep, pte, nr,
+			    FPB_IGNORE_DIRTY | FPB_IGNORE_YOUNG | FPB_IGNORE_BLOCK, NULL) != nr)
+		return RECLAIM_ACTIVATE;
+	if (folio_mapcount(folio) != (int)nr || folio_ref_count(folio) != (int)nr + 1)
+		return RECLAIM_ACTIVATE; /* mapped elsewhere too, pinned or held */
+	if (folio_referenced_ptes(mm, iso->addr, ptep, nr))
+		return RECLAIM_ACTIVATE;
+	if (reclaim_window_hook)
+		reclaim_window_hook(mm, iso->addr); /* tests: a gup-fast grab here */
+	if (page_flags(&folio->page) & PG_lazyfree)
+		return discard_lazyfree(mm, iso->addr, ptep, folio, nr);
+	return swap_out(mm, iso->addr, ptep, folio, nr);
+}
+
+/* The walker's pte_range: the first table of the folio's range only (a
+ * run split over two tables is not one run). Context: its PTE lock held. */
+static int reclaim_pte_range(struct mm *mm, pmd_t *pmdp, pte_t *ptep, unsigned long addr,
+			     unsigned long end, void *priv)
+{
+	struct reclaim_ctx *c = priv;
+
+	(void)pmdp;
+	if (!c->seen && addr == c->iso->addr)
+		c->res = reclaim_ptes(mm, c->iso, ptep, (end - addr) >> PAGE_SHIFT);
+	c->seen = true;
+	return 0;
+}
+
+/* The walker's pmd_leaf: a PMD-mapped folio is not split here (that
+ * needs the mmap_lock for write); it stays, on the active list. */
+static int reclaim_huge_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsigned long end,
+			    void *priv)
+{
+	(void)mm, (void)pmdp, (void)addr, (void)end;
+	((struct reclaim_ctx *)priv)->seen = true;
+	return 0;
+}
+
+static const struct pt_walk_ops reclaim_ops = { .pmd_leaf = reclaim_huge_pmd,
+						.pte_range = reclaim_pte_range };
+
+/* One isolated folio of @mm: looked at, then put back or freed. */
+static unsigned long reclaim_one(struct mm *mm, struct lru_isolated *iso)
+{
+	struct reclaim_ctx c = { .iso = iso, .res = RECLAIM_ACTIVATE };
+	unsigned long end = iso->addr + iso->nr * PAGE_SIZE;
+	struct vma *v = find_vma(mm, iso->addr);
+
+	if (v && end <= v->end && end > iso->addr)
+		walk_page_range(mm, iso->addr, end, &reclaim_ops, &c);
+	if (c.res != RECLAIM_FREED) {
+		lru_putback(iso, c.res == RECLAIM_KEEP ? LRU_INACTIVE : LRU_ACTIVE);
+		return 0;
+	}
+	lru_release(iso); /* the last reference: frees it */
+	return iso->nr;
+}
+
+unsigned long reclaim_node(struct mm *mm, int nid, unsigned long want)
+{
+	unsigned long freed = 0, scanned = 0;
+	unsigned long budget = 2 * (lru_pages(nid, LRU_INACTIVE) + lru_pages(nid, LRU_ACTIVE));
+	struct lru_isolated iso[RECLAIM_BATCH];
+
+	while (freed < want && scanned < budget) {
+		unsigned n;
+
+		lru_balance(nid);
+		n = lru_isolate(nid, mm, iso, RECLAIM_BATCH, want - freed);
+		if (!n)
+			break;
+		for (unsigned i = 0; i < n; i++) {
+			scanned += iso[i].nr;
+			if (freed >= want) { /* the batch's rest goes back as it was */
+				lru_putback(&iso[i], LRU_INACTIVE);
+				continue;
+			}
+			freed += reclaim_one(mm, &iso[i]);
+		}
+	}
+	return freed;
+}
+
+/* The pages the largest folio a fault in @vma may allocate has. */
+static unsigned long fault_need(struct vma *vma)
+{
+	unsigned long orders = vma_fault_orders(vma) | 1;
+
+	if (!(vma->flags & VM_NOHUGEPMD))
+		orders |= 1ul << PMD_ORDER;
+	return 1ul << (63 - __builtin_clzl(orders));
+}
+
+void reclaim_before_fault(struct vma *vma)
+{
+	for (int nid = 0; nid < nr_pglists; nid++) {
+		unsigned long low = reclaim_low(nid), need, free = node_free_pages(nid);
+
+		if (!low)
+			continue;
+		need = low + fault_need(vma);
+		if (free >= need)
+			continue;
+		count_event(reclaim_stalls, 1);
+		reclaim_node(vma->mm, nid,
+			     need - free > RECLAIM_BATCH ? need - free : RECLAIM_BATCH);
+	}
+}

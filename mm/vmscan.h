@@ -1,0 +1,73 @@
+/*
+ * vmscan.h - reclaim under memory pressure (Linux's direct reclaim, with
+ * no kswapd): a watermark per node, and a fault that finds a node's free
+ * pages below it reclaims from that node's inactive tail (lru.h) before
+ * it allocates.
+ *
+ * Each folio taken off the tail is looked at where its record says it is
+ * mapped (the reverse map, lru.h): its young bits are tested and cleared
+ * per run of caps.young entries with one flush per young run (young.c's
+ * batched aging: Linux's folio_referenced_one() with
+ * clear_flush_young_ptes()); a referenced folio goes to the active head.
+ * An unreferenced one is unmapped as MADV_PAGEOUT unmaps (one clear per
+ * caps.pageout entries, one flush of the run, then the check that
+ * nothing but the mappings holds it: Linux's try_to_unmap_one() with
+ * folio_unmap_pte_batch()), written to swap whole (a large folio to a run
+ * of consecutive slots) and freed; a clean lazyfree (MADV_FREE) one is
+ * discarded without swap. A folio that cannot go (mapped elsewhere too,
+ * pinned, held by GUP, PMD-mapped, its record stale) goes to the active
+ * head; one for which swap has no run of slots stays on the inactive one.
+ */
+#ifndef MM_VMSCAN_H
+#define MM_VMSCAN_H
+
+#include <stdbool.h>
+
+#include "pgtable.h"
+
+struct mm;
+struct vma;
+
+/* Pages reclaim tries to free at least, once it runs (Linux's
+ * SWAP_CLUSTER_MAX): a fault below the watermark does not stall each
+ * time. Also the isolation batch. */
+#define RECLAIM_BATCH 32
+
+/*
+ * reclaim_set_low - node @nid's watermark in pages (0: no reclaim, the
+ * default, so that nothing reclaims unless asked); @nid -1 sets every
+ * node. reclaim_low() reads it.
+ */
+void reclaim_set_low(int nid, unsigned long pages);
+unsigned long reclaim_low(int nid);
+
+/*
+ * reclaim_before_fault - the allocator's direct reclaim, for a fault in
+ * @vma: every node whose free pages are below its watermark plus the
+ * largest folio the fault may take is reclaimed from until they are not
+ * (at least RECLAIM_BATCH pages), from folios of @vma's mm.
+ * Context: @vma's mm's mmap_lock held (read or write); no other lock.
+ */
+void reclaim_before_fault(struct vma *vma);
+
+/*
+ * reclaim_node - reclaim up to @want pages (rounded up to a folio) of
+ * @mm's folios from node @nid (tests, and reclaim_before_fault()).
+ * Return: the pages freed.
+ * Context: @mm's mmap_lock held (read or write); no other lock.
+ */
+unsigned long reclaim_node(struct mm *mm, int nid, unsigned long want);
+
+/*
+ * folio_referenced_ptes - test and clear the young bits of the @nr
+ * entries from @ptep (one folio's run at @addr) in runs of caps.young,
+ * one flush per run that had one (young.c's batching). Return: was any
+ * young? Context: the PTE lock held.
+ */
+bool folio_referenced_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr);
+
+/* Tests: called with each isolated folio after its checks passed, under
+ * its PTE lock, before the unmap (a gup-fast grab lands here). */
+extern void (*reclaim_window_hook)(struct mm *mm, unsigned long addr);
+
+#endif
