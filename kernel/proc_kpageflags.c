@@ -17,6 +17,7 @@
  *                                     every large anon folio THP, not
  *                                     only PMD-sized ones)
  *   the folio's PG_anon               ANON, and SWAPBACKED unless lazyfree
+ *   the folio's PG_shmem              SWAPBACKED
  *   PG_dirty, PG_referenced, PG_locked  DIRTY, REFERENCED, LOCKED
  *   the page mapped by a PTE or its folio by a PMD   MMAP
  *
@@ -77,6 +78,8 @@ static uint64_t kpf_folio_bits(const struct page *page)
 		u |= KPF(KPF_THP);
 	if (hf & PG_anon)
 		u |= KPF(KPF_ANON) | (hf & PG_lazyfree ? 0 : KPF(KPF_SWAPBACKED));
+	if (hf & PG_shmem) /* Linux's shmem page: swap-backed, not anon */
+		u |= KPF(KPF_SWAPBACKED);
 	if (hf & PG_dirty)
 		u |= KPF(KPF_DIRTY);
 	if (hf & PG_referenced)

@@ -7,10 +7,15 @@
  *   ...
  *   VmFlags: rd wr mr mw me ac
  *
- * Every mapping is private and anonymous (a program's segments are
- * copies), so offset, device and inode are 0, and only [heap] and
- * [stack] have a name. smaps carries the fields ptelab has a value for:
- * Size, KernelPageSize, MMUPageSize, Rss, Pss, Anonymous, AnonHugePages
+ * Every mapping is anonymous (a program's segments are copies), so
+ * device and inode are 0, and only [heap] and [stack] have a name; a
+ * shared one (MAP_SHARED|MAP_ANONYMOUS, mm/shmem.h) is "s" with its page
+ * offset in the object, as Linux shows its shmem file's offset. smaps
+ * carries the fields ptelab has a value for: Size, KernelPageSize,
+ * MMUPageSize, Rss, Pss, Shared_Clean, Shared_Dirty, Private_Clean,
+ * Private_Dirty (a page mapped more than once is shared; dirty by its
+ * entry or its folio), Anonymous (not the shared pages: Linux counts
+ * shmem as file memory), AnonHugePages
  * (PMD-mapped, as Linux counts it), Swap (pages whose entry is a swap
  * entry, mm/swap.h), Locked (0), THPeligible,
  * VmFlags. VmFlags has no "sd": there is no soft-dirty tracking, which is
@@ -32,7 +37,8 @@
 
 /* What smaps counts in one VMA, in bytes. */
 struct smaps_count {
-	unsigned long rss, pss, anon_pmd, swap;
+	unsigned long rss, pss, anon, anon_pmd, swap;
+	unsigned long shared_clean, shared_dirty, private_clean, private_dirty;
 };
 
 /* Count the page of @fw (one of its folio's mappings) into @c. */
@@ -40,8 +46,16 @@ static void count_page(struct smaps_count *c, const struct folio_walk *fw)
 {
 	int mapcount = page_mapcount(fw->page) + folio_entire_mapcount(fw->folio);
 
+	bool dirty = (page_flags(&fw->folio->page) & PG_dirty) || pte_dirty(fw->pte);
+
 	c->rss += PAGE_SIZE;
 	c->pss += PAGE_SIZE / (unsigned long)(mapcount > 1 ? mapcount : 1);
+	if (!(page_flags(&fw->folio->page) & PG_shmem))
+		c->anon += PAGE_SIZE;
+	if (mapcount > 1)
+		*(dirty ? &c->shared_dirty : &c->shared_clean) += PAGE_SIZE;
+	else
+		*(dirty ? &c->private_dirty : &c->private_clean) += PAGE_SIZE;
 	if (fw->by_pmd && !fw->migration)
 		c->anon_pmd += PAGE_SIZE;
 }
@@ -83,9 +97,10 @@ static void vma_header(struct process *p, const struct vma *v, struct proc_text 
 	size_t line = t->len;
 	int pad;
 
-	proc_printf(t, "%08lx-%08lx %c%c%cp %08x %02x:%02x %lu ", v->start, v->end,
+	proc_printf(t, "%08lx-%08lx %c%c%c%c %08lx %02x:%02x %lu ", v->start, v->end,
 		    v->flags & VM_READ ? 'r' : '-', v->flags & VM_WRITE ? 'w' : '-',
-		    v->flags & VM_EXEC ? 'x' : '-', 0, 0, 0, 0ul);
+		    v->flags & VM_EXEC ? 'x' : '-', v->flags & VM_SHARED ? 's' : 'p',
+		    v->flags & VM_SHARED ? v->pgoff << PAGE_SHIFT : 0ul, 0, 0, 0ul);
 	pad = NAME_PAD - (int)(t->len - line);
 	if (name)
 		proc_printf(t, "%*s %s", pad > 0 ? pad : 0, "", name);
@@ -111,7 +126,11 @@ static void smaps_counts(const struct smaps_count *c, struct proc_text *t)
 {
 	proc_printf(t, "%-16s%8lu kB\n", "Rss:", c->rss >> 10);
 	proc_printf(t, "%-16s%8lu kB\n", "Pss:", c->pss >> 10);
-	proc_printf(t, "%-16s%8lu kB\n", "Anonymous:", c->rss >> 10);
+	proc_printf(t, "%-16s%8lu kB\n", "Shared_Clean:", c->shared_clean >> 10);
+	proc_printf(t, "%-16s%8lu kB\n", "Shared_Dirty:", c->shared_dirty >> 10);
+	proc_printf(t, "%-16s%8lu kB\n", "Private_Clean:", c->private_clean >> 10);
+	proc_printf(t, "%-16s%8lu kB\n", "Private_Dirty:", c->private_dirty >> 10);
+	proc_printf(t, "%-16s%8lu kB\n", "Anonymous:", c->anon >> 10);
 	proc_printf(t, "%-16s%8lu kB\n", "AnonHugePages:", c->anon_pmd >> 10);
 	proc_printf(t, "%-16s%8lu kB\n", "Swap:", c->swap >> 10);
 	proc_printf(t, "%-16s%8lu kB\n", "Locked:", 0ul);

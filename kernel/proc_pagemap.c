@@ -5,7 +5,8 @@
  *
  *   bit 63     present
  *   bit 62     swapped: a swap entry (mm/swap.h), or a migration entry
- *   bit 61     file page or shared anon: never (every folio is anon)
+ *   bit 61     file page or shared anon: a page of a shared anonymous
+ *              object (PG_shmem, mm/shmem.h), Linux's shmem page
  *   bit 56     exclusively mapped: the page's precise mapcount is 1
  *   bit 55     soft-dirty: never (no soft-dirty tracking; smaps says so
  *              by the missing "sd" VmFlag, which the selftests check)
@@ -30,6 +31,7 @@
 #define PM_PFRAME_MASK ((1ull << 55) - 1)
 #define PM_SWAP_TYPE_BITS 5 /* Linux's MAX_SWAPFILES_SHIFT */
 #define PM_MMAP_EXCLUSIVE (1ull << 56)
+#define PM_FILE (1ull << 61)
 #define PM_SWAP (1ull << 62)
 #define PM_PRESENT (1ull << 63)
 #define PM_CHUNK 64 /* entries built under the lock per copy_to_user */
@@ -38,8 +40,7 @@
 static uint64_t pagemap_entry(struct mm *mm, unsigned long addr)
 {
 	struct folio_walk fw;
-	uint64_t pfn;
-
+	uint64_t pfn, file;
 	pte_t e;
 
 	if (!folio_walk(mm, addr, FW_MIGRATION, &fw))
@@ -50,11 +51,12 @@ static uint64_t pagemap_entry(struct mm *mm, unsigned long addr)
 	pfn = page_to_pfn(fw.page);
 	if (fw.migration)
 		return PM_SWAP | ((pfn << PM_SWAP_TYPE_BITS) & PM_PFRAME_MASK);
+	file = page_flags(&fw.folio->page) & PG_shmem ? PM_FILE : 0;
 	/* Linux's folio_precise_page_mapcount(): the page's PTE mappings
 	 * plus the folio's PMD mappings. */
 	if (page_mapcount(fw.page) + folio_entire_mapcount(fw.folio) == 1)
-		return PM_PRESENT | PM_MMAP_EXCLUSIVE | (pfn & PM_PFRAME_MASK);
-	return PM_PRESENT | (pfn & PM_PFRAME_MASK);
+		return PM_PRESENT | PM_MMAP_EXCLUSIVE | file | (pfn & PM_PFRAME_MASK);
+	return PM_PRESENT | file | (pfn & PM_PFRAME_MASK);
 }
 
 /*

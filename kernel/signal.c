@@ -388,17 +388,34 @@ static long send_to(struct process *t, int sig, int code)
 	return 0;
 }
 
-/* pid: the process itself or 0 (its group: itself); any other is a
- * process that does not exist (-1, "all but the caller", has none). The
- * calling thread takes it. */
+/* The live process (thread group) of task @pid, or NULL: kill() with a
+ * thread's id reaches its process, as on Linux. */
+static struct process *live_process(int pid)
+{
+	struct process *t = pid > 0 ? process_find(pid) : NULL;
+
+	if (!t || t->state == PROC_ZOMBIE)
+		return NULL;
+	t = process_group(t);
+	return t->state == PROC_ZOMBIE ? NULL : t;
+}
+
+/* pid: the process itself or 0 (its group: itself; the calling thread
+ * takes it), or another live process by its pid (a parent ends the
+ * children it forked, as the kselftest harness's tests do); any other
+ * is a process that does not exist (-1, "all but the caller", has none). */
 long sys_kill(struct user_regs *r, const long *a)
 {
 	int pid = (int)a[0];
+	struct process *t;
 
 	(void)r;
-	if (pid != process_group(current_process)->pid && pid != 0)
+	if (pid == process_group(current_process)->pid || pid == 0)
+		return send_to(current_process, (int)a[1], SI_USER);
+	t = live_process(pid);
+	if (!t)
 		return (int)a[1] < 0 || (int)a[1] > SIG_NR ? -EINVAL : -ESRCH;
-	return send_to(current_process, (int)a[1], SI_USER);
+	return send_to(t, (int)a[1], SI_USER);
 }
 
 /* Task @tid of the caller's process (and of process @tgid, unless it is

@@ -113,10 +113,14 @@ long sys_mmap(struct user_regs *r, const long *a)
 	long ret;
 	unsigned vm, map_flags = 0;
 	int anon = flags & MAP_ANONYMOUS;
+	int type = flags & (MAP_SHARED | MAP_PRIVATE);
 
 	(void)r;
-	if (!a[1] || !len || (flags & MAP_SHARED) || !(flags & MAP_PRIVATE))
-		return -EINVAL; /* no shared mappings yet */
+	/* Shared memory is anonymous only (mm/shmem.h): no shared files. */
+	if (!a[1] || !len || (type != MAP_PRIVATE && !(type == MAP_SHARED && anon)))
+		return -EINVAL;
+	if (flags & MAP_HUGETLB) /* no hugetlb pages: Linux with none reserved */
+		return -ENOMEM;
 	ret = prot_to_vm((int)a[2], &vm);
 	if (ret)
 		return ret;
@@ -128,6 +132,8 @@ long sys_mmap(struct user_regs *r, const long *a)
 			return -EEXIST;
 		map_flags = MAP_FIXED_ADDR;
 	}
+	if (type == MAP_SHARED)
+		vm |= VM_SHARED;
 	ret = mm_mmap(mm, addr, len, (anon ? vm : vm | VM_WRITE) | VM_THP_SYSTEM, map_flags,
 		      mmap_orders(len));
 	if (ret < 0)

@@ -36,6 +36,7 @@ void syscall_print_unknown(const struct process *p);
 #define PROT_EXEC 4
 #define MAP_SHARED 0x01
 #define MAP_PRIVATE 0x02
+#define MAP_HUGETLB 0x40000 /* both arches */
 #define MAP_FIXED 0x10
 #define MAP_ANONYMOUS 0x20
 #define MAP_NORESERVE 0x4000

@@ -7,12 +7,17 @@
  *  - the VMA list of each mm is sorted, page aligned, non-overlapping and
  *    in the user half;
  *  - every present entry lies inside a VMA and maps an allocated (not free,
- *    not reserved, not page-table) anon page; a PMD leaf maps the head of
+ *    not reserved, not page-table) anon or shared page; a PMD leaf maps the head of
  *    a 2 MiB folio and lies inside one VMA;
  *  - a writable entry has VM_WRITE and maps an AnonExclusive page (else a
  *    write would bypass copy-on-write), and an AnonExclusive page is mapped
- *    at most once; in a VMA without access (PROT_NONE) no entry lets
- *    user mode in (a PROT_NONE entry is present, and counted, all the same);
+ *    at most once; a shared VMA's (VM_SHARED, mm/shmem.h) entries map
+ *    the page its object holds at their offset, never AnonExclusive and
+ *    writable without it, and a shared page (PG_shmem) is mapped by
+ *    shared VMAs only and held by exactly one object slot, whose
+ *    reference the refcount includes; in a VMA without access (PROT_NONE)
+ *    no entry lets user mode in (a PROT_NONE entry is present, and
+ *    counted, all the same);
  *  - the arch's rules for blocks of entries (arm64 contpte) hold, and no
  *    PTE table's lock is left held;
  *  - each page's mapcount equals the PTEs that map it; each folio's
@@ -40,13 +45,15 @@
 #include "folio_walk.h"
 #include "mm_internal.h"
 #include "lru.h"
+#include "shmem.h"
 #include "swap.h"
 #include "swapops.h"
 
 struct census {
-	int32_t *ptes[MAX_NUMNODES]; /* per pfn of each node: PTEs found */
-	int32_t *pmds[MAX_NUMNODES]; /* per pfn of each node: PMDs found */
-	int32_t *swaps;		     /* per swap slot: swap entries found */
+	int32_t *ptes[MAX_NUMNODES];  /* per pfn of each node: PTEs found */
+	int32_t *pmds[MAX_NUMNODES];  /* per pfn of each node: PMDs found */
+	int32_t *slots[MAX_NUMNODES]; /* per pfn of each node: shmem object slots naming it */
+	int32_t *swaps;		      /* per swap slot: swap entries found */
 	int problems;
 };
 
@@ -76,7 +83,7 @@ static struct page *mapped_page(struct census *c, uint64_t pfn, unsigned long ad
 	}
 	f = page_folio(page);
 	if (page->flags & (PG_reserved | PG_pgtable | PG_buddy) || folio_ref_count(f) <= 0 ||
-	    !(f->page.flags & PG_anon)) {
+	    !(f->page.flags & (PG_anon | PG_shmem))) {
 		PROBLEM(c,
 			"%#lx maps pfn %#llx which is not an allocated anon page (flags %#x ref "
 			"%d)",
@@ -86,12 +93,34 @@ static struct page *mapped_page(struct census *c, uint64_t pfn, unsigned long ad
 	return page;
 }
 
+/* An entry at @addr of the shared @vma maps @page: its object's page at
+ * that offset, not AnonExclusive. */
+static void check_shared(struct census *c, struct mm *mm, struct vma *vma, unsigned long addr,
+			 struct page *page)
+{
+	unsigned long index = vma_shmem_index(vma, addr);
+
+	if (shmem_folio(vma->shm, index) != page_folio(page))
+		PROBLEM(c, "mm %d: %#lx maps pfn %#llx, not page %lu of its shared object", mm->id,
+			addr, (unsigned long long)page_to_pfn(page), index);
+	if (PageAnonExclusive(page))
+		PROBLEM(c, "mm %d: %#lx maps shared pfn %#llx, which is AnonExclusive", mm->id,
+			addr, (unsigned long long)page_to_pfn(page));
+}
+
 /* A writable entry (@write) at @addr of @vma mapping @page. */
 static void check_writable(struct census *c, struct mm *mm, struct vma *vma, unsigned long addr,
 			   struct page *page, bool write)
 {
 	if (write && !(vma->flags & VM_WRITE))
 		PROBLEM(c, "mm %d: writable entry at %#lx in a VMA without VM_WRITE", mm->id, addr);
+	if (vma->shm) {
+		check_shared(c, mm, vma, addr, page);
+		return;
+	}
+	if (page_folio(page)->page.flags & PG_shmem)
+		PROBLEM(c, "mm %d: %#lx in a private VMA maps shared pfn %#llx", mm->id, addr,
+			(unsigned long long)page_to_pfn(page));
 	if (write && !PageAnonExclusive(page))
 		PROBLEM(c,
 			"mm %d: writable entry at %#lx maps pfn %#llx, which is not AnonExclusive",
@@ -117,6 +146,8 @@ static void check_pinned_mapping(struct census *c, struct mm *mm, unsigned long 
 	int unmapped_refs = folio_ref_count(f) - f->page.mapcount;
 
 	if (pmd ? !folio_pincount(f) : folio_test_large(f) || unmapped_refs < GUP_PIN_COUNTING_BIAS)
+		return;
+	if (f->page.flags & PG_shmem) /* shared with every mapping by design */
 		return;
 	if (!PageAnonExclusive(page))
 		PROBLEM(c, "mm %d: %#lx maps pinned pfn %#llx, which is not AnonExclusive", mm->id,
@@ -290,7 +321,7 @@ static int32_t check_page(struct census *c, struct folio *f, struct page *p, int
 /* Compare one allocated folio with the census. */
 static void check_folio(struct census *c, struct folio *f)
 {
-	int32_t pmds = *slot(c->pmds, &f->page), sum = 0;
+	int32_t pmds = *slot(c->pmds, &f->page), sum = 0, slots = *slot(c->slots, &f->page);
 	int pins = folio_test_large(f) ? folio_pincount(f) : 0;
 
 	for (unsigned long i = 0; i < folio_nr_pages(f); i++)
@@ -301,9 +332,14 @@ static void check_folio(struct census *c, struct folio *f)
 	if (folio_test_large(f) && f->page.large_mapcount != sum + pmds)
 		PROBLEM(c, "folio pfn %#llx: large_mapcount %d but %d mappings",
 			(unsigned long long)folio_pfn(f), f->page.large_mapcount, sum + pmds);
-	if (folio_ref_count(f) < sum + pmds + pins)
-		PROBLEM(c, "folio pfn %#llx: refcount %d < %d mappings + %d pins",
-			(unsigned long long)folio_pfn(f), folio_ref_count(f), sum + pmds, pins);
+	if (folio_ref_count(f) < sum + pmds + pins + slots)
+		PROBLEM(c, "folio pfn %#llx: refcount %d < %d mappings + %d pins + %d object slots",
+			(unsigned long long)folio_pfn(f), folio_ref_count(f), sum + pmds, pins,
+			slots);
+	if (slots != !!(f->page.flags & PG_shmem))
+		PROBLEM(c, "folio pfn %#llx: %s, in %d shared object slots",
+			(unsigned long long)folio_pfn(f),
+			f->page.flags & PG_shmem ? "PG_shmem" : "not PG_shmem", slots);
 	/* While the lists are kept (lru.h: a watermark or a swap pool; tests
 	 * that reclaim set one up before they map anything). */
 	if (lru_kept && (f->page.flags & PG_anon) && sum + pmds && !(f->page.flags & PG_lru) &&
@@ -319,8 +355,9 @@ static void check_folio(struct census *c, struct folio *f)
 static void check_unmapped(struct census *c, int i, uint64_t k, uint64_t n)
 {
 	for (uint64_t j = k; j < k + n; j++)
-		if (c->ptes[i][j] || c->pmds[i][j])
-			PROBLEM(c, "pfn %#llx is free or reserved but mapped",
+		if (c->ptes[i][j] || c->pmds[i][j] || c->slots[i][j])
+			PROBLEM(c,
+				"pfn %#llx is free or reserved but mapped (or in a shared object)",
 				(unsigned long long)(pglists[i].start_pfn + j));
 }
 
@@ -359,6 +396,19 @@ static void check_swap(struct census *c)
 				swap_count(off), c->swaps[off]);
 }
 
+/* Count the slots of object @s naming each page. */
+static void census_shmem(struct shmem *s, void *ctx)
+{
+	struct census *c = ctx;
+
+	for (unsigned long i = 0; i < s->nr_pages; i++) {
+		struct folio *f = shmem_folio(s, i);
+
+		if (f)
+			(*slot(c->slots, &f->page))++;
+	}
+}
+
 int mm_check(struct mm *only)
 {
 	struct census c = { .problems = 0 };
@@ -369,7 +419,8 @@ int mm_check(struct mm *only)
 
 		c.ptes[i] = calloc(n, sizeof(int32_t));
 		c.pmds[i] = calloc(n, sizeof(int32_t));
-		if (!c.ptes[i] || !c.pmds[i])
+		c.slots[i] = calloc(n, sizeof(int32_t));
+		if (!c.ptes[i] || !c.pmds[i] || !c.slots[i])
 			panic("mm_check: no memory for the census of node %d", i);
 	}
 	c.swaps = calloc(SWAP_SLOTS, sizeof(int32_t));
@@ -379,10 +430,12 @@ int mm_check(struct mm *only)
 		check_vmas(&c, mm);
 		census_mm(&c, mm);
 	}
+	shmem_for_each(census_shmem, &c);
 	for (int i = 0; i < nr_pglists; i++) {
 		check_node(&c, i);
 		free(c.ptes[i]);
 		free(c.pmds[i]);
+		free(c.slots[i]);
 	}
 	check_swap(&c);
 	free(c.swaps);

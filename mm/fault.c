@@ -19,6 +19,8 @@
  *    which is how formats without hardware access/dirty bits (arm64 here)
  *    get them, or a spurious fault that needs nothing.
  * Anonymous read faults allocate too (there is no shared zero page).
+ * A shared VMA (VM_SHARED) maps its object's page instead (shmem.c):
+ * no copy on write, a write to a read-only entry makes it writable.
  *
  * Context: the mmap_lock for read (VMAs stay put; other CPUs may fault in
  * the same mm), the page_table_lock for the pmd entry, the PTE table's
@@ -32,6 +34,7 @@
 #include "lru.h"
 #include "vmscan.h"
 #include "mm_internal.h"
+#include "shmem.h"
 #include "swapops.h"
 #include "thp_policy.h"
 
@@ -125,6 +128,9 @@ static bool access_ok(struct vma *vma, unsigned flags)
 {
 	if ((flags & (FAULT_WRITE | FAULT_FORCE)) == FAULT_WRITE && !(vma->flags & VM_WRITE))
 		return false;
+	/* A forced write breaks COW; a shared mapping has none to break. */
+	if ((flags & FAULT_WRITE) && (vma->flags & (VM_SHARED | VM_WRITE)) == VM_SHARED)
+		return false;
 	if ((flags & FAULT_EXEC) && !(vma->flags & VM_EXEC))
 		return false;
 	return vma->flags & VM_ACCESS_FLAGS;
@@ -189,12 +195,16 @@ static int handle_pte_fault(struct vma *vma, pmd_t *pmdp, unsigned long addr, un
 		pte_unmap_unlock(ptep, ptl);
 		migration_entry_wait(&ptep->val, pte.val);
 		return 0;
+	} else if (pte_none(pte) && vma->shm) {
+		err = shmem_fault_none(vma, ptep, addr, flags & FAULT_WRITE);
 	} else if (pte_none(pte)) {
 		err = do_anonymous_page(vma, ptep, addr, flags & FAULT_WRITE);
 	} else if (is_swap_entry(pte)) {
 		err = do_swap_page(vma, ptep, addr, pte, flags & FAULT_WRITE);
 	} else if (!pte_user(pte)) { /* the VMA allows the access: a hinting entry */
 		err = do_numa_page(vma, pmdp, addr, pte, nf);
+	} else if (vma->shm) { /* no copy on write, nothing to unshare */
+		shmem_fault_present(vma, ptep, addr, pte, flags & FAULT_WRITE);
 	} else if (needs_wp(flags, pte_write(pte), pfn_to_page(pte_pfn(pte)))) {
 		if (wp_fault_window_hook)
 			wp_fault_window_hook(vma->mm, addr); /* tests: another CPU's step here */
@@ -203,6 +213,8 @@ static int handle_pte_fault(struct vma *vma, pmd_t *pmdp, unsigned long addr, un
 		do_access_flags(vma, ptep, addr, pte, flags & FAULT_WRITE);
 	}
 	pte_unmap_unlock(ptep, ptl);
+	if (err == SHMEM_FAULT_WAIT) /* a migration holds the shared page */
+		return shmem_fault_wait(vma, addr);
 	return err;
 }
 
@@ -233,8 +245,8 @@ static bool thp_pmd_suitable(struct vma *vma, unsigned long addr)
 {
 	unsigned long base = addr & PMD_MASK;
 
-	return (vma_fault_orders(vma) & (1ul << PMD_ORDER)) && !(vma->flags & VM_NOHUGEPMD) &&
-	       base >= vma->start && base + PMD_SIZE <= vma->end;
+	return !vma->shm && (vma_fault_orders(vma) & (1ul << PMD_ORDER)) &&
+	       !(vma->flags & VM_NOHUGEPMD) && base >= vma->start && base + PMD_SIZE <= vma->end;
 }
 
 /* Hook a new PTE table under the empty @pmdp. Return: 0 or -ENOMEM.

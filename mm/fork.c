@@ -36,6 +36,10 @@
  * dirty bit set meanwhile, and gup-fast's pins are kept off the pin check
  * by write_protect_seq, odd for the whole copy), then the child's, nested.
  *
+ * Shared VMAs (VM_SHARED, mm/shmem.h) are copied without their entries:
+ * the child takes a reference on the object and faults its pages in, as
+ * Linux leaves a shared file mapping's entries to fault.
+ *
  * caps.fork bounds the run; 1 is the per-PTE code from before batching.
  * Order-0 folios never enter folio_pte_batch(), so the 4 KiB path is the
  * same in both (docs/fork.md).
@@ -48,6 +52,7 @@
 #include "lru.h"
 #include "folio_walk.h"
 #include "mm_internal.h"
+#include "shmem.h"
 #include "swapops.h"
 #include "swap.h"
 #include "pte_batch.h"
@@ -228,7 +233,7 @@ static int prepare_pmd(struct fork_ctx *c, struct vma *v, unsigned long addr, un
 static int fork_prepare(struct fork_ctx *c)
 {
 	for (struct vma *v = c->src->vmas; v; v = v->next) {
-		if (v->flags & VM_DONTCOPY)
+		if (v->flags & (VM_DONTCOPY | VM_SHARED))
 			continue;
 		for (unsigned long a = v->start, next; a < v->end; a = next) {
 			pmd_t *spmd = mm_find_pmd(c->src, a, false);
@@ -477,6 +482,8 @@ static int copy_vmas(struct mm *dst, struct mm *src)
 		if (!n)
 			return -ENOMEM;
 		*n = *v;
+		if (n->shm)
+			shmem_get(n->shm);
 		n->mm = dst;
 		n->next = NULL;
 		*tail = n;
@@ -505,7 +512,8 @@ static void fork_copy(struct fork_ctx *c)
 	for (struct vma *sv = c->src->vmas; sv; sv = sv->next) {
 		if (sv->flags & VM_DONTCOPY)
 			continue;
-		copy_vma(c, sv, dv);
+		if (!(sv->flags & VM_SHARED)) /* a shared VMA's child faults its pages in */
+			copy_vma(c, sv, dv);
 		dv = dv->next;
 	}
 	if (c->flush_start < c->flush_end)

@@ -220,11 +220,14 @@ static int madvise_vma(struct vma *v, unsigned long s, unsigned long e, int advi
 	case MADV_DONTNEED:
 	case MADV_DONTNEED_LOCKED:
 		return madvise_dontneed_vma(v, s, e);
-	case MADV_FREE:
+	case MADV_FREE: /* private anon only, as Linux */
+		if (v->flags & VM_SHARED)
+			return -EINVAL;
 		madvise_free_vma(v, s, e);
 		return 0;
-	case MADV_PAGEOUT:
-		madvise_pageout_vma(v, s, e);
+	case MADV_PAGEOUT: /* shared pages are not swapped (mm/shmem.h) */
+		if (!(v->flags & VM_SHARED))
+			madvise_pageout_vma(v, s, e);
 		return 0;
 	default: /* MADV_COLD */
 		madvise_cold_vma(v, s, e);

@@ -48,6 +48,7 @@
 #include "page_internal.h"
 #include "folio_walk.h"
 #include "pte_batch.h"
+#include "shmem.h"
 
 void (*migrate_unmapped_hook)(void);
 void (*migrate_window_hook)(enum migrate_window where, struct folio *folio);
@@ -213,6 +214,43 @@ static int alloc_pieces(struct migrate_item *it)
 	return 0;
 }
 
+/* The mms of @it's family that map its folio at it->addr. */
+static unsigned long family_mappings(struct migrate_item *it)
+{
+	unsigned long n = 0;
+
+	for_each_family_mm(m, it)
+		n += mm_maps_folio(m, it->folio, it->addr);
+	return n;
+}
+
+/*
+ * shared_prepare - a shared page: note its object, and refuse it (-EBUSY)
+ * unless its references are its mappings, the object's and the batch's,
+ * and the family maps it at it->addr only (an mremap in one member moves
+ * a mapping where the walk would not find it). Under the object's lock,
+ * which a fault takes its reference under: a fault that came before is
+ * counted here, one that comes after finds the page PG_locked and waits.
+ */
+static int shared_prepare(struct migrate_item *it)
+{
+	struct folio *f = it->folio;
+	struct vma *vma = find_vma(it->mm, it->addr);
+	int err = 0;
+
+	if (!vma || !vma->shm)
+		folio_bug("migrate_prepare", f, "shared page outside a shared VMA");
+	it->shm = vma->shm;
+	it->shm_index = vma_shmem_index(vma, it->addr);
+	spin_lock(&it->shm->lock);
+	if (shmem_folio(it->shm, it->shm_index) != f ||
+	    folio_ref_count(f) != folio_mapcount(f) + 2 ||
+	    family_mappings(it) != (unsigned long)folio_mapcount(f))
+		err = -EBUSY;
+	spin_unlock(&it->shm->lock);
+	return err;
+}
+
 /*
  * migrate_prepare - may @it's folio move, and where to? Return: 0 with
  * the destination allocated, -EBUSY (pinned, or references that are no
@@ -224,8 +262,13 @@ static int migrate_prepare(struct migrate_item *it)
 {
 	struct folio *f = it->folio;
 
-	if (folio_maybe_dma_pinned(f) || folio_ref_count(f) != folio_mapcount(f) + 1)
+	it->shm = NULL;
+	if (page_flags(&f->page) & PG_shmem) {
+		if (folio_maybe_dma_pinned(f) || shared_prepare(it))
+			return -EBUSY;
+	} else if (folio_maybe_dma_pinned(f) || folio_ref_count(f) != folio_mapcount(f) + 1) {
 		return -EBUSY;
+	}
 	it->dst = mpol_alloc(&it->target, it->home, it->addr, folio_order(f), 0);
 	if (it->dst)
 		return 0;
@@ -356,7 +399,8 @@ static void migrate_copy(struct migrate_item *it, struct folio **pieces)
 {
 	struct folio *f = it->folio;
 	unsigned long n = folio_nr_pages(f);
-	uint32_t keep = page_flags(&f->page) & (PG_anon | PG_dirty | PG_referenced | PG_lazyfree);
+	uint32_t keep = page_flags(&f->page) &
+			(PG_anon | PG_shmem | PG_dirty | PG_referenced | PG_lazyfree);
 
 	if (it->dst) {
 		arch_copy_pages(page_address(&it->dst->page), page_address(&f->page), n);
@@ -515,8 +559,9 @@ static void migrate_move(struct migrate_item *it)
 {
 	static struct folio *pieces[PTRS_PER_TABLE];
 	struct folio *f = it->folio;
+	unsigned long refs = it->nr_entries + (it->shm ? 1 : 0); /* the object's too */
 
-	if (!it->nr_entries) {
+	if (!refs) {
 		migrate_drop(it);
 		return;
 	}
@@ -524,8 +569,10 @@ static void migrate_move(struct migrate_item *it)
 		pieces_array(it, pieces);
 	migrate_copy(it, pieces);
 	folio_lru_migrate(f, it->dst, pieces);
-	if (it->dst && it->nr_entries > 1)
-		folio_ref_add(it->dst, (int)it->nr_entries - 1);
+	if (it->dst && refs > 1)
+		folio_ref_add(it->dst, (int)refs - 1);
+	if (it->shm) /* order 0: it->dst, never pieces */
+		shmem_replace_folio(it->shm, it->shm_index, f, it->dst);
 	migrate_remap(it, pieces);
 	it->status = dst_folio(it, pieces, 0)->page.node;
 	if (!it->dst)
@@ -552,7 +599,8 @@ static bool migrate_freeze(struct migrate_item *it)
 {
 	struct folio *f = it->folio;
 
-	int count = (int)it->nr_entries + 1; /* the entries' and the batch's */
+	/* the entries', the batch's, and a shared page's object's */
+	int count = (int)it->nr_entries + 1 + (it->shm ? 1 : 0);
 
 	if (!folio_ref_freeze(f, count))
 		return false;

@@ -28,6 +28,8 @@ struct migrate_item {
 	struct list_head pieces;  /* order-0 destinations when the folio is split */
 	unsigned long nr_entries; /* migration entries made by the unmap */
 	bool isolated;		  /* the batch holds a reference on folio */
+	struct shmem *shm;	  /* a shared page (PG_shmem): its object, else NULL */
+	unsigned long shm_index;  /* ... and its offset there */
 };
 
 struct migrate_batch {

@@ -27,6 +27,7 @@
 #define VM_NOHUGEPMD (1u << 4)	/* order-9 folios are mapped by 512 PTEs, not a PMD */
 #define VM_HUGEPAGE (1u << 5)	/* MADV_HUGEPAGE: "madvise" THP orders apply (thp_policy.h) */
 #define VM_THP_SYSTEM (1u << 6) /* fault orders from the system THP settings, not vma->orders */
+#define VM_SHARED (1u << 7)	/* MAP_SHARED|MAP_ANONYMOUS: vma->shm backs it (mm/shmem.h) */
 /* A VMA has any set of these, kept as given, as Linux keeps them: none
  * (PROT_NONE: the range is reserved, its entries refuse user mode), or
  * PROT_WRITE or PROT_EXEC alone; no arch here has write- or exec-only
@@ -51,6 +52,8 @@ struct vma {
 	unsigned long orders;	  /* allowed anon folio orders, bit n = order n */
 	int nid;		  /* node index for new folios */
 	struct mempolicy pol;	  /* where faults allocate (MPOL_DEFAULT: nid) */
+	struct shmem *shm;	  /* VM_SHARED: the object mapped (one reference), else NULL */
+	unsigned long pgoff;	  /* VM_SHARED: the page of shm that start maps */
 	struct vma *next;	  /* sorted by start */
 };
 
@@ -112,7 +115,8 @@ struct mm *mm_fork(struct mm *src, int *err);
 #define MAP_FIXED_ADDR (1u << 0) /* use @addr exactly (replacing what is there) */
 
 /*
- * mm_mmap - map anonymous private memory.
+ * mm_mmap - map anonymous memory: private, or with VM_SHARED in @vm_flags
+ * a new shared object (mm/shmem.h) of @len that fork children share.
  * @addr: wanted address (hint, or exact with MAP_FIXED_ADDR), page aligned.
  * @orders: allowed folio orders for faults in the new VMA (bit 0 always ok).
  * Return: the start address, or a negative errno (-EINVAL, -ENOMEM).

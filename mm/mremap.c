@@ -43,6 +43,7 @@
 #include "kernel.h"
 #include "folio_walk.h"
 #include "mm_internal.h"
+#include "shmem.h"
 #include "swapops.h"
 #include "pte_batch.h"
 #include "trace.h"
@@ -322,6 +323,8 @@ static long move_vma(struct mm *mm, unsigned long old, unsigned long old_len, un
 		return err;
 	}
 	*n = *vma;
+	if (n->shm) /* the same object and offset; vma_unlink_free() drops vma's */
+		shmem_get(n->shm);
 	n->start = new;
 	n->end = new + new_len;
 	if (!(flags & MREMAP_DONTUNMAP))

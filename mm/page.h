@@ -46,6 +46,7 @@
 #define PG_lazyfree (1u << 5) /* anon, MADV_FREE-d: reclaim may drop it while clean */
 #define PG_lru (1u << 6)      /* on a node's LRU list (lru.h) */
 #define PG_active (1u << 7)   /* on the active one */
+#define PG_shmem (1u << 14)   /* a page of a shared anonymous object (mm/shmem.h) */
 /* Page-type flags, in any page. */
 #define PG_buddy (1u << 8)    /* head of a free buddy block */
 #define PG_reserved (1u << 9) /* never given to the allocator */

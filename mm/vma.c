@@ -17,6 +17,7 @@
 #include "kernel.h"
 #include "mm.h"
 #include "mm_internal.h"
+#include "shmem.h"
 #include "trace.h"
 
 #define MMAP_BASE 0x200000000ul /* first address mm_mmap() picks: 8 GiB */
@@ -56,6 +57,8 @@ void vma_unlink_free(struct mm *mm, struct vma *v)
 	while (*p != v)
 		p = &(*p)->next;
 	*p = v->next;
+	if (v->shm)
+		shmem_put(v->shm);
 	free(v);
 }
 
@@ -74,17 +77,24 @@ static int vma_split(struct mm *mm, unsigned long addr)
 		return -ENOMEM;
 	*n = *v;
 	n->start = addr;
+	if (n->shm) {
+		shmem_get(n->shm);
+		n->pgoff += (addr - v->start) >> PAGE_SHIFT;
+	}
 	v->end = addr;
 	n->next = v->next;
 	v->next = n;
 	return 0;
 }
 
-/* May @a and @b (adjacent) be one VMA? Every attribute equal. */
+/* May @a and @b (adjacent) be one VMA? Every attribute equal; shared
+ * ones map one object at consecutive offsets. */
 static bool vma_mergeable(const struct vma *a, const struct vma *b)
 {
 	return a->end == b->start && a->flags == b->flags && a->orders == b->orders &&
-	       a->nid == b->nid && a->pol.mode == b->pol.mode && a->pol.nodes == b->pol.nodes;
+	       a->nid == b->nid && a->pol.mode == b->pol.mode && a->pol.nodes == b->pol.nodes &&
+	       a->shm == b->shm &&
+	       (!a->shm || a->pgoff + ((a->end - a->start) >> PAGE_SHIFT) == b->pgoff);
 }
 
 /*
@@ -171,9 +181,14 @@ static long do_mmap(struct mm *mm, unsigned long addr, unsigned long len, unsign
 	struct vma *v;
 	int err;
 
-	if ((vm_flags & ~(VM_ACCESS_FLAGS | VM_NOHUGEPMD | VM_HUGEPAGE | VM_THP_SYSTEM)) ||
+	if ((vm_flags &
+	     ~(VM_ACCESS_FLAGS | VM_NOHUGEPMD | VM_HUGEPAGE | VM_THP_SYSTEM | VM_SHARED)) ||
 	    orders >> (PMD_ORDER + 1))
 		return -EINVAL;
+	if (vm_flags & VM_SHARED) { /* order-0 pages only (mm/shmem.h) */
+		vm_flags &= ~VM_THP_SYSTEM;
+		orders = 1;
+	}
 	if (map_flags & MAP_FIXED_ADDR) {
 		if (!range_ok(addr, len))
 			return -EINVAL;
@@ -191,7 +206,13 @@ static long do_mmap(struct mm *mm, unsigned long addr, unsigned long len, unsign
 	v = calloc(1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
+	if ((vm_flags & VM_SHARED) && !(v->shm = shmem_create(len >> PAGE_SHIFT))) {
+		free(v);
+		return -ENOMEM;
+	}
 	if ((map_flags & MAP_FIXED_ADDR) && (err = do_munmap(mm, addr, len))) {
+		if (v->shm)
+			shmem_put(v->shm);
 		free(v);
 		return err;
 	}

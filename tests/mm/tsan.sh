@@ -2,8 +2,9 @@
 # tests/mm/tsan.sh - the mm SMP cases under ThreadSanitizer, both PTE
 # formats: build/mm-tsan-<fmt> runs the "concurrency/", "family/" (the
 # anon family lock against a migration), "gup_fast_race/" and
-# "migrate_race/" (pins against a migration) and "fault_gup_race/" (a
-# fault and a GUP pin against a migration) cases, and reclaim's isolation
+# "migrate_race/" (pins against a migration), "fault_gup_race/" (a
+# fault and a GUP pin against a migration) and "shared_race/" (a fault
+# on a shared page against its migration) cases, and reclaim's isolation
 # inside another CPU's folio_free() and the free-running reclaim loop
 # ("reclaim/isolate_skips", "reclaim/reclaim_against"), with MM_TEST_CPUS
 # threads (default 4). A data race or any other TSan report fails the
@@ -21,4 +22,4 @@ format_extra_failure() {
 }
 
 run_formats build/mm-tsan "mm SMP cases under ThreadSanitizer ($MM_TEST_CPUS CPUs)" \
-	concurrency/,family/,gup_fast_race/,migrate_race/,fault_gup_race/,mremap_race/,protnone_smp/,reclaim/isolate_skips,reclaim/reclaim_against
+	concurrency/,family/,gup_fast_race/,migrate_race/,fault_gup_race/,mremap_race/,protnone_smp/,reclaim/isolate_skips,reclaim/reclaim_against,shared_race/

@@ -75,6 +75,8 @@ thread_cases() {
 		out_has "$n" "^exec: unknown system call 1000: 1 time\(s\), -ENOSYS\$" &&
 		[ "$(grep -c 'unknown system call' "$TMPD/out")" = 1 ] &&
 		pass "$n: pthread create/join, a mutex counter over 4 threads, cancel of a spinning thread, tgkill, futex timeout, fork from a thread, sched_getaffinity, exit_group from a thread (its -ENOSYS count printed)"
+	user_case "$1" "shared" 0 "$2" --nodes 2 run=exec:/bin/shared && out_has "$1: shared" "^shared: ok\$" &&
+		pass "$1: shared: MAP_SHARED|MAP_ANONYMOUS: parent and fork child see each other's writes, munmap in one keeps the other's data, maps rw-s, pagemap file/not exclusive, move_pages MOVE_ALL of a page both map; file MAP_SHARED EINVAL, MAP_HUGETLB ENOMEM"
 	for m in anon thp; do
 		user_case "$1" "migthreads $m" 0 "$2" --cpus 4 --nodes 2 -- run=exec:/bin/migthreads -- $m &&
 			out_has "$1: migthreads $m" "^migthreads: $m ok [0-9]+ moves\$" &&
