@@ -89,11 +89,11 @@ static struct batch_caps caps_cmdline;
 
 static void apply_variant(const struct bench *b, const struct bench_variant *v)
 {
-	caps = caps_cmdline;
+	mm_caps = caps_cmdline;
 	if (b->cap_key) {
 		*caps_find(b->cap_key) = v->cap;
 		if (v->walk >= 0)
-			caps.gup_walk = v->walk;
+			mm_caps.gup_walk = v->walk;
 	}
 	if (b->apply)
 		b->apply(v->name);
@@ -266,12 +266,12 @@ static int bench_one_size(const struct bench *b, const struct folio_size *fs,
 			struct bench_rep r = { vs[v].name, rep };
 
 			apply_variant(b, &vs[v]);
-			res[v].caps = caps;
+			res[v].caps = mm_caps;
 			if (b->rep(fs, &r, p)) {
 				printf("\nbench %s: %s %s failed (out of memory? try a larger "
 				       "--mem or a smaller size=)\n",
 				       b->name, fs->label, vs[v].name);
-				caps = caps_cmdline;
+				mm_caps = caps_cmdline;
 				return -1;
 			}
 			res[v].t[rep] = t_elapsed;
@@ -281,7 +281,7 @@ static int bench_one_size(const struct bench *b, const struct folio_size *fs,
 			printf(".");
 		fflush(stdout);
 	}
-	caps = caps_cmdline;
+	mm_caps = caps_cmdline;
 	if (!p->quiet)
 		printf(" %d rep%s in %.1f s\n", p->reps, p->reps == 1 ? "" : "s",
 		       (double)(time_ns() - t0) / 1e9);
@@ -428,7 +428,7 @@ int bench_run(const struct bench *b, const struct bench_params *p)
 	int nv, rows[16], nrows = 0;
 	char err[160];
 
-	caps_cmdline = caps;
+	caps_cmdline = mm_caps;
 	nv = bench_active_check(b, p->active, err, sizeof(err));
 	if (nv == 0)
 		nv = bench_variants(b, p, vs, err, sizeof(err));

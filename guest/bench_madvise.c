@@ -37,7 +37,7 @@ static int rep_advice(const struct folio_size *fs, const struct bench_params *p,
 	int err = -1;
 
 	if (advice == MADV_DONTNEED)
-		caps.zap = caps.madvise; /* DONTNEED is the zap path */
+		mm_caps.zap = mm_caps.madvise; /* DONTNEED is the zap path */
 	advice_now = advice;
 	if (a)
 		err = bench_timed(mm, a, p, op_madvise);

@@ -40,12 +40,12 @@ static void apply_step_variant(const char *variant)
 	if (strncmp(variant, "cap=", 4) == 0)
 		return;
 	if (strcmp(variant, "queue") == 0)
-		cap = &caps.migrate;
+		cap = &mm_caps.migrate;
 	else if (strcmp(variant, "unmap") == 0)
-		cap = &caps.migrate_unmap;
+		cap = &mm_caps.migrate_unmap;
 	else if (strcmp(variant, "flush") == 0)
-		cap = &caps.migrate_flush;
-	caps.migrate = caps.migrate_unmap = caps.migrate_flush =
+		cap = &mm_caps.migrate_flush;
+	mm_caps.migrate = mm_caps.migrate_unmap = mm_caps.migrate_flush =
 		strcmp(variant, "batched") == 0 ? CAP_MAX : 1;
 	if (cap)
 		*cap = CAP_MAX;

@@ -23,7 +23,7 @@
 static void apply_move_variant(const char *variant)
 {
 	if (strncmp(variant, "cap=", 4) != 0)
-		caps.migrate_flush = caps.migrate_unmap;
+		mm_caps.migrate_flush = mm_caps.migrate_unmap;
 }
 
 /* move_pages() of all @n pages from @a to @node. Return: 0 or -1. */

@@ -5,9 +5,9 @@
  * pages (or at reclaim_low= when given), and times a write of every page
  * of an unpopulated range (the faults of the second half find their node
  * below the watermark and reclaim from the inactive tail: young bits
- * tested and cleared per run of caps.young, unreferenced folios unmapped
- * per run of caps.pageout and written to swap whole) and then a read of
- * every page (swap-in faults of up to caps.swapin pages). The variants
+ * tested and cleared per run of mm_caps.young, unreferenced folios unmapped
+ * per run of mm_caps.pageout and written to swap whole) and then a read of
+ * every page (swap-in faults of up to mm_caps.swapin pages). The variants
  * set young= and swapin= with pageout= (unless given): unbatched is all
  * three at 1, batched all three at max.
  */
@@ -65,9 +65,9 @@ static void apply_reclaim(const char *variant)
 {
 	(void)variant;
 	if (!cmdline_get(&cmdline, "young"))
-		caps.young = caps.pageout;
+		mm_caps.young = mm_caps.pageout;
 	if (!cmdline_get(&cmdline, "swapin"))
-		caps.swapin = caps.pageout;
+		mm_caps.swapin = mm_caps.pageout;
 }
 
 static const char *const reclaim_companions[] = { "young", "swapin", NULL };

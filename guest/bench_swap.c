@@ -2,10 +2,10 @@
  * bench_swap.c - bench:pageout and bench:swapin: the two halves of
  * swapping a large folio out and in (mm/swap.h).
  *  pageout  one MADV_PAGEOUT of populated memory: every folio unmapped
- *           (runs of caps.pageout: Linux's folio_unmap_pte_batch(),
+ *           (runs of mm_caps.pageout: Linux's folio_unmap_pte_batch(),
  *           6.15), copied to the RAM swap device and freed;
  *  swapin   after an untimed MADV_PAGEOUT, one read of each page: each
- *           fault reads a folio of up to caps.swapin pages back and maps
+ *           fault reads a folio of up to mm_caps.swapin pages back and maps
  *           it with one set_ptes() (Linux 6.12's mTHP swap-in).
  * The swap device is RAM, so the copy is a memcpy, not I/O: what the caps
  * change is the page-table side, which is what these measure.

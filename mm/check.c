@@ -227,7 +227,7 @@ static void census_pmd_leaf(struct census *c, struct mm *mm, pmd_t pmd, unsigned
 	check_pinned_mapping(c, mm, addr, page, true);
 }
 
-/* Migration entries live only inside one migrate_batch() call, and the
+/* Migration entries live only inside one migrate_run_batch() call, and the
  * checker runs outside them: one here is a leftover. */
 static void census_pmd_migration(struct census *c, struct mm *mm, pmd_t pmd, unsigned long addr)
 {

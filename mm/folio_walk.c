@@ -7,7 +7,7 @@
 #include "mm_internal.h"
 #include "swapops.h"
 
-void pmd_state_bad(pmd_t pmd)
+void pmd_state_bug(pmd_t pmd)
 {
 	panic("pmd_state: entry %#llx is neither present nor a migration entry",
 	      (unsigned long long)pmd.val);

@@ -21,7 +21,7 @@ enum pmd_state {
 
 /* A PMD value that is none of the states (not present, yet no migration
  * entry): a broken table. Panics. */
-void pmd_state_bad(pmd_t pmd) __attribute__((noreturn));
+void pmd_state_bug(pmd_t pmd) __attribute__((noreturn));
 
 /*
  * pmd_state - the state of the PMD value @pmd (inline: every walk asks it
@@ -36,7 +36,7 @@ static inline enum pmd_state pmd_state(pmd_t pmd)
 	if (pmd_present(pmd))
 		return PMD_TABLE;
 	if (!is_pmd_migration_entry(pmd))
-		pmd_state_bad(pmd);
+		pmd_state_bug(pmd);
 	return PMD_MIGRATION;
 }
 

@@ -40,7 +40,7 @@
  * the child takes a reference on the object and faults its pages in, as
  * Linux leaves a shared file mapping's entries to fault.
  *
- * caps.fork bounds the run; 1 is the per-PTE code from before batching.
+ * mm_caps.fork bounds the run; 1 is the per-PTE code from before batching.
  * Order-0 folios never enter folio_pte_batch(), so the 4 KiB path is the
  * same in both (docs/fork.md).
  */
@@ -320,8 +320,8 @@ static unsigned copy_present_ptes(struct fork_ctx *c, struct vma *dv, unsigned l
 		copy_one_page(c, dv, addr, dptep, page);
 		return 1;
 	}
-	if (folio_test_large(folio) && caps.fork > 1) {
-		nr = folio_pte_batch(folio, addr, sptep, pte, cap_nr(caps.fork, left),
+	if (folio_test_large(folio) && mm_caps.fork > 1) {
+		nr = folio_pte_batch(folio, addr, sptep, pte, cap_nr(mm_caps.fork, left),
 				     FPB_MERGE_WRITE | FPB_IGNORE_YOUNG, &any_writable);
 		nr = shareable_prefix(c, addr, nr);
 	}
@@ -338,7 +338,7 @@ static unsigned copy_present_ptes(struct fork_ctx *c, struct vma *dv, unsigned l
 /* Copy the PTEs of [addr, end) inside one table. */
 /*
  * copy_swap_ptes - the run of swap entries from @sptep (value @pte, slots
- * one after another, at most @left and caps.fork) into the child: one
+ * one after another, at most @left and mm_caps.fork) into the child: one
  * swap_dup() for the run. Neither side is exclusive afterwards: the
  * parent's entries lose their AnonExclusive mark, as Linux's
  * copy_nonpresent_pte() clears pte_swp_exclusive.
@@ -350,7 +350,7 @@ static __attribute__((noinline, cold)) unsigned
 copy_swap_ptes(pte_t *dptep, pte_t *sptep, pte_t pte, unsigned long addr, unsigned long left)
 {
 	unsigned long off = swap_entry_offset(pte);
-	unsigned nr = 1, max = cap_nr(caps.fork, left);
+	unsigned nr = 1, max = cap_nr(mm_caps.fork, left);
 
 	if (!is_swap_entry(pte))
 		panic("mm_fork: unexpected non-present pte %#llx at %#lx",
@@ -568,7 +568,7 @@ struct mm *mm_fork(struct mm *src, int *errp)
 
 	if (!mm_tracing())
 		return fork_mm(src, errp);
-	trace_op_begin("fork", src, 0, MM_USER_END, caps.fork);
+	trace_op_begin("fork", src, 0, MM_USER_END, mm_caps.fork);
 	dst = fork_mm(src, errp);
 	trace_op_end("fork");
 	return dst;

@@ -7,12 +7,12 @@
  *    up to the table, VMA or request end. A failure on the first PTE is
  *    returned (0 = "fault, then call again"); a failure after that ends
  *    the walk with the pages taken so far, and the next call starts at
- *    the failing PTE, where it is the first. caps.gup_walk = false is one
+ *    the failing PTE, where it is the first. mm_caps.gup_walk = false is one
  *    PTE per call, one descent and one lock per page, as before the seed.
  * 2. The grab (seed "batch contiguous same-folio PTEs into one refcount
  *    grab"): a run of PTEs mapping consecutive pages of one folio is
  *    committed with one refcount update (and one pincount update), the
- *    run's dirty bits gathered, one folio_mark_accessed(). caps.gup_grab
+ *    run's dirty bits gathered, one folio_mark_accessed(). mm_caps.gup_grab
  *    bounds the run; 1 is one grab per page.
  *
  * The contract of the grab: every page of a run passes the checks the
@@ -99,14 +99,14 @@ static unsigned gup_unshare_prefix(unsigned flags, struct page *page, unsigned n
 /*
  * gup_run_len - how many PTEs from @ptep (value @pte, present and passing
  * gup_pte_ok) map consecutive pages of @folio that this call may take
- * as one run: bounded by @left, caps.gup_grab, the folio and the table.
+ * as one run: bounded by @left, mm_caps.gup_grab, the folio and the table.
  * For FOLL_WRITE all of them are writable like @pte. Context: PTE lock
  * held (or the gup-fast walk, which re-checks afterwards).
  */
 static unsigned gup_run_len_large(struct folio *folio, unsigned long addr, pte_t *ptep, pte_t pte,
 				  unsigned long left, unsigned flags)
 {
-	unsigned max = cap_nr(caps.gup_grab, left);
+	unsigned max = cap_nr(mm_caps.gup_grab, left);
 
 	if (flags & FOLL_WRITE)
 		return folio_pte_batch(folio, addr, ptep, pte, max,
@@ -118,7 +118,7 @@ static unsigned gup_run_len_large(struct folio *folio, unsigned long addr, pte_t
 static inline unsigned gup_run_len(struct folio *folio, unsigned long addr, pte_t *ptep, pte_t pte,
 				   unsigned long left, unsigned flags)
 {
-	if (!folio_test_large(folio) || caps.gup_grab <= 1 || left <= 1)
+	if (!folio_test_large(folio) || mm_caps.gup_grab <= 1 || left <= 1)
 		return 1;
 	return gup_run_len_large(folio, addr, ptep, pte, left, flags);
 }
@@ -136,7 +136,7 @@ static inline unsigned long gup_unshare_bound(struct folio *folio, struct page *
 
 	if ((flags & (FOLL_PIN | FOLL_WRITE)) != FOLL_PIN || !folio_test_large(folio))
 		return left;
-	return gup_unshare_prefix(flags, page, cap_nr(cap_nr(caps.gup_grab, left), in_folio));
+	return gup_unshare_prefix(flags, page, cap_nr(cap_nr(mm_caps.gup_grab, left), in_folio));
 }
 
 /* Are all the @nr PTEs from @ptep (the first is @pte) dirty? The per-page
@@ -268,7 +268,7 @@ static long gup_pte_run(struct gup_ctx *g, unsigned long addr, pte_t *ptep, unsi
 /*
  * follow_page_pte - take the pages of [@addr, @end) from the PTE table
  * under @pmdp (@end is inside the table and VMA; one page without
- * caps.gup_walk), one run after another, under one lock hold.
+ * mm_caps.gup_walk), one run after another, under one lock hold.
  * Return: pages taken; else what the first run returned (0 = fault).
  * Context: takes and drops the table's PTE lock.
  */
@@ -299,7 +299,7 @@ void (*gup_pmd_window_hook)(struct mm *mm, unsigned long addr);
  * follow_huge_pmd - every page of the PMD leaf @pmd from @addr to @end
  * in one step with one grab: the folio is one mapping, so its pages
  * share one write bit and one AnonExclusive state (huge.c). Not capped
- * by caps.gup_grab: Linux took a PMD in one step before the seeds too.
+ * by mm_caps.gup_grab: Linux took a PMD in one step before the seeds too.
  * Context: the page_table_lock is held, and @pmd was read under it.
  */
 static long follow_huge_pmd(struct gup_ctx *g, pmd_t pmd, unsigned long addr, unsigned long end,
@@ -380,7 +380,7 @@ static long follow_page_mask(struct gup_ctx *g, unsigned long addr, unsigned lon
 	}
 	if (st != PMD_TABLE)
 		return 0; /* none, or a migration entry: the fault's turn */
-	if (!caps.gup_walk)
+	if (!mm_caps.gup_walk)
 		end = addr + PAGE_SIZE;
 	return follow_page_pte(g, pmdp, addr, end, pages);
 }
@@ -597,7 +597,7 @@ static long gup_call(struct mm *mm, unsigned long start, unsigned long nr_pages,
 	if (mm_tracing()) {
 		long got;
 
-		trace_op_begin("gup", mm, start, start + nr_pages * PAGE_SIZE, caps.gup_grab);
+		trace_op_begin("gup", mm, start, start + nr_pages * PAGE_SIZE, mm_caps.gup_grab);
 		got = get_user_pages_locked(&g, start, nr_pages, pages);
 		trace_op_end("gup");
 		return got;

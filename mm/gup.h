@@ -16,7 +16,7 @@
  * The walk (mm/gup.c) and the commit of runs of one folio are batched
  * as the two GUP batching series do ("walk multiple PTEs per
  * follow_page_pte() call" and "batch contiguous same-folio PTEs into one
- * refcount grab"); caps.gup_walk and caps.gup_grab turn each
+ * refcount grab"); mm_caps.gup_walk and mm_caps.gup_grab turn each
  * off (docs/gup.md follows one call through).
  */
 #ifndef MM_GUP_H
@@ -100,7 +100,7 @@ long pin_user_pages_fast(struct mm *mm, unsigned long start, unsigned long nr_pa
  * took, unpin_user_pages() what pin_user_pages() took; entries of one
  * folio next to each other in @pages are released with one refcount
  * update, as Linux has done since before the seeds (so not capped by
- * caps.gup_grab). unpin_user_pages_dirty_lock()
+ * mm_caps.gup_grab). unpin_user_pages_dirty_lock()
  * marks each folio dirty first when @make_dirty (the caller wrote to the
  * pages, e.g. by DMA). Panics on a page that holds no such reference.
  */

@@ -8,7 +8,7 @@
  * contpte). The fields are the knob rows of ptelab/cmdline_keys.h, which
  * say what each does: a field is added there, with its command-line key,
  * or not at all. The guest sets them from its command line
- * (guest/knobs.c), benchmarks and tests between runs.
+ * (guest/knob_parse.c), benchmarks and tests between runs.
  */
 #ifndef MM_KNOBS_H
 #define MM_KNOBS_H
@@ -33,7 +33,7 @@ struct batch_caps {
 #undef BATCH_CAPS_SWITCH
 };
 
-extern struct batch_caps caps;
+extern struct batch_caps mm_caps;
 
 /* Every cap to 1 (@batched false) or to CAP_MAX (true), and the switches
  * that batch (gup_walk) with them; the others keep their value. */

@@ -10,7 +10,7 @@
  * (Lance Yang's clear_young_dirty_ptes()): folio_pte_batch() finds the
  * run of entries that maps a large folio (young and dirty ignored); when
  * the run is the whole folio, its young and dirty bits are cleared with
- * clear_young_dirty_ptes() in pieces of at most caps.madvise entries and
+ * clear_young_dirty_ptes() in pieces of at most mm_caps.madvise entries and
  * the folio is marked lazyfree once, without splitting it. The run is
  * found to its natural bound whatever the cap, because "the range covers
  * this folio whole" must not depend on it (cap 1 and max end in the same
@@ -65,7 +65,7 @@ static void folio_mark_lazyfree(struct folio *folio)
 
 /*
  * free_clear_ptes - clear young and dirty in the @nr entries from @ptep
- * (for @addr, one folio), at most caps.madvise of them per call. The
+ * (for @addr, one folio), at most mm_caps.madvise of them per call. The
  * flush covers the whole run if anything changed: an arch with blocks
  * widens a call to its blocks, which lie inside the folio.
  */
@@ -76,7 +76,7 @@ static void free_clear_ptes(struct free_walk *w, struct mm *mm, unsigned long ad
 	unsigned n;
 
 	for (unsigned done = 0; done < nr; done += n) {
-		n = cap_nr(caps.madvise, nr - done);
+		n = cap_nr(mm_caps.madvise, nr - done);
 		count_event(madv_free_runs, 1);
 		count_event(madv_free_ptes, n);
 		changed |=
@@ -399,7 +399,7 @@ int mm_madvise(struct mm *mm, unsigned long start, unsigned long len, int advice
 
 	if (!mm_tracing())
 		return madvise_call(mm, start, len, advice);
-	trace_op_begin("madvise", mm, start, start + len, caps.madvise);
+	trace_op_begin("madvise", mm, start, start + len, mm_caps.madvise);
 	ret = madvise_call(mm, start, len, advice);
 	trace_op_end("madvise");
 	return ret;

@@ -25,10 +25,10 @@
  * mm_madvise - advise @mm about [@start, @start + @len) (@len rounded up
  * to pages), as Linux's madvise(2):
  *  MADV_DONTNEED, MADV_DONTNEED_LOCKED: unmap the range's pages through
- *	the zap path (batched as zap, caps.zap); the VMAs stay, a later
+ *	the zap path (batched as zap, mm_caps.zap); the VMAs stay, a later
  *	access faults in zeroed memory.
  *  MADV_FREE: the range's folios may be dropped while clean: young and
- *	dirty are cleared per run of one folio (caps.madvise) and the
+ *	dirty are cleared per run of one folio (mm_caps.madvise) and the
  *	folio is marked lazyfree; a write before reclaim keeps it, and
  *	mm_reclaim_lazyfree() discards a clean one (it then reads zero).
  *	A folio only partly in the range is left as it is (Linux splits

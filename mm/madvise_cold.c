@@ -1,7 +1,7 @@
 /*
  * madvise_cold.c - MADV_COLD (Linux's madvise_cold_or_pageout_pte_range()
  * without the pageout): each folio of the range mapped only there has its
- * young bits cleared (one clear and flush per run of caps.young, as
+ * young bits cleared (one clear and flush per run of mm_caps.young, as
  * aging does) and goes to the inactive tail, so that reclaim takes it
  * first and does not find it referenced. A folio another mapping shares
  * is left, as Linux leaves it ("do not interfere with other mappings").

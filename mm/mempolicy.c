@@ -184,7 +184,7 @@ int mbind(struct mm *mm, unsigned long start, unsigned long len, unsigned mode, 
 	err = set_policy(mm, start, end, mode, nodes);
 	if (err || !(flags & MPOL_MF_VALID))
 		return err;
-	TRACE(trace_op_begin("mbind", mm, start, end, caps.migrate));
+	TRACE(trace_op_begin("mbind", mm, start, end, mm_caps.migrate));
 	migrate_lock_mm(mm);
 	failed = queue_pages_range(mm, start, end, &want, flags);
 	migrate_unlock_mm(mm);
@@ -277,7 +277,7 @@ long mm_migrate_pages(struct mm *mm, unsigned long from, unsigned long to, unsig
 	}
 	long failed;
 
-	TRACE(trace_op_begin("migrate_pages", mm, 0, MM_USER_END, caps.migrate));
+	TRACE(trace_op_begin("migrate_pages", mm, 0, MM_USER_END, mm_caps.migrate));
 	migrate_lock_mm(mm);
 	failed = queue_pages_range(mm, 0, MM_USER_END, &want, flags | MPOL_MF_MOVE);
 	migrate_unlock_mm(mm);

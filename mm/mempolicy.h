@@ -129,7 +129,7 @@ void mm_numa_maps_to(struct mm *mm, void (*out)(void *ctx, const char *line), vo
  * its access, so that the next access takes a hinting fault, which gives
  * the folio's entries back and moves it to the node of the faulting CPU
  * when it is elsewhere. Folios already on node @nid, and entries already
- * marked, are left alone (per run of one folio: caps.numa_hint). One TLB
+ * marked, are left alone (per run of one folio: mm_caps.numa_hint). One TLB
  * flush. Return: the entries marked (a PMD leaf counts its 512 pages),
  * or -EINVAL. Context: takes @mm's mmap_lock for read.
  */

@@ -25,13 +25,13 @@
  * So a folio either moves whole or stays exactly as it was.
  *
  * Batching, each knob one thing (1 = the code before it):
- *  - caps.migrate_unmap: how many PTEs one clear and one set cover. A run
+ *  - mm_caps.migrate_unmap: how many PTEs one clear and one set cover. A run
  *    of PTEs mapping consecutive pages of the folio with the same bits is
  *    cleared with one clear_full_ptes() (on arm64 whole contpte blocks are
  *    cleared without unfolding) and put back with one set_ptes() (which
  *    folds the blocks again); at 1 each PTE is cleared with its own
  *    get-and-clear and set alone.
- *  - caps.migrate_flush: how many folios share one TLB flush. At 1 nothing
+ *  - mm_caps.migrate_flush: how many folios share one TLB flush. At 1 nothing
  *    is deferred: each clear is flushed at once, per PTE or per run as
  *    migrate_unmap says (ptep_clear_flush, Linux before migrate_pages_batch).
  *    At N the folios are handled in groups of N: unmap all, one flush per
@@ -130,30 +130,31 @@ struct flush_set {
 	struct mm *first;
 };
 
-static void flush_set_flush(struct flush_set *fs)
+static void flush_set_flush(struct flush_set *flushes)
 {
-	while (fs->first) {
-		struct mm *mm = fs->first;
+	while (flushes->first) {
+		struct mm *mm = flushes->first;
 
-		fs->first = mm->flush_next;
+		flushes->first = mm->flush_next;
 		flush_tlb_range(mm, mm->flush_start, mm->flush_end);
 		mm->flush_start = mm->flush_end = 0;
 		mm->flush_next = NULL;
 	}
 }
 
-/* [start, end) of @mm was cleared: flush it now (@fs NULL) or later. */
-static void flush_later(struct flush_set *fs, struct mm *mm, unsigned long start, unsigned long end)
+/* [start, end) of @mm was cleared: flush it now (@flushes NULL) or later. */
+static void flush_later(struct flush_set *flushes, struct mm *mm, unsigned long start,
+			unsigned long end)
 {
-	if (!fs) {
+	if (!flushes) {
 		flush_tlb_range(mm, start, end);
 		return;
 	}
 	if (mm->flush_start >= mm->flush_end) {
 		mm->flush_start = start;
 		mm->flush_end = end;
-		mm->flush_next = fs->first;
-		fs->first = mm;
+		mm->flush_next = flushes->first;
+		flushes->first = mm;
 		return;
 	}
 	if (start < mm->flush_start)
@@ -280,7 +281,7 @@ static int migrate_prepare(struct migrate_item *it)
 /* ---- step 2: unmap into migration entries ----------------------------------- */
 
 /* Replace the PMD leaf @pmdp of @m by a migration entry. */
-static void unmap_pmd(struct migrate_item *it, struct mm *m, pmd_t *pmdp, struct flush_set *fs)
+static void unmap_pmd(struct migrate_item *it, struct mm *m, pmd_t *pmdp, struct flush_set *flushes)
 {
 	struct folio *f = it->folio;
 	pmd_t pmd = pmdp_get(pmdp);
@@ -289,13 +290,13 @@ static void unmap_pmd(struct migrate_item *it, struct mm *m, pmd_t *pmdp, struct
 						   PageAnonExclusive(&f->page))));
 	folio_remove_rmap_pmd(f);
 	it->nr_entries++;
-	flush_later(fs, m, it->addr, it->addr + PMD_SIZE);
+	flush_later(flushes, m, it->addr, it->addr + PMD_SIZE);
 }
 
 /*
  * unmap_run - the @nr entries from @ptep (for @addr; the first is @pte)
  * map consecutive pages of the folio with the same bits: clear them (one
- * clear_full_ptes, or ptep_get_and_clear for one), flush them unless the flush is deferred (@fs: the
+ * clear_full_ptes, or ptep_get_and_clear for one), flush them unless the flush is deferred (@flushes: the
  * caller adds the table's range), write their migration entries (the
  * first entry's bits once, then the next pfn and each page's
  * AnonExclusive), drop their mapcounts. The references stay with the
@@ -303,7 +304,7 @@ static void unmap_pmd(struct migrate_item *it, struct mm *m, pmd_t *pmdp, struct
  * Context: the PTE table lock is held.
  */
 static void unmap_run(struct migrate_item *it, struct mm *m, unsigned long addr, pte_t *ptep,
-		      pte_t pte, unsigned nr, struct flush_set *fs)
+		      pte_t pte, unsigned nr, struct flush_set *flushes)
 {
 	struct page *page = pfn_to_page(pte_pfn(pte));
 	uint64_t base;
@@ -311,12 +312,12 @@ static void unmap_run(struct migrate_item *it, struct mm *m, unsigned long addr,
 
 	if (nr == 1) { /* the per-PTE path, at its own cost */
 		old = ptep_get_and_clear(m, addr, ptep);
-		if (!fs)
+		if (!flushes)
 			flush_tlb_range(m, addr, addr + PAGE_SIZE);
 		set_pte(ptep, make_migration_entry(pte_pfn(pte), old, PageAnonExclusive(page)));
 	} else {
 		old = clear_full_ptes(m, addr, ptep, nr, 0);
-		if (!fs)
+		if (!flushes)
 			flush_tlb_range(m, addr, addr + nr * PAGE_SIZE);
 		base = pte_to_swp_val(make_migration_entry(pte_pfn(pte), old, false));
 		for (unsigned i = 0; i < nr; i++)
@@ -329,7 +330,8 @@ static void unmap_run(struct migrate_item *it, struct mm *m, unsigned long addr,
 }
 
 /* The PTEs of @m's table at @pmdp that map @it's folio. */
-static void unmap_ptes(struct migrate_item *it, struct mm *m, pmd_t *pmdp, struct flush_set *fs)
+static void unmap_ptes(struct migrate_item *it, struct mm *m, pmd_t *pmdp,
+		       struct flush_set *flushes)
 {
 	struct folio *f = it->folio;
 	unsigned long n = folio_nr_pages(f), end = it->addr + n * PAGE_SIZE, addr = it->addr;
@@ -345,17 +347,17 @@ static void unmap_ptes(struct migrate_item *it, struct mm *m, pmd_t *pmdp, struc
 		nr = 1;
 		if (!pte_present(pte) || pte_pfn(pte) - first >= n)
 			continue;
-		if (folio_test_large(f) && caps.migrate_unmap > 1)
-			nr = folio_pte_batch(f, addr, ptep, pte,
-					     cap_nr(caps.migrate_unmap, (end - addr) >> PAGE_SHIFT),
-					     0, NULL);
-		unmap_run(it, m, addr, ptep, pte, nr, fs);
+		if (folio_test_large(f) && mm_caps.migrate_unmap > 1)
+			nr = folio_pte_batch(
+				f, addr, ptep, pte,
+				cap_nr(mm_caps.migrate_unmap, (end - addr) >> PAGE_SHIFT), 0, NULL);
+		unmap_run(it, m, addr, ptep, pte, nr, flushes);
 		lo = addr < lo ? addr : lo;
 		hi = addr + nr * PAGE_SIZE;
 	}
 	pte_unmap_unlock(ptep, ptl);
-	if (fs && hi > lo)
-		flush_later(fs, m, lo, hi);
+	if (flushes && hi > lo)
+		flush_later(flushes, m, lo, hi);
 }
 
 /* try_to_migrate(): every mapping of @it's folio in its anon family. The
@@ -365,7 +367,7 @@ static void unmap_ptes(struct migrate_item *it, struct mm *m, pmd_t *pmdp, struc
  * Each member is looked at @it's address only: a member that mremap
  * moved the folio in maps it elsewhere, and that mapping stays (the
  * folio is still mapped after the walk: migrate_finish() restores it). */
-static void migrate_unmap(struct migrate_item *it, struct flush_set *fs)
+static void migrate_unmap(struct migrate_item *it, struct flush_set *flushes)
 {
 	for_each_family_mm(m, it) {
 		struct pmd_walk pw;
@@ -374,10 +376,10 @@ static void migrate_unmap(struct migrate_item *it, struct flush_set *fs)
 		spin_lock(&m->page_table_lock);
 		st = pmd_walk(m, it->addr, &pw);
 		if (st == PMD_LEAF && pw.folio == it->folio)
-			unmap_pmd(it, m, pw.pmdp, fs);
+			unmap_pmd(it, m, pw.pmdp, flushes);
 		spin_unlock(&m->page_table_lock);
 		if (st == PMD_TABLE)
-			unmap_ptes(it, m, pw.pmdp, fs);
+			unmap_ptes(it, m, pw.pmdp, flushes);
 	}
 }
 
@@ -441,7 +443,7 @@ static unsigned remap_run(struct migrate_item *it, struct folio **pieces, struct
 
 	if (!it->dst || !folio_test_large(it->dst))
 		limit = 1;
-	limit = cap_nr(caps.migrate_unmap, limit);
+	limit = cap_nr(mm_caps.migrate_unmap, limit);
 	for (;;) {
 		if (migration_entry_excl(e))
 			SetPageAnonExclusive(page + nr);
@@ -662,7 +664,7 @@ static long migrate_account(struct migrate_item *it, unsigned long pages, bool t
  * move, or restore. */
 static long migrate_group(struct migrate_item *it, int n)
 {
-	struct flush_set fs = { NULL }, *defer = caps.migrate_flush > 1 ? &fs : NULL;
+	struct flush_set flushes = { NULL }, *defer = mm_caps.migrate_flush > 1 ? &flushes : NULL;
 	long failed = 0;
 
 	for (int k = 0; k < n; k++) {
@@ -673,7 +675,7 @@ static long migrate_group(struct migrate_item *it, int n)
 			migrate_window_hook(MIGRATE_CHECKED, it[k].folio);
 		migrate_unmap(&it[k], defer);
 	}
-	flush_set_flush(&fs);
+	flush_set_flush(&flushes);
 	if (migrate_unmapped_hook)
 		migrate_unmapped_hook();
 	for (int k = 0; k < n; k++) {
@@ -691,9 +693,9 @@ static long migrate_group(struct migrate_item *it, int n)
 	return failed;
 }
 
-long migrate_batch(struct migrate_batch *b)
+long migrate_run_batch(struct migrate_batch *b)
 {
-	unsigned group = caps.migrate_flush;
+	unsigned group = mm_caps.migrate_flush;
 	long failed = 0;
 
 	for (int i = 0, n; i < b->nr; i += n) {

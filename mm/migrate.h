@@ -4,8 +4,8 @@
  *
  * A migrate call fills a batch of queued folios (at most MIGRATE_CHUNK;
  * the queue walk stops at a page-table boundary when it is nearly full)
- * and hands it to migrate_batch(), then goes on queueing. A queued folio
- * is locked (PG_locked) until migrate_batch() is done with it, which is
+ * and hands it to migrate_run_batch(), then goes on queueing. A queued folio
+ * is locked (PG_locked) until migrate_run_batch() is done with it, which is
  * how a second PTE of the same folio knows it is already queued.
  */
 #ifndef MM_MIGRATE_H
@@ -23,7 +23,7 @@ struct migrate_item {
 	struct mm *mm;		  /* an mm mapping it: its anon family maps it, no other */
 	struct mempolicy target;  /* where the new folio is allocated */
 	int home;		  /* node index the target policy falls back from */
-	int status;		  /* node index after migrate_batch(), or -errno */
+	int status;		  /* node index after migrate_run_batch(), or -errno */
 	struct folio *dst;	  /* same-order destination, or NULL */
 	struct list_head pieces;  /* order-0 destinations when the folio is split */
 	unsigned long nr_entries; /* migration entries made by the unmap */
@@ -74,16 +74,16 @@ static inline bool folio_shared_with_other_mm(struct folio *folio, struct mm *mm
 }
 
 /*
- * migrate_batch - move every queued folio of @b: allocate its new folio,
+ * migrate_run_batch - move every queued folio of @b: allocate its new folio,
  * unmap it everywhere with migration entries, flush, freeze its refcount
  * (a reference besides the entries': map it back, -EBUSY), copy, remap,
  * free the old one. Sets each item's status, unlocks every folio, empties @b.
- * Batching: caps.migrate_unmap (PTEs per unmap/remap run) and
- * caps.migrate_flush (folios per TLB flush). Counts pgmigrate_*.
+ * Batching: mm_caps.migrate_unmap (PTEs per unmap/remap run) and
+ * mm_caps.migrate_flush (folios per TLB flush). Counts pgmigrate_*.
  * Return: the pages that were not moved.
  * Context: no PTE lock held.
  */
-long migrate_batch(struct migrate_batch *b);
+long migrate_run_batch(struct migrate_batch *b);
 
 /* One migration at a time (LOCK_MIGRATE, taken before the mmap_lock):
  * migrate_batch_buf and migrate.c's scratch state are global. */

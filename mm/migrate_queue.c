@@ -6,10 +6,10 @@
  * One walk_page_range() per VMA part: one descent, one PTE-lock take per
  * page table, a PMD leaf as one step. Per present PTE the checks are the
  * folio's (is it where the call wants it, may it move, is it queued
- * already), so after them only the folio matters: with caps.migrate > 1 a
+ * already), so after them only the folio matters: with mm_caps.migrate > 1 a
  * run of PTEs mapping the same large folio, found by folio_pte_batch()
  * (dirty ignored), is skipped in one step, and a failure counts the run's
- * PTEs at once. caps.migrate = 1 is the code before the seed: one PTE a
+ * PTEs at once. mm_caps.migrate = 1 is the code before the seed: one PTE a
  * step, and the "already queued?" test (the last large folio seen) per PTE.
  * Failures count PTEs in both (Linux's unbatched loop counted a failed
  * large folio once, at its first PTE), so both return the same number.
@@ -168,9 +168,9 @@ static int queue_pte_range(struct mm *mm, pmd_t *pmdp, pte_t *ptep, unsigned lon
 		}
 		pfn = pte_pfn(pte);
 		folio = page_folio(pfn_to_page(pfn));
-		if (folio_test_large(folio) && caps.migrate > 1)
+		if (folio_test_large(folio) && mm_caps.migrate > 1)
 			nr = folio_pte_batch(folio, addr, ptep, pte,
-					     cap_nr(caps.migrate, (end - addr) >> PAGE_SHIFT),
+					     cap_nr(mm_caps.migrate, (end - addr) >> PAGE_SHIFT),
 					     FPB_IGNORE_DIRTY, NULL);
 		ret = queue_one(q, folio, pfn - folio_pfn(folio), addr, nr);
 	}
@@ -205,7 +205,7 @@ static long queue_flush(struct queue_ctx *q)
 	long failed;
 
 	migrate_phase(false);
-	failed = migrate_batch(&migrate_batch_buf);
+	failed = migrate_run_batch(&migrate_batch_buf);
 	migrate_phase(true);
 	q->large = NULL;
 	return failed;
@@ -243,5 +243,5 @@ long queue_pages_range(struct mm *mm, unsigned long start, unsigned long end,
 	migrate_phase(false);
 	if (ret == QUEUE_STOP)
 		return -EIO; /* STRICT without MOVE queued nothing */
-	return failed + migrate_batch(&migrate_batch_buf) + q.nr_failed;
+	return failed + migrate_run_batch(&migrate_batch_buf) + q.nr_failed;
 }

@@ -105,7 +105,7 @@ void mm_put(struct mm *mm)
 		panic("mm_put: mm %d has %d users", mm->id, users + 1);
 	if (users > 0)
 		return;
-	TRACE(trace_op_begin("exit", mm, 0, MM_USER_END, caps.zap));
+	TRACE(trace_op_begin("exit", mm, 0, MM_USER_END, mm_caps.zap));
 	if (current_mm == mm)
 		switch_mm(NULL);
 	mm_check_unloaded(mm);

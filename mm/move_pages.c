@@ -3,7 +3,7 @@
  * own node, with a status per page (mempolicy.h has the contract).
  *
  * The pages are looked up and their folios queued in chunks of at most
- * MIGRATE_CHUNK pages, each chunk migrated with one migrate_batch(), so a
+ * MIGRATE_CHUNK pages, each chunk migrated with one migrate_run_batch(), so a
  * folio moves at most once per chunk: to the node of the first of its
  * pages in the list. Linux migrates each run of pages with one target
  * before it looks at the next, so a folio that two pages send to two
@@ -87,7 +87,7 @@ static long move_chunk(int *status, unsigned long n)
 	long failed = 0;
 
 	migrate_phase(false);
-	migrate_batch(b);
+	migrate_run_batch(b);
 	for (unsigned long i = 0; i < n; i++) {
 		if (status[i] >= MOVE_PENDING)
 			status[i] = b->item[status[i] - MOVE_PENDING].status;

@@ -7,7 +7,7 @@
  * back with one set_ptes() in the new protection. Making entries writable
  * is only allowed for AnonExclusive pages, a per-page property: the run is
  * cut where AnonExclusive changes, so every page still gets its own answer
- * (the batched result equals the per-page one). caps.mprotect bounds the
+ * (the batched result equals the per-page one). mm_caps.mprotect bounds the
  * run; 1 is the per-PTE code from before batching.
  */
 #include "kernel.h"
@@ -87,9 +87,9 @@ static unsigned change_present_ptes(struct mprotect_walk *w, unsigned long addr,
 	unsigned nr;
 
 	if (!folio_test_large(folio) || folio_order(folio) < batch_min_order() ||
-	    caps.mprotect <= 1)
+	    mm_caps.mprotect <= 1)
 		return change_run(w, addr, ptep, page, 1, false);
-	nr = folio_pte_batch(folio, addr, ptep, pte, cap_nr(caps.mprotect, left),
+	nr = folio_pte_batch(folio, addr, ptep, pte, cap_nr(mm_caps.mprotect, left),
 			     FPB_IGNORE_DIRTY | FPB_IGNORE_YOUNG | FPB_MERGE_WRITE, NULL);
 	if (w->writable && nr > 1)
 		nr = same_exclusive_prefix(page, nr);

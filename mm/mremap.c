@@ -12,7 +12,7 @@
  * and written at the destination with one set_ptes(), which folds each
  * 64 KiB block whose destination and frames are aligned and leaves the
  * rest unfolded. The per-PTE move unfolds every source block it touches
- * and refolds each destination block (a flush each). caps.mremap bounds
+ * and refolds each destination block (a flush each). mm_caps.mremap bounds
  * the run; 1 is the per-PTE code.
  *
  * Without blocks (x86) every entry moves alone at any cap: a moved entry
@@ -123,7 +123,7 @@ static __attribute__((noinline)) unsigned move_folio_ptes(struct mm *mm, unsigne
 							  pte_t pte, unsigned long left)
 {
 	struct folio *folio = page_folio(pfn_to_page(pte_pfn(pte)));
-	unsigned nr = folio_pte_batch(folio, old, src, pte, cap_nr(caps.mremap, left),
+	unsigned nr = folio_pte_batch(folio, old, src, pte, cap_nr(mm_caps.mremap, left),
 				      FPB_IGNORE_DIRTY | FPB_IGNORE_YOUNG, NULL);
 
 	set_ptes(mm, new, dst, clear_full_ptes(mm, old, src, nr, 0), nr);
@@ -220,7 +220,7 @@ static void move_ptes(struct vma *vma, pmd_t *src_pmdp, pmd_t *dst_pmdp, unsigne
 	} else {
 		dst = pte_offset_map_lock_nested(mm, dst_pmdp, new, &dst_ptl, 1);
 	}
-	if (caps.mremap > 1 && arch_pte_block_order() && vma->orders >> arch_pte_block_order())
+	if (mm_caps.mremap > 1 && arch_pte_block_order() && vma->orders >> arch_pte_block_order())
 		m = move_pte_loop(mm, old, old + n, src, new, dst, true);
 	else
 		m = move_pte_loop(mm, old, old + n, src, new, dst, false);
@@ -445,7 +445,7 @@ long mm_mremap(struct mm *mm, unsigned long old, unsigned long old_len, unsigned
 {
 	long ret;
 
-	TRACE(trace_op_begin("mremap", mm, old, old + old_len, caps.mremap));
+	TRACE(trace_op_begin("mremap", mm, old, old + old_len, mm_caps.mremap));
 	mmap_write_lock(mm);
 	ret = do_mremap(mm, old, old_len, new_len, flags, new_addr);
 	mmap_write_unlock(mm);

@@ -15,7 +15,7 @@
  * entries mapping consecutive pages of one folio with one
  * clear_full_ptes() and one set_ptes(), and skips a whole run whose folio
  * is already on the target node (or already marked) after one look; the
- * fault restores the run it hit the same way. caps.numa_hint bounds the
+ * fault restores the run it hit the same way. mm_caps.numa_hint bounds the
  * runs; 1 is the per-PTE code from before the batching.
  */
 #include <errno.h>
@@ -55,9 +55,9 @@ static pmd_t pmd_reprotect(pmd_t pmd, pgprot_t prot)
 static unsigned numa_run(struct folio *folio, unsigned long addr, pte_t *ptep, pte_t pte,
 			 unsigned long left)
 {
-	if (!folio_test_large(folio) || caps.numa_hint <= 1)
+	if (!folio_test_large(folio) || mm_caps.numa_hint <= 1)
 		return 1;
-	return folio_pte_batch(folio, addr, ptep, pte, cap_nr(caps.numa_hint, left),
+	return folio_pte_batch(folio, addr, ptep, pte, cap_nr(mm_caps.numa_hint, left),
 			       FPB_IGNORE_DIRTY | FPB_IGNORE_YOUNG, NULL);
 }
 
@@ -127,7 +127,7 @@ long change_prot_numa(struct mm *mm, unsigned long start, unsigned long end, int
 
 	if (start >= end || ((start | end) & (PAGE_SIZE - 1)) || nid < 0 || nid >= nr_pglists)
 		return -EINVAL;
-	TRACE(trace_op_begin("numa_hint", mm, start, end, caps.numa_hint));
+	TRACE(trace_op_begin("numa_hint", mm, start, end, mm_caps.numa_hint));
 	read_lock(&mm->mmap_lock);
 	for (struct vma *v = find_vma_from(mm, start); v && v->start < end; v = v->next) {
 		unsigned long s0 = v->start > start ? v->start : start;

@@ -10,7 +10,7 @@
  * of most of it): those pages go to swap and the whole folio is freed,
  * which is what Linux's split of such a folio and its reclaim come to. A PMD-mapped one is split to
  * PTEs first, as Linux's reclaim splits the PMD and swaps the folio whole.
- * Its run is unmapped with one clear per caps.pageout entries (Linux's
+ * Its run is unmapped with one clear per mm_caps.pageout entries (Linux's
  * folio_unmap_pte_batch(); cap 1 clears one PTE at a time, as before it),
  * flushed, and only then checked, as reclaim_lazyfree.c checks: a
  * reference besides the mappings (a pin, a GUP reference that gup-fast
@@ -33,7 +33,7 @@
 
 void (*pageout_window_hook)(struct mm *mm, unsigned long addr);
 
-/* Clear the @nr entries from @ptep in runs of caps.pageout. Return: the
+/* Clear the @nr entries from @ptep in runs of mm_caps.pageout. Return: the
  * first entry with the dirty and young bits of all of them. */
 static pte_t pageout_clear(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr)
 {
@@ -41,7 +41,7 @@ static pte_t pageout_clear(struct mm *mm, unsigned long addr, pte_t *ptep, unsig
 	bool dirty = false, young = false;
 
 	for (unsigned done = 0; done < nr;) {
-		unsigned n = cap_nr(caps.pageout, nr - done);
+		unsigned n = cap_nr(mm_caps.pageout, nr - done);
 		pte_t p = clear_full_ptes(mm, addr + done * PAGE_SIZE, ptep + done, n, 0);
 
 		if (!done)

@@ -55,7 +55,7 @@ static void check_pinned_pages(struct page **pages, unsigned long n)
 
 /*
  * How many entries from pages[i] belong to its folio (adjacent in
- * @pages, any pages of it): one release. Not capped by caps.gup_grab:
+ * @pages, any pages of it): one release. Not capped by mm_caps.gup_grab:
  * Linux's unpin_user_pages() grouped a folio's entries long before the
  * seeds, so the unbatched variant releases the way Linux did then. A
  * small folio is one run (an array that names one 4 KiB page twice gets

@@ -10,7 +10,7 @@
  *
  * Batching (Linux 6.12's mTHP swap-in, alloc_swap_folio() and the
  * set_ptes() of do_swap_page()): the largest order the VMA's folio orders
- * allow, at most caps.swapin pages, whose naturally aligned range lies in
+ * allow, at most mm_caps.swapin pages, whose naturally aligned range lies in
  * the VMA and the table and holds swap entries of consecutive slots,
  * aligned as the range is, is read into one folio and mapped with one
  * set_ptes() and one swap_free_nr(). Without such a range (or with
@@ -50,7 +50,7 @@ static unsigned swapin_order(struct vma *vma, unsigned long addr, pte_t *ptep, u
 		unsigned long nr = 1ul << o, base = addr & ~(nr * PAGE_SIZE - 1);
 		unsigned long idx = (addr - base) >> PAGE_SHIFT;
 
-		if (!(orders & (1ul << o)) || nr > caps.swapin || base < vma->start ||
+		if (!(orders & (1ul << o)) || nr > mm_caps.swapin || base < vma->start ||
 		    base + nr * PAGE_SIZE > vma->end)
 			continue;
 		if (swap_run_ok(ptep - idx, off - idx, nr))

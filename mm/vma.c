@@ -279,7 +279,7 @@ int mm_munmap(struct mm *mm, unsigned long addr, unsigned long len)
 {
 	int ret;
 
-	TRACE(trace_op_begin("munmap", mm, addr, addr + len, caps.zap));
+	TRACE(trace_op_begin("munmap", mm, addr, addr + len, mm_caps.zap));
 	mmap_write_lock(mm);
 	ret = do_munmap(mm, addr, len);
 	mmap_write_unlock(mm);
@@ -314,7 +314,7 @@ int mm_mprotect(struct mm *mm, unsigned long addr, unsigned long len, unsigned v
 {
 	int ret;
 
-	TRACE(trace_op_begin("mprotect", mm, addr, addr + len, caps.mprotect));
+	TRACE(trace_op_begin("mprotect", mm, addr, addr + len, mm_caps.mprotect));
 	mmap_write_lock(mm);
 	ret = do_mprotect(mm, addr, len, vm_flags);
 	mmap_write_unlock(mm);

@@ -85,7 +85,7 @@ bool folio_referenced_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsig
 	bool young = false;
 
 	for (unsigned done = 0; done < nr;) {
-		unsigned n = cap_nr(caps.young, nr - done);
+		unsigned n = cap_nr(mm_caps.young, nr - done);
 		unsigned long a = addr + done * PAGE_SIZE;
 
 		count_event(young_runs, 1);
@@ -100,7 +100,7 @@ bool folio_referenced_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsig
 	return young;
 }
 
-/* Clear the @nr entries from @ptep in runs of caps.pageout, then flush
+/* Clear the @nr entries from @ptep in runs of mm_caps.pageout, then flush
  * them. Return: the first entry with the dirty and young bits of all. */
 static pte_t unmap_clear(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr)
 {
@@ -108,7 +108,7 @@ static pte_t unmap_clear(struct mm *mm, unsigned long addr, pte_t *ptep, unsigne
 	bool dirty = false, young = false;
 
 	for (unsigned done = 0; done < nr;) {
-		unsigned n = cap_nr(caps.pageout, nr - done);
+		unsigned n = cap_nr(mm_caps.pageout, nr - done);
 		pte_t p = clear_full_ptes(mm, addr + done * PAGE_SIZE, ptep + done, n, 0);
 
 		if (!done)

@@ -6,11 +6,11 @@
  *
  * Each folio taken off the tail is looked at where its record says it is
  * mapped (the reverse map, lru.h): its young bits are tested and cleared
- * per run of caps.young entries with one flush per young run (young.c's
+ * per run of mm_caps.young entries with one flush per young run (young.c's
  * batched aging: Linux's folio_referenced_one() with
  * clear_flush_young_ptes()); a referenced folio goes to the active head.
  * An unreferenced one is unmapped as MADV_PAGEOUT unmaps (one clear per
- * caps.pageout entries, one flush of the run, then the check that
+ * mm_caps.pageout entries, one flush of the run, then the check that
  * nothing but the mappings holds it: Linux's try_to_unmap_one() with
  * folio_unmap_pte_batch()), written to swap whole (a large folio to a run
  * of consecutive slots) and freed; a clean lazyfree (MADV_FREE) one is
@@ -68,7 +68,7 @@ unsigned long reclaim_node(struct mm *mm, int nid, unsigned long want);
 
 /*
  * folio_referenced_ptes - test and clear the young bits of the @nr
- * entries from @ptep (one folio's run at @addr) in runs of caps.young,
+ * entries from @ptep (one folio's run at @addr) in runs of mm_caps.young,
  * one flush per run that had one (young.c's batching). Return: was any
  * young? Context: the PTE lock held.
  */

@@ -3,7 +3,7 @@
  * the entries of a range, as reclaim's aging does (Linux's
  * folio_referenced_one() with clear_flush_young_ptes(), 7.0, and MGLRU's
  * test_and_clear_young_ptes(), 7.1): per run of entries mapping one folio
- * (folio_pte_batch(), at most caps.young), one clear_young_dirty_ptes()
+ * (folio_pte_batch(), at most mm_caps.young), one clear_young_dirty_ptes()
  * and, when an entry of the run was young, one flush of the run, so that
  * a later access sets the bit again (clear_refs asks for no flush, as
  * Linux's clear_refs_pte_range() does none). Unbatched (young=1) that is a flush
@@ -52,7 +52,7 @@ static unsigned young_ptes(struct young_walk *w, struct mm *mm, unsigned long ad
 	unsigned nr = 1;
 
 	if (folio_test_large(folio))
-		nr = folio_pte_batch(folio, addr, ptep, pte, cap_nr(caps.young, left),
+		nr = folio_pte_batch(folio, addr, ptep, pte, cap_nr(mm_caps.young, left),
 				     FPB_IGNORE_DIRTY | FPB_IGNORE_YOUNG, NULL);
 	count_event(young_runs, 1);
 	if (clear_young_dirty_ptes(mm, addr, ptep, nr, CYDP_CLEAR_YOUNG)) {

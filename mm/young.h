@@ -11,7 +11,7 @@
 
 /*
  * mm_clear_young - clear the young bit of every present entry of @mm in
- * [@start, @end) (page aligned), a run of one folio (at most caps.young
+ * [@start, @end) (page aligned), a run of one folio (at most mm_caps.young
  * entries; a PMD leaf is one) at a time. With @flush, each run that had a
  * young entry is flushed (aging: folio_referenced's clear_flush_young, so
  * the next access sets the bit again); without, none is (clear_refs, as

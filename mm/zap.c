@@ -6,7 +6,7 @@
  * Batched as Linux's zap_present_ptes(): a run of PTEs that map
  * consecutive pages of one large folio (folio_pte_batch, dirty and young
  * ignored) is cleared with one clear_full_ptes(), one mapcount update and
- * one gathered reference drop. The run length is capped by caps.zap; with
+ * one gathered reference drop. The run length is capped by mm_caps.zap; with
  * a cap of 1 every PTE is its own run, which is the code before batching.
  * Order-0 folios never enter folio_pte_batch.
  */
@@ -34,8 +34,8 @@ static unsigned zap_present_ptes(struct mmu_gather *tlb, unsigned long addr, pte
 		panic("zap_present_ptes: pte %#llx at %#lx maps pfn %#llx outside RAM",
 		      (unsigned long long)pte.val, addr, (unsigned long long)pte_pfn(pte));
 	folio = page_folio(page);
-	if (folio_test_large(folio) && caps.zap > 1)
-		nr = folio_pte_batch(folio, addr, ptep, pte, cap_nr(caps.zap, left),
+	if (folio_test_large(folio) && mm_caps.zap > 1)
+		nr = folio_pte_batch(folio, addr, ptep, pte, cap_nr(mm_caps.zap, left),
 				     FPB_IGNORE_DIRTY | FPB_IGNORE_YOUNG, NULL);
 	pte = clear_full_ptes(tlb->mm, addr, ptep, nr, tlb->full);
 	if (pte_dirty(pte))
@@ -49,7 +49,7 @@ unsigned zap_swap_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte
 		       unsigned long left)
 {
 	unsigned long off = swap_entry_offset(pte);
-	unsigned nr = 1, max = cap_nr(caps.zap, left);
+	unsigned nr = 1, max = cap_nr(mm_caps.zap, left);
 
 	(void)mm, (void)addr;
 	while (nr < max && is_swap_entry(ptep_get(ptep + nr)) &&

@@ -10,7 +10,7 @@
  * of one entry tries to fold when it writes the last entry of a block (the
  * order in which faults and per-PTE loops write), after checking all
  * CONT_PTES entries: one folio, consecutive frames, same attributes up to
- * young and dirty. caps.contpte = off stops folding; blocks that exist
+ * young and dirty. mm_caps.contpte = off stops folding; blocks that exist
  * still unfold as they must. Unfolding: break-before-make over the whole
  * block, keeping the block's young and dirty in every entry.
  *
@@ -139,7 +139,7 @@ void contpte_try_fold(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte)
 {
 	pte_t *first = cont_first(ptep), want;
 
-	if (!caps.contpte || !pte_valid(pte) || ptep != first + CONT_PTES - 1 ||
+	if (!mm_caps.contpte || !pte_valid(pte) || ptep != first + CONT_PTES - 1 ||
 	    (pte_pfn(pte) & (CONT_PTES - 1)) != CONT_PTES - 1 || !folio_covers_block(pte, addr))
 		return;
 	want = pfn_pte(pte_pfn(pte) - (CONT_PTES - 1), pte_pgprot(pte_mkold(pte_mkclean(pte))));
@@ -181,7 +181,7 @@ void contpte_set_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte_t pte,
 		bool fold;
 
 		n = n < nr ? n : nr;
-		fold = caps.contpte && n == CONT_PTES && pte_present(pte) &&
+		fold = mm_caps.contpte && n == CONT_PTES && pte_present(pte) &&
 		       !(pte_pfn(pte) & (CONT_PTES - 1));
 		if (fold)
 			TRACE(trace_cont(addr, true));
@@ -202,7 +202,7 @@ bool contpte_needs_break(unsigned long addr, pte_t *ptep, pte_t pte, unsigned nr
 	unsigned long end = addr + (unsigned long)nr * PAGE_SIZE;
 	unsigned long a = (addr + CONT_PTE_SIZE - 1) & CONT_PTE_MASK;
 
-	if (!caps.contpte || !pte_valid(pte) ||
+	if (!mm_caps.contpte || !pte_valid(pte) ||
 	    ((pte_pfn(pte) + ((a - addr) >> PAGE_SHIFT)) & (CONT_PTES - 1)))
 		return false;
 	for (; a + CONT_PTE_SIZE <= end; a += CONT_PTE_SIZE)

@@ -29,7 +29,7 @@
 struct bench_variant {
 	char name[24]; /* "unbatched", "batched", "cap=16", "walk+grab" */
 	unsigned cap;  /* the benchmark's own cap (CAP_MAX = max) */
-	int walk;      /* caps.gup_walk for this variant; -1 leaves the knob */
+	int walk;      /* mm_caps.gup_walk for this variant; -1 leaves the knob */
 };
 
 struct bench_params {

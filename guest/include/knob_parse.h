@@ -1,5 +1,5 @@
 /*
- * knob_parse.h - the guest's side of the batching knobs (guest/knobs.c):
+ * knob_parse.h - the guest's side of the batching knobs (guest/knob_parse.c):
  * reading them from the command line into mm's struct batch_caps
  * (mm/knobs.h), finding a cap by its key, and writing them for RESULT
  * lines. The keys and value grammar are ptelab/cmdline.h's.
@@ -38,7 +38,7 @@ static inline unsigned cap_json(unsigned cap)
 /* The knobs in effect as a JSON object body ("zap":1,"fork":0,...,
  * "gup_walk":"on"), one member a knob row: caps as cap_json() numbers,
  * switches as "on"/"off". The RESULT lines' "caps" (and so the --csv
- * columns caps.zap, ...). */
+ * columns mm_caps.zap, ...). */
 int caps_json(const struct batch_caps *c, char *buf, size_t size);
 
 #endif

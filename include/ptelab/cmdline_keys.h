@@ -3,7 +3,7 @@
  * each. The one place a key is added: ptelab's check and -h text, the
  * guest's check, parser, run=help text and RESULT "caps" object (whose
  * members are the --csv columns) and mm's struct batch_caps are all made
- * from these rows (cmdline/keys.c, guest/knobs.c, mm/knobs.h).
+ * from these rows (cmdline/keys.c, guest/knob_parse.c, mm/knobs.h).
  *
  * A row is X(id, name, kind, lo, hi, what, dflt, takers, arch, help):
  *   id      a C name: CMDLINE_KEY_<id>, and for a knob its batch_caps field

@@ -71,7 +71,7 @@ struct mix_profile {
 	unsigned area_weight[MIX_AREAS];
 	unsigned rounds;
 	bool lock_virt; /* the schedules run with locks taken out of turn */
-	bool vm_caps;	/* draw caps.mremap, madvise, numa_hint and pageout too */
+	bool vm_caps;	/* draw mm_caps.mremap, madvise, numa_hint and pageout too */
 	bool cpu_nodes; /* CPU c on node c % nodes (hinting faults move folios) */
 };
 

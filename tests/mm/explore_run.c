@@ -32,25 +32,25 @@ static void pick_caps(struct mix *m)
 	 * found; the knobs of mremap, madvise, NUMA hinting and pageout are
 	 * drawn last and only by the mixes that use them (vm_caps), so the
 	 * other mixes' seeds (the found list) keep their draws. */
-	caps.zap = random_cap(m);
-	caps.mprotect = random_cap(m);
-	caps.fork = random_cap(m);
-	caps.gup_grab = random_cap(m);
-	caps.migrate = random_cap(m);
-	caps.migrate_unmap = random_cap(m);
-	caps.migrate_flush = random_cap(m);
-	caps.gup_walk = mix_below(m, 2);
-	caps.contpte = mix_below(m, 2);
-	caps.mremap = 1;
-	caps.madvise = CAP_MAX;
-	caps.numa_hint = CAP_MAX;
-	caps.mremap = caps.zap;
+	mm_caps.zap = random_cap(m);
+	mm_caps.mprotect = random_cap(m);
+	mm_caps.fork = random_cap(m);
+	mm_caps.gup_grab = random_cap(m);
+	mm_caps.migrate = random_cap(m);
+	mm_caps.migrate_unmap = random_cap(m);
+	mm_caps.migrate_flush = random_cap(m);
+	mm_caps.gup_walk = mix_below(m, 2);
+	mm_caps.contpte = mix_below(m, 2);
+	mm_caps.mremap = 1;
+	mm_caps.madvise = CAP_MAX;
+	mm_caps.numa_hint = CAP_MAX;
+	mm_caps.mremap = mm_caps.zap;
 	if (!m->prof->vm_caps)
 		return;
-	caps.mremap = random_cap(m);
-	caps.madvise = random_cap(m);
-	caps.numa_hint = random_cap(m);
-	caps.pageout = random_cap(m);
+	mm_caps.mremap = random_cap(m);
+	mm_caps.madvise = random_cap(m);
+	mm_caps.numa_hint = random_cap(m);
+	mm_caps.pageout = random_cap(m);
 }
 
 /* cpu_nodes mixes: CPU c on node c % nodes for the schedule, so that a

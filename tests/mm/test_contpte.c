@@ -43,7 +43,7 @@ static void ct_teardown(struct ct *t)
 	memset(t->ptes, 0, PAGE_SIZE);
 	pt_free(NULL, t->pt);
 	folio_put(t->folio);
-	caps.contpte = true;
+	mm_caps.contpte = true;
 	CHECK_NO_LEAK(&t->snap);
 }
 
@@ -104,7 +104,7 @@ static bool folds_a_run(void)
 TEST(format_folds_as_it_declares)
 {
 	CHECK_EQ(folds_a_run(), arch_has_pte_blocks());
-	caps.contpte = false;
+	mm_caps.contpte = false;
 	CHECK(!folds_a_run()); /* folds_a_run() turns it back on */
 	CHECK_EQ(folds_a_run(), arch_has_pte_blocks());
 }
@@ -125,7 +125,7 @@ TEST(set_ptes_folds_aligned_runs_only)
 	ct_map(&t, 8, 0, 16);  /* VA not aligned */
 	ct_map(&t, 48, 8, 16); /* PA not aligned */
 	ct_map(&t, 64, 16, 8); /* not a whole block */
-	caps.contpte = false;
+	mm_caps.contpte = false;
 	ct_map(&t, 96, 16, 16); /* folding off */
 	CHECK_EQ(ct_count(&t, 0, PTRS_PER_TABLE, is_cont), 0);
 	CHECK_EQ(counters_since(&t.c0).cont_folds, has ? 2 : 0);
@@ -363,12 +363,12 @@ TEST(contpte_off_never_folds)
 	unsigned long a = test_mmap(mm, 256 << 10, RW | VM_NOHUGEPMD, ORDERS(4));
 	struct mm_counters c0 = mm_counters_read();
 
-	caps.contpte = false;
+	mm_caps.contpte = false;
 	CHECK_EQ(mm_touch(mm, a, 256 << 10, true), 0);
 	CHECK_EQ(mm_mprotect(mm, a, 256 << 10, VM_READ), 0);
 	CHECK_EQ(counters_since(&c0).cont_folds, 0);
 	CHECK(!pte_cont(pte_at(mm, a)));
-	caps.contpte = true;
+	mm_caps.contpte = true;
 	mm_case_end(mm, free0);
 }
 

@@ -71,7 +71,7 @@ TEST(cap_bounds_the_run)
 	struct mm *p = written_parent(4, false, &a), *c;
 	struct mm_counters c0 = mm_counters_read(), d;
 
-	caps.fork = 3;
+	mm_caps.fork = 3;
 	c = mm_fork(p, NULL);
 	d = counters_since(&c0);
 	caps_set_all(true);
@@ -93,13 +93,13 @@ TEST(cap_bounds_the_run)
 TEST(runs_end_where_the_bits_differ)
 {
 	uint64_t free0 = total_free_pages();
-	bool contpte = caps.contpte;
+	bool contpte = mm_caps.contpte;
 	struct mm *p = mm_create(), *c, *c2;
 	long a = mm_mmap(p, 0, 64 << 10, RW | VM_NOHUGEPMD, 0, ORDERS(4));
 	struct mm_counters c0;
 	unsigned char v = 1;
 
-	caps.contpte = false;
+	mm_caps.contpte = false;
 	CHECK(a > 0);
 	CHECK_EQ(mm_touch(p, (unsigned long)a, 64 << 10, false), 0); /* clean */
 	CHECK_EQ(mm_access(p, (unsigned long)a + 5 * PAGE_SIZE, &v, 1, true), 0);
@@ -121,7 +121,7 @@ TEST(runs_end_where_the_bits_differ)
 	CHECK_MM_OK();
 	mm_put(c);
 	mm_put(p);
-	caps.contpte = contpte;
+	mm_caps.contpte = contpte;
 	CHECK_EQ(total_free_pages(), free0);
 }
 

@@ -509,7 +509,7 @@ TEST(touch_marks_accessed_and_dirty)
 		f = folio_at(mm, a);
 		f->page.flags &= ~(PG_referenced | PG_dirty);
 		all_dirty = all_ptes_dirty(mm, a, 16);
-		CHECK(!dirty_ptes || (arch_has_pte_blocks() && caps.contpte) == all_dirty);
+		CHECK(!dirty_ptes || (arch_has_pte_blocks() && mm_caps.contpte) == all_dirty);
 		CHECK_EQ(get_user_pages(mm, a, 16, FOLL_WRITE | FOLL_TOUCH, pages), 16);
 		CHECK(f->page.flags & PG_referenced);
 		CHECK_EQ(!!(f->page.flags & PG_dirty), !all_dirty);

@@ -671,9 +671,9 @@ TEST(every_variant_equals_unbatched)
  */
 TEST(write_touch_marks_dirty_when_an_entry_is_clean)
 {
-	bool contpte = caps.contpte;
+	bool contpte = mm_caps.contpte;
 
-	caps.contpte = false;
+	mm_caps.contpte = false;
 	for (int v = 0; v < NR_GUP_VARIANTS; v++) {
 		struct mm *mm = begin();
 		unsigned long a = test_mmap(mm, 64 << 10, RW | VM_NOHUGEPMD, ORDERS(4));
@@ -698,7 +698,7 @@ TEST(write_touch_marks_dirty_when_an_entry_is_clean)
 			put_user_pages(pages, (unsigned long)got);
 		end(mm);
 	}
-	caps.contpte = contpte;
+	mm_caps.contpte = contpte;
 	gup_variant_apply(&gup_variants[NR_GUP_VARIANTS - 1]);
 }
 

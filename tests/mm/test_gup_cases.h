@@ -200,8 +200,8 @@ static const struct gup_variant gup_variants[] = { { "unbatched", false, 1 },
 
 static inline void gup_variant_apply(const struct gup_variant *v)
 {
-	caps.gup_walk = v->walk;
-	caps.gup_grab = v->grab;
+	mm_caps.gup_walk = v->walk;
+	mm_caps.gup_grab = v->grab;
 }
 
 #endif

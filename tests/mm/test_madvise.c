@@ -213,7 +213,7 @@ TEST(free_every_size_then_reclaim)
 			pte_t pte = { 0 };
 			bool by_pmd;
 
-			caps.madvise = batched ? CAP_MAX : 1;
+			mm_caps.madvise = batched ? CAP_MAX : 1;
 			c0 = mm_counters_read();
 			CHECK_EQ(mm_madvise(mm, a, LEN, MADV_FREE), 0);
 			d = counters_since(&c0);
@@ -407,7 +407,7 @@ TEST(free_keeps_contpte_blocks)
 		struct mm_counters c0, d;
 
 		CHECK(pte_cont(pte_at(mm, a)));
-		caps.madvise = batched ? CAP_MAX : 1;
+		mm_caps.madvise = batched ? CAP_MAX : 1;
 		c0 = mm_counters_read();
 		CHECK_EQ(mm_madvise(mm, a, LEN, MADV_FREE), 0);
 		d = counters_since(&c0);
@@ -503,7 +503,7 @@ static void free_sequence(struct free_state *s, unsigned cap)
 
 	for (int k = 0; k < NR_AREAS; k++)
 		base[k] = map_len(mm, areas[k].size, areas[k].len);
-	caps.madvise = cap;
+	mm_caps.madvise = cap;
 	for (int step = 0; step < 200; step++) {
 		seed = seed * 1103515245 + 12345;
 		free_step(mm, base, seed, s);

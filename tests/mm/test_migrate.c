@@ -687,7 +687,7 @@ TEST(caps_bound_the_runs)
 	struct mm_counters c0, d;
 
 	fill(mm, a, pages, 11);
-	caps.migrate = caps.migrate_unmap = 4;
+	mm_caps.migrate = mm_caps.migrate_unmap = 4;
 	c0 = mm_counters_read();
 	CHECK_EQ(migrate_pages(mm, N0, N1), 0);
 	d = counters_since(&c0);

@@ -164,7 +164,7 @@ static struct moved move_4m(unsigned order, bool pmd, unsigned long off, unsigne
 	fill(mm, a, len, 7);
 	f0 = folio_at(mm, a);
 	f1 = folio_at(mm, a + len - PAGE_SIZE);
-	caps.mremap = cap;
+	mm_caps.mremap = cap;
 	c0 = mm_counters_read();
 	CHECK_EQ(mm_mremap(mm, a, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, d), (long)d);
 	m.d = counters_since(&c0);
@@ -602,7 +602,7 @@ static void diff_run(uint64_t seed, unsigned cap, struct diff_state *st)
 	struct page *pins[16];
 	long npins = 0;
 
-	caps.mremap = cap;
+	mm_caps.mremap = cap;
 	drng = seed;
 	st->results = 0;
 	for (int i = 0; i < DIFF_STEPS; i++) {
@@ -615,7 +615,7 @@ static void diff_run(uint64_t seed, unsigned cap, struct diff_state *st)
 	for (int k = 0; k < 2; k++)
 		if (mms[k])
 			mm_put(mms[k]);
-	caps.mremap = CAP_MAX;
+	mm_caps.mremap = CAP_MAX;
 }
 
 /* The same seeded steps (mmap, touch, write, mremap of every kind at

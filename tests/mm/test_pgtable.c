@@ -188,7 +188,7 @@ static void run_hooks_case(bool contpte)
 	int n = 0;
 
 	mm_snapshot_take(&snap);
-	caps.contpte = contpte;
+	mm_caps.contpte = contpte;
 	pt = pt_alloc(NULL);
 	f = folio_alloc(0, 5, 0);
 	CHECK(pt && f);
@@ -218,7 +218,7 @@ static void run_hooks_case(bool contpte)
 	memset(t, 0, PAGE_SIZE);
 	pt_free(NULL, pt);
 	folio_put(f);
-	caps.contpte = true;
+	mm_caps.contpte = true;
 	CHECK_NO_LEAK(&snap);
 }
 

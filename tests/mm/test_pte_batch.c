@@ -21,7 +21,7 @@ struct bt {
 	pte_t *ptes;
 	struct folio *folio;
 	uint64_t pfn;
-	bool contpte; /* caps.contpte before the case */
+	bool contpte; /* mm_caps.contpte before the case */
 	struct mm_snapshot snap;
 };
 
@@ -29,8 +29,8 @@ static bool bt_setup(struct bt *b, unsigned order)
 {
 	mm_init(); /* once; the guest's selftest may run before anything else did */
 	mm_snapshot_take(&b->snap);
-	b->contpte = caps.contpte;
-	caps.contpte = false;
+	b->contpte = mm_caps.contpte;
+	mm_caps.contpte = false;
 	b->pt = pt_alloc(NULL);
 	b->folio = folio_alloc(0, order, 0);
 	CHECK(b->pt != NULL && b->folio != NULL);
@@ -39,7 +39,7 @@ static bool bt_setup(struct bt *b, unsigned order)
 			pt_free(NULL, b->pt);
 		if (b->folio)
 			folio_put(b->folio);
-		caps.contpte = b->contpte;
+		mm_caps.contpte = b->contpte;
 		return false;
 	}
 	b->ptes = page_address(b->pt);
@@ -52,7 +52,7 @@ static void bt_teardown(struct bt *b)
 	memset(b->ptes, 0, PAGE_SIZE);
 	pt_free(NULL, b->pt);
 	folio_put(b->folio);
-	caps.contpte = b->contpte;
+	mm_caps.contpte = b->contpte;
 	CHECK_NO_LEAK(&b->snap);
 }
 

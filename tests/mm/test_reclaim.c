@@ -247,7 +247,7 @@ static struct outcome scenario(unsigned cap)
 	mm_clear_young(mm, a, a + 8 * fs, true); /* at young=max: see docs/swap.md on arm64 */
 	for (int i = 0; i < 8; i += 3)
 		CHECK_EQ(mm_access(mm, a + i * fs + 5 * PAGE_SIZE, &x, 8, false), 0);
-	caps.pageout = caps.young = caps.swapin = cap;
+	mm_caps.pageout = mm_caps.young = mm_caps.swapin = cap;
 	c0 = mm_counters_read();
 	CHECK_EQ(reclaim(mm, nid, 64), 64);
 	CHECK_MM_OK();

@@ -1,8 +1,8 @@
 /*
  * test_swap.c - MADV_PAGEOUT and swap-in (mm/swap.h): a folio mapped only
  * here goes to swap whole and comes back with its contents, a large one
- * as one folio (caps.swapin) and through one set_ptes; the unmap clears
- * runs of caps.pageout; fork shares the slots, zap, MADV_DONTNEED and
+ * as one folio (mm_caps.swapin) and through one set_ptes; the unmap clears
+ * runs of mm_caps.pageout; fork shares the slots, zap, MADV_DONTNEED and
  * MADV_FREE drop them, mremap moves the entries; pinned and shared
  * folios stay. Each case runs on every folio size of test_gup_cases.h
  * where it matters and checks the invariants (mm_check also counts each
@@ -82,14 +82,14 @@ TEST(caps_of_one_unmap_and_read_page_by_page)
 		struct mm_counters c0 = mm_counters_read();
 
 		WHERE("%s", batched ? "batched" : "cap 1");
-		caps.pageout = caps.swapin = batched ? CAP_MAX : 1;
+		mm_caps.pageout = mm_caps.swapin = batched ? CAP_MAX : 1;
 		W_CHECK_EQ(mm_madvise(mm, a, len, MADV_PAGEOUT), 0);
 		W_CHECK_EQ(counters_since(&c0).pageout_clears, batched ? n >> g->order : n);
 		W_CHECK_EQ(stamp_mismatches(mm, a, len, 1), 0);
 		W_CHECK_EQ(counters_since(&c0).swapin_folios, batched ? n >> g->order : n);
 		W_CHECK_EQ(folio_order(folio_at(mm, a)), batched ? g->order : 0);
 		W_CHECK_MM_OK();
-		caps.pageout = caps.swapin = CAP_MAX;
+		mm_caps.pageout = mm_caps.swapin = CAP_MAX;
 		end(mm);
 	}
 }

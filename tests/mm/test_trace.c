@@ -47,7 +47,7 @@ TEST(trace_of_a_capped_munmap)
 {
 	uint64_t free0;
 	struct mm *mm;
-	struct batch_caps saved = caps;
+	struct batch_caps saved = mm_caps;
 	struct mm_counters c0, d;
 	bool was = mm_trace;
 	unsigned long a;
@@ -58,7 +58,7 @@ TEST(trace_of_a_capped_munmap)
 	mm = mm_case_begin(&free0);
 	a = test_mmap(mm, 64 << 10, RW, ORDERS(4));
 	CHECK_EQ(mm_touch(mm, a, 64 << 10, true), 0);
-	caps.zap = 4;
+	mm_caps.zap = 4;
 	trace_nr = 0;
 	mm_trace_sink = trace_capture;
 	CHECK(mm_set_trace(true));
@@ -66,7 +66,7 @@ TEST(trace_of_a_capped_munmap)
 	CHECK_EQ(mm_munmap(mm, a, 64 << 10), 0);
 	d = counters_since(&c0);
 	mm_set_trace(was);
-	caps = saved;
+	mm_caps = saved;
 	for (unsigned i = 0; i < trace_nr && i < TRACE_LINES; i++)
 		printf("    %s\n", trace_lines[i]);
 	snprintf(want, sizeof(want), "munmap %#lx-%#lx cap=4", a, a + (64 << 10));
@@ -122,7 +122,7 @@ TEST(trace_json_of_a_capped_munmap)
 {
 	uint64_t free0;
 	struct mm *mm;
-	struct batch_caps saved = caps;
+	struct batch_caps saved = mm_caps;
 	struct mm_counters c0, d;
 	bool was = mm_trace;
 	unsigned long long sum = 0;
@@ -134,7 +134,7 @@ TEST(trace_json_of_a_capped_munmap)
 	mm = mm_case_begin(&free0);
 	a = test_mmap(mm, 64 << 10, RW, ORDERS(4));
 	CHECK_EQ(mm_touch(mm, a, 64 << 10, true), 0);
-	caps.zap = 4;
+	mm_caps.zap = 4;
 	trace_nr = trace_json_nr = 0;
 	mm_trace_sink = trace_capture;
 	mm_trace_json_sink = trace_json_capture;
@@ -143,7 +143,7 @@ TEST(trace_json_of_a_capped_munmap)
 	CHECK_EQ(mm_munmap(mm, a, 64 << 10), 0);
 	d = counters_since(&c0);
 	mm_set_trace(was);
-	caps = saved;
+	mm_caps = saved;
 	mm_trace_sink = NULL;
 	mm_trace_json_sink = NULL;
 	CHECK_EQ(trace_json_nr, trace_nr);

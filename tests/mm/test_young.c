@@ -42,7 +42,7 @@ TEST(clears_every_young_entry_one_flush_a_run)
 			struct mm_counters c0;
 
 			WHERE("%s %s", g->label, batched ? "batched" : "young=1");
-			caps.young = batched ? CAP_MAX : 1;
+			mm_caps.young = batched ? CAP_MAX : 1;
 			W_CHECK_EQ(young_pages(mm, a, len), n);
 			c0 = mm_counters_read();
 			W_CHECK_EQ(mm_clear_young(mm, a, a + len, true), young);
@@ -61,7 +61,7 @@ TEST(clears_every_young_entry_one_flush_a_run)
 			W_CHECK(young_pages(mm, a + len - PAGE_SIZE, PAGE_SIZE) == 1);
 			W_CHECK_EQ(stamp_mismatches(mm, a, len, 1), 0);
 			W_CHECK_MM_OK();
-			caps.young = CAP_MAX;
+			mm_caps.young = CAP_MAX;
 			mm_case_end(mm, free_before);
 		}
 	}

@@ -1,5 +1,5 @@
 /*
- * knobs.c - the batching knobs from the guest command line into mm's
+ * knob_parse.c - the batching knobs from the guest command line into mm's
  * struct batch_caps, and back out for RESULT lines (see knob_parse.h).
  * Both walk the knob rows of ptelab/cmdline_keys.h, whose ids are the
  * fields' names.
@@ -58,7 +58,7 @@ unsigned *caps_find(const char *key)
 {
 	for (int i = 0; i < NR_CAP_FIELDS; i++)
 		if (!strcmp(key, cap_fields[i].key))
-			return cap_field(&caps, i);
+			return cap_field(&mm_caps, i);
 	return NULL;
 }
 
@@ -101,10 +101,10 @@ static int batch_parse(const char *v, char *err, size_t errlen)
 	if (cmdline_cap_value("batch", v, &all, err, errlen))
 		return -1;
 	for (int i = 0; i < NR_CAP_FIELDS; i++)
-		*cap_field(&caps, i) = all;
+		*cap_field(&mm_caps, i) = all;
 	for (int i = 0; i < NR_SWITCH_FIELDS; i++)
 		if (switch_fields[i].batches)
-			*switch_field(&caps, i) = all > 1;
+			*switch_field(&mm_caps, i) = all > 1;
 	return 0;
 }
 
@@ -116,13 +116,14 @@ int caps_parse(const struct cmdline *cl, char *err, size_t errlen)
 		return -1;
 	for (int i = 0; i < NR_CAP_FIELDS; i++) {
 		v = cmdline_get(cl, cap_fields[i].key);
-		if (v && cmdline_cap_value(cap_fields[i].key, v, cap_field(&caps, i), err, errlen))
+		if (v &&
+		    cmdline_cap_value(cap_fields[i].key, v, cap_field(&mm_caps, i), err, errlen))
 			return -1;
 	}
 	for (int i = 0; i < NR_SWITCH_FIELDS; i++) {
 		v = cmdline_get(cl, switch_fields[i].key);
 		if (v &&
-		    cmdline_onoff(switch_fields[i].key, v, switch_field(&caps, i), err, errlen))
+		    cmdline_onoff(switch_fields[i].key, v, switch_field(&mm_caps, i), err, errlen))
 			return -1;
 	}
 	return 0;
