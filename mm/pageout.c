@@ -30,30 +30,9 @@
 #include "pte_batch.h"
 #include "swap.h"
 #include "swapops.h"
+#include "vmscan.h"
 
 void (*pageout_window_hook)(struct mm *mm, unsigned long addr);
-
-/* Clear the @nr entries from @ptep in runs of mm_caps.pageout. Return: the
- * first entry with the dirty and young bits of all of them. */
-static pte_t pageout_clear(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr)
-{
-	pte_t first = { 0 };
-	bool dirty = false, young = false;
-
-	for (unsigned done = 0; done < nr;) {
-		unsigned n = cap_nr(mm_caps.pageout, nr - done);
-		pte_t p = clear_full_ptes(mm, addr + done * PAGE_SIZE, ptep + done, n, 0);
-
-		if (!done)
-			first = p;
-		dirty |= pte_dirty(p);
-		young |= pte_young(p);
-		done += n;
-		count_event(pageout_clears, 1);
-	}
-	first = dirty ? pte_mkdirty(first) : first;
-	return young ? pte_mkyoung(first) : first;
-}
 
 /* After the clear and flush: is the folio held by nothing but the @nr
  * mappings just cleared? */

@@ -100,27 +100,13 @@ bool folio_referenced_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsig
 	return young;
 }
 
-/* Clear the @nr entries from @ptep in runs of mm_caps.pageout, then flush
- * them. Return: the first entry with the dirty and young bits of all. */
+/* pageout_clear() and one flush of the @nr entries. */
 static pte_t unmap_clear(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr)
 {
-	pte_t first = { 0 };
-	bool dirty = false, young = false;
+	pte_t first = pageout_clear(mm, addr, ptep, nr);
 
-	for (unsigned done = 0; done < nr;) {
-		unsigned n = cap_nr(mm_caps.pageout, nr - done);
-		pte_t p = clear_full_ptes(mm, addr + done * PAGE_SIZE, ptep + done, n, 0);
-
-		if (!done)
-			first = p;
-		dirty |= pte_dirty(p);
-		young |= pte_young(p);
-		done += n;
-		count_event(pageout_clears, 1);
-	}
 	flush_tlb_range(mm, addr, addr + (unsigned long)nr * PAGE_SIZE);
-	first = dirty ? pte_mkdirty(first) : first;
-	return young ? pte_mkyoung(first) : first;
+	return first;
 }
 
 /* After the clear and flush: does nothing but the @nr mappings and the

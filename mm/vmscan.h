@@ -23,6 +23,8 @@
 
 #include <stdbool.h>
 
+#include "counters.h"
+#include "knobs.h"
 #include "pgtable.h"
 
 struct mm;
@@ -77,5 +79,32 @@ bool folio_referenced_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsig
 /* Tests: called with each isolated folio after its checks passed, under
  * its PTE lock, before the unmap (a gup-fast grab lands here). */
 extern void (*reclaim_window_hook)(struct mm *mm, unsigned long addr);
+
+/*
+ * pageout_clear - clear the @nr entries from @ptep (of one folio) in runs
+ * of mm_caps.pageout, without a flush (MADV_PAGEOUT's and reclaim's
+ * unmap). Return: the first entry with the dirty and young bits of all.
+ * Context: the table's lock is held. Inline: MADV_PAGEOUT's 4K cell
+ * costs 23 instructions a page more with a call.
+ */
+static inline pte_t pageout_clear(struct mm *mm, unsigned long addr, pte_t *ptep, unsigned nr)
+{
+	pte_t first = { 0 };
+	bool dirty = false, young = false;
+
+	for (unsigned done = 0; done < nr;) {
+		unsigned n = cap_nr(mm_caps.pageout, nr - done);
+		pte_t p = clear_full_ptes(mm, addr + done * PAGE_SIZE, ptep + done, n, 0);
+
+		if (!done)
+			first = p;
+		dirty |= pte_dirty(p);
+		young |= pte_young(p);
+		done += n;
+		count_event(pageout_clears, 1);
+	}
+	first = dirty ? pte_mkdirty(first) : first;
+	return young ? pte_mkyoung(first) : first;
+}
 
 #endif
