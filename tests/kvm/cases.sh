@@ -30,7 +30,11 @@ user_cases() {
 	fi
 	BACKEND=kvm hello_cases "$be" "$u"
 	BACKEND=kvm fork_cases "$be" "$u"
-	BACKEND=kvm thread_cases "$be" "$u"
+	if [ "${kvm_full:-0}" = 1 ]; then
+		BACKEND=kvm thread_cases "$be" "$u"
+	else
+		BACKEND=kvm thread_cases "$be" "$u" quick
+	fi
 	status_case 0 --timeout 60 --initramfs "$u" -- run=exec:/bin/mm &&
 		out_has "$name" "^mm: ok\$" && pass "$name"
 	status_case 139 --timeout 60 --initramfs "$u" -- run=exec:/bin/segv &&
