@@ -3,8 +3,8 @@
  * capget / capset, which decide migrate_pages' reach): Linux's arguments
  * (node masks of @maxnode bits in user memory, arrays of addresses)
  * checked and turned into mm/'s calls (mm/mempolicy.h) on the current
- * process's mm. set_mempolicy is not here: ptelab has no task policy
- * (docs/migrate.md), so it answers -ENOSYS and is counted.
+ * process's mm. ptelab has no task policy (docs/migrate.md): set_mempolicy
+ * accepts MPOL_DEFAULT alone (set_task_policy()).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -225,8 +225,6 @@ long sys_capset(struct user_regs *r, const long *a)
 	return 0;
 }
 
-#define MPOL_MODE_FLAGS 0xe000u /* MPOL_F_STATIC_NODES, RELATIVE_NODES, NUMA_BALANCING */
-
 /* set_mempolicy(mode, nodemask, maxnode): the task's own policy is always
  * MPOL_DEFAULT here (get_mempolicy() says so), so MPOL_DEFAULT with an
  * empty mask is accepted and changes nothing; any other mode is refused
@@ -242,5 +240,5 @@ long sys_set_mempolicy(struct user_regs *r, const long *a)
 		err = nodes_from_user((unsigned long)a[1], (unsigned long)a[2], &nodes);
 	if (err)
 		return err;
-	return ((unsigned)a[0] & ~MPOL_MODE_FLAGS) == MPOL_DEFAULT && !nodes ? 0 : -EINVAL;
+	return set_task_policy((unsigned)a[0], nodes);
 }

@@ -289,3 +289,8 @@ long migrate_pages(struct mm *mm, unsigned long from, unsigned long to)
 {
 	return mm_migrate_pages(mm, from, to, MPOL_MF_MOVE);
 }
+
+long set_task_policy(unsigned mode, unsigned long nodes)
+{
+	return (mode & ~MPOL_MODE_FLAGS) == MPOL_DEFAULT && !nodes ? 0 : -EINVAL;
+}

@@ -71,6 +71,18 @@ int mbind(struct mm *mm, unsigned long start, unsigned long len, unsigned mode, 
  * MPOL_F_MEMS_ALLOWED alone: every node in *@nodes, MPOL_DEFAULT in *@mode.
  * Return: 0, -EFAULT (no VMA at @addr), -EINVAL (bad flags) or -ENOMEM.
  */
+/* The mode flags set_mempolicy and mbind take beside a mode
+ * (MPOL_F_STATIC_NODES, RELATIVE_NODES, NUMA_BALANCING). */
+#define MPOL_MODE_FLAGS 0xe000u
+
+/*
+ * set_task_policy - set_mempolicy()'s answer: ptelab keeps no task policy
+ * (a process's is always MPOL_DEFAULT, get_mempolicy() says so), so
+ * MPOL_DEFAULT with no nodes is accepted and changes nothing, and any
+ * other mode is -EINVAL (libnuma reads that as "not supported").
+ */
+long set_task_policy(unsigned mode, unsigned long nodes);
+
 int get_mempolicy(struct mm *mm, int *mode, unsigned long *nodes, unsigned long addr,
 		  unsigned flags);
 

@@ -97,9 +97,7 @@ long sem_mbind(unsigned long first, unsigned long n, int mode, unsigned long nod
 /* ptelab has no task policy (docs/migrate.md, the differences). */
 long sem_set_mempolicy(int mode, unsigned long nodes)
 {
-	(void)mode;
-	(void)nodes;
-	return -ENOSYS;
+	return set_task_policy((unsigned)mode, nodes);
 }
 
 long sem_get_mempolicy(int *mode, unsigned long *nodes, unsigned long page, unsigned flags)
