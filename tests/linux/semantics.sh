@@ -106,28 +106,36 @@ compare() {
 	pass "semantics: $3 $(($(keys "$1" | wc -l) - $(wc -l <"$TMPD/differ"))) scenarios answer exactly as Linux 6.12"
 }
 
-# user_side ARCH: the Linux program itself (build/compare/ARCH/semantics,
+# user_run ARCH: the Linux program itself (build/compare/ARCH/semantics,
 # unmodified) as a ptelab user process on QEMU TCG with three nodes and
-# the same THP settings (--set-thp): its lines must be the host runner's,
-# line for line: the system calls add nothing and lose nothing.
-user_side() {
+# the same THP settings (--set-thp), its SEM lines into user-ARCH.sem.
+# The two arches run side by side; user_check judges them in this shell
+# (a pass or fail counted in a background job would be lost).
+user_run() {
 	ifs=$TMPD/ifs-$1
 	mkdir -p "$ifs/bin" && cp "build/compare/$1/semantics" "$ifs/bin/" || return 1
 	"$PTELAB" --backend qemu --arch "$1" --nodes 3 --mem 1536M --timeout 300 --initramfs "$ifs" \
 		-- run=exec:/bin/semantics -- --set-thp >"$TMPD/user-$1.log" 2>&1
 	grep '^SEM ' "$TMPD/user-$1.log" >"$TMPD/user-$1.sem"
+}
+
+# user_check ARCH: its lines must be the host runner's, line for line:
+# the system calls add nothing and lose nothing.
+user_check() {
 	if [ -s "$TMPD/user-$1.sem" ] && cmp -s "$TMPD/x86_64.sem" "$TMPD/user-$1.sem"; then
 		pass "semantics: the Linux program on ptelab ($1 user process) prints mm/'s $(wc -l <"$TMPD/user-$1.sem") lines"
 	else
 		fail "semantics: the Linux program on ptelab ($1)" \
-			"$(diff "$TMPD/x86_64.sem" "$TMPD/user-$1.sem" | grep '^[<>]' | head -n 2 | cut -c1-160 | tr '\n' '|')$(tail -n 2 "$TMPD/user-$1.log" | tr '\n' '|')"
+			"$(diff "$TMPD/x86_64.sem" "$TMPD/user-$1.sem" 2>&1 | grep '^[<>]' | head -n 2 | cut -c1-160 | tr '\n' '|')$(tail -n 2 "$TMPD/user-$1.log" 2>&1 | tr '\n' '|')"
 	fi
 }
 if out=$(env -u MAKEFLAGS -u MAKELEVEL make --no-print-directory -s build/ptelab \
 	build/compare/x86_64/semantics build/compare/arm64/semantics 2>&1); then
-	user_side x86_64 &
-	user_side arm64 &
+	user_run x86_64 &
+	user_run arm64 &
 	wait
+	user_check x86_64
+	user_check arm64
 else
 	fail "semantics: build the Linux program" "$(echo "$out" | tail -n 3 | tr '\n' '|')"
 fi
