@@ -19,11 +19,19 @@ static struct swap_slot *slots; /* SWAP_SLOTS of them, allocated at first use */
 static unsigned long used, cursor;
 static struct spinlock swap_lock = SPINLOCK_INIT(LOCK_LEAF, "swap_lock");
 
+/* The table, or NULL before the first swap_alloc(). Set once by a
+ * compare-and-swap outside swap_lock, so every read is atomic (a plain
+ * read beside a losing CPU's compare-and-swap is a data race). */
+static struct swap_slot *slot_table(void)
+{
+	return __atomic_load_n(&slots, __ATOMIC_ACQUIRE);
+}
+
 /* Are the @nr slots from @off all free? Context: swap_lock held. */
 static bool run_free(unsigned long off, unsigned nr)
 {
 	for (unsigned i = 0; i < nr; i++)
-		if (slots[off + i].count)
+		if (slot_table()[off + i].count)
 			return false;
 	return true;
 }
@@ -42,7 +50,7 @@ static long reserve_run(unsigned nr)
 		if (off + nr > SWAP_SLOTS || !run_free(off, nr))
 			continue;
 		for (unsigned i = 0; i < nr; i++)
-			slots[off + i].count = 1;
+			slot_table()[off + i].count = 1;
 		used += nr;
 		cursor = off + nr;
 		return (long)off;
@@ -62,7 +70,7 @@ long swap_alloc(unsigned nr)
 			free(t);
 	}
 	spin_lock(&swap_lock);
-	off = slots && nr && nr <= SWAP_SLOTS ? reserve_run(nr) : -1;
+	off = slot_table() && nr && nr <= SWAP_SLOTS ? reserve_run(nr) : -1;
 	spin_unlock(&swap_lock);
 	if (off < 0)
 		return -1;
@@ -73,7 +81,7 @@ long swap_alloc(unsigned nr)
 			swap_free_nr((unsigned long)off, nr); /* frees the pages allocated so far */
 			return -1;
 		}
-		slots[off + i].data = f;
+		slot_table()[off + i].data = f;
 	}
 	return off;
 }
@@ -82,8 +90,8 @@ void swap_dup(unsigned long offset, unsigned nr)
 {
 	spin_lock(&swap_lock);
 	for (unsigned i = 0; i < nr; i++) {
-		BUG_ON(slots[offset + i].count <= 0);
-		slots[offset + i].count++;
+		BUG_ON(slot_table()[offset + i].count <= 0);
+		slot_table()[offset + i].count++;
 	}
 	spin_unlock(&swap_lock);
 }
@@ -99,7 +107,7 @@ void swap_free_nr(unsigned long offset, unsigned nr)
 		n = 0;
 		spin_lock(&swap_lock);
 		for (unsigned i = 0; i < chunk; i++) {
-			struct swap_slot *s = &slots[offset + i];
+			struct swap_slot *s = &slot_table()[offset + i];
 
 			BUG_ON(s->count <= 0);
 			if (--s->count)
@@ -119,19 +127,19 @@ void swap_free_nr(unsigned long offset, unsigned nr)
 
 int swap_count(unsigned long offset)
 {
-	return slots && offset < SWAP_SLOTS
-		       ? __atomic_load_n(&slots[offset].count, __ATOMIC_RELAXED)
+	return slot_table() && offset < SWAP_SLOTS
+		       ? __atomic_load_n(&slot_table()[offset].count, __ATOMIC_RELAXED)
 		       : 0;
 }
 
 void swap_write_page(unsigned long offset, const void *src)
 {
-	memcpy(page_address(&slots[offset].data->page), src, PAGE_SIZE);
+	memcpy(page_address(&slot_table()[offset].data->page), src, PAGE_SIZE);
 }
 
 void swap_read_page(unsigned long offset, void *dst)
 {
-	memcpy(dst, page_address(&slots[offset].data->page), PAGE_SIZE);
+	memcpy(dst, page_address(&slot_table()[offset].data->page), PAGE_SIZE);
 }
 
 unsigned long swap_slots_used(void)
