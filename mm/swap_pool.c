@@ -21,6 +21,20 @@ static struct list_head pool = { &pool, &pool }; /* free pool pages, linked by l
 static unsigned long pool_free, pool_lent, pool_reserved;
 static struct spinlock pool_lock = SPINLOCK_INIT(LOCK_LEAF, "swap pool lock");
 
+/* The first free pool page, off the list; NULL when none.
+ * Context: pool_lock held. */
+static struct folio *pool_pop(void)
+{
+	struct folio *f;
+
+	if (!pool_free)
+		return NULL;
+	f = (struct folio *)list_entry(pool.next, struct page, lru);
+	list_del(&f->page.lru);
+	pool_free--;
+	return f;
+}
+
 long swap_reserve(unsigned long pages)
 {
 	for (unsigned long i = 0; i < pages; i++) {
@@ -46,12 +60,8 @@ void swap_unreserve(void)
 		struct folio *f = NULL;
 
 		spin_lock(&pool_lock);
-		if (pool_free) {
-			f = (struct folio *)list_entry(pool.next, struct page, lru);
-			list_del(&f->page.lru);
-			pool_free--;
+		if ((f = pool_pop()))
 			pool_reserved--;
-		}
 		spin_unlock(&pool_lock);
 		if (!f)
 			break;
@@ -80,12 +90,8 @@ struct folio *swap_page_get(void)
 	struct folio *f = NULL;
 
 	spin_lock(&pool_lock);
-	if (pool_free) {
-		f = (struct folio *)list_entry(pool.next, struct page, lru);
-		list_del(&f->page.lru);
-		pool_free--;
+	if ((f = pool_pop()))
 		pool_lent++;
-	}
 	spin_unlock(&pool_lock);
 	return f ? f : folio_alloc(0, 0, ALLOC_ANY_NODE);
 }
