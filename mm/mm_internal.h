@@ -238,4 +238,9 @@ static inline unsigned long mm_write_protect_seq(struct mm *mm)
 	return __atomic_load_n(&mm->write_protect_seq, __ATOMIC_ACQUIRE);
 }
 
+/* One character for the entry @pte, the PTE strip's (mm/ptdump.c; the
+ * trace's strip uses the same letters): . none, m migration, s swap,
+ * W/w writable dirty/clean, R/r read-only dirty/clean. */
+char pte_strip_char(pte_t pte);
+
 #endif

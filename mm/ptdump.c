@@ -162,8 +162,7 @@ void mm_ptdump_to(struct mm *mm, void (*out)(void *ctx, const char *line), void 
 
 #define STRIP_ROW 64 /* entries a row, in groups of 16 */
 
-/* One character for the entry @pte: its state at a glance. */
-static char strip_char(pte_t pte)
+char pte_strip_char(pte_t pte)
 {
 	if (pte_none(pte))
 		return '.';
@@ -210,7 +209,7 @@ static void row_add(struct strip_row *r, struct strip_folios *sf, pte_t pte)
 		nid = (char)('0' + folio_nid(page_folio(page)) % 10);
 		r->any_page = true;
 	}
-	r->ent[at] = strip_char(pte);
+	r->ent[at] = pte_strip_char(pte);
 	r->folio[at] = f;
 	r->excl[at] = x;
 	r->node[at] = nid;

@@ -258,13 +258,7 @@ static char strip_char(pte_t pte, enum pmd_state state)
 		return 'P';
 	if (state == PMD_MIGRATION)
 		return 'M';
-	if (pte_none(pte))
-		return '.';
-	if (!pte_present(pte))
-		return is_migration_entry(pte) ? 'm' : is_swap_entry(pte) ? 's' : '?';
-	if (pte_write(pte))
-		return pte_dirty(pte) ? 'W' : 'w';
-	return pte_dirty(pte) ? 'R' : 'r';
+	return pte_strip_char(pte);
 }
 
 enum strip_row { STRIP_PTES, STRIP_FOLIOS, STRIP_CONT };
