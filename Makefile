@@ -39,7 +39,7 @@ HOST_CFLAGS := -O2 -g -std=gnu11 $(WARN) -MMD -MP
 # and it sees include/ alone. Only tests see every side.
 VMM_INC := -Ivmm -Iinclude -I$(B)/gen
 CMDLINE_INC := -Iinclude
-TEST_HOST_INC := $(VMM_INC) -Iguest/include -Imm -Itests
+TEST_HOST_INC := $(VMM_INC) -Iguest/include -Imm -Icore/include -Itests
 HOST_INC = $(VMM_INC)
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
@@ -114,7 +114,7 @@ $(B)/timeit: tests/bench/timeit.c | $(DEPS)
 
 # --- host tests (sanitized) -------------------------------------------------
 HT_SRCS := $(wildcard tests/host/*.c) tests/runner.c $(filter-out vmm/main.c,$(VMM_SRCS)) \
-	guest/dt.c guest/machine.c $(CMDLINE_SRCS)
+	core/dt.c core/machine.c $(CMDLINE_SRCS)
 HT_OBJS := $(patsubst %.c,$(B)/host-san/%.o,$(HT_SRCS))
 
 $(B)/host-san/%.o: %.c | $(DEPS)
@@ -123,7 +123,7 @@ $(B)/host-san/%.o: %.c | $(DEPS)
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(HOST_INC) $(SAN) -c $< -o $@
 # The tests, and the guest's FDT reader they test on the host, see more.
 $(B)/host/tests/%.o $(B)/host-san/tests/%.o: HOST_INC = $(TEST_HOST_INC)
-$(B)/host-san/guest/dt.o $(B)/host-san/guest/machine.o: HOST_INC = -Iguest/include -Iinclude
+$(B)/host-san/core/dt.o $(B)/host-san/core/machine.o: HOST_INC = -Icore/include -Iinclude
 $(B)/host/cmdline/%.o $(B)/host-san/cmdline/%.o: HOST_INC = $(CMDLINE_INC)
 
 $(B)/host-tests: $(HT_OBJS)
@@ -154,7 +154,7 @@ GFLAGS_arm64 := -mcmodel=small -mno-outline-atomics
 # them on the real MMU), the explorer's mixes (run=stress:mm runs them on
 # the real CPUs) and the arch's own files. test_explore.c drives arch/host's
 # schedule explorer: host runners only.
-GUEST_COMMON = $(wildcard guest/*.c kernel/*.c) $(CMDLINE_SRCS) $(wildcard tests/guest/*.c) \
+GUEST_COMMON = $(wildcard core/*.c guest/*.c kernel/*.c) $(CMDLINE_SRCS) $(wildcard tests/guest/*.c) \
 	tests/runner.c \
 	$(wildcard mm/*.c) $(filter-out tests/mm/test_explore.c,$(wildcard tests/mm/*.c))
 
@@ -164,7 +164,7 @@ $(1)_NL := $(B)/newlib/install/$(TRIPLE_$(1))
 $(1)_CFLAGS := -O2 -g -std=gnu11 $(WARN) -ffreestanding -fno-pie -fno-stack-protector \
 	-fno-builtin -fno-omit-frame-pointer $(GFLAGS_$(1)) -nostdinc \
 	-isystem $$($(1)_NL)/include -isystem $$(GCC_INC_$(1)) \
-	-Iguest/include -Iarch/$(1)/include -Ikernel -Imm -Iinclude -Itests -MMD -MP
+	-Iguest/include -Iarch/$(1)/include -Ikernel -Imm -Icore/include -Iinclude -Itests -MMD -MP
 $(1)_SRCS := $(GUEST_COMMON) $(wildcard arch/$(1)/*.c) $(wildcard arch/$(1)/*.S)
 $(1)_OBJS := $$(patsubst %,$(B)/$(1)/obj/%.o,$$($(1)_SRCS))
 $(1)_LIBS := $$($(1)_NL)/lib/libc.a $$($(1)_NL)/lib/libm.a $$(LIBGCC_$(1))

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "commands.h"
 #include "kernel.h"
 #include "knob_parse.h"
 #include "mm.h"

@@ -5,6 +5,7 @@
 
 #include "bench.h"
 #include "ptelab/cmdline.h"
+#include "commands.h"
 #include "kernel.h"
 #include "mm.h"
 #include "page.h"

@@ -41,6 +41,7 @@
 #include "bench.h"
 #include "ptelab/cmdline.h"
 #include "gup.h"
+#include "commands.h"
 #include "kernel.h"
 #include "knobs.h"
 #include "mm.h"

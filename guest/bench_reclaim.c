@@ -12,6 +12,7 @@
  * three at 1, batched all three at max.
  */
 #include "bench.h"
+#include "commands.h"
 #include "kernel.h"
 #include "knobs.h"
 #include "mm.h"

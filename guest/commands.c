@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "commands.h"
 #include "kernel.h"
 #include "page.h"
 #include "ptelab/abi.h"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "initramfs.h"
+#include "commands.h"
 #include "kernel.h"
 #include "mm.h"
 #include "page.h"

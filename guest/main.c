@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "dt.h"
+#include "commands.h"
 #include "kernel.h"
 #include "trace.h"
 #include "vmscan.h"

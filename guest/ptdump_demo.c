@@ -21,6 +21,7 @@
 
 #include "ptelab/cmdline.h"
 #include "gup.h"
+#include "commands.h"
 #include "kernel.h"
 #include "mempolicy.h"
 #include "mm.h"

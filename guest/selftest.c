@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "commands.h"
 #include "kernel.h"
 #include "ptelab/abi.h"
 #include "test.h"

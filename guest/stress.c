@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commands.h"
 #include "kernel.h"
 #include "machine.h"
 #include "mm.h"

@@ -11,10 +11,9 @@ HOSTRUN_FORMATS := x86_64 arm64
 # setup stay out, and so does the test runner: the strict TLB model
 # reports through a callback the tests install (and the backend turns the
 # model off).
-HOSTRUN_GUEST_SKIP := guest/main.c guest/heap.c guest/panic.c guest/syscalls.c guest/time.c \
-	guest/selftest.c guest/dt.c guest/machine.c guest/smp.c guest/stress.c guest/exec_cmd.c
+HOSTRUN_GUEST_SKIP := guest/main.c guest/selftest.c guest/stress.c guest/exec_cmd.c
 HOSTRUN_SRCS := $(filter-out $(HOSTRUN_GUEST_SKIP),$(wildcard guest/*.c)) $(CMDLINE_SRCS) \
-	$(filter-out mm/kmap.c,$(wildcard mm/*.c)) \
+	$(filter-out mm/kmap.c,$(wildcard mm/*.c)) core/spinlock.c \
 	$(filter-out arch/host/setup.c arch/host/test_%.c,$(wildcard arch/host/*.c)) \
 	arch/host/boot/main.c
 # arm64's contpte code is pure C (as in the mm host runner).
@@ -24,7 +23,7 @@ HOSTRUN_SRCS_arm64 := arch/arm64/contpte.c
 define hostrun_rules
 HOSTRUN_CFLAGS_$(1) := -O2 -g -std=gnu11 $(WARN) -MMD -MP \
 	-include arch/host/include/arch.h -Iarch/host/include -Iarch/$(1)/include \
-	-Imm -Iguest/include -Iinclude -DHOST_PTE_FORMAT='"$(1)"'
+	-Imm -Iguest/include -Icore/include -Iinclude -DHOST_PTE_FORMAT='"$(1)"'
 HOSTRUN_OBJS_$(1) := $$(patsubst %.c,$(B)/hostrun-$(1)/%.o,$(HOSTRUN_SRCS) $(HOSTRUN_SRCS_$(1)))
 
 $(B)/hostrun-$(1)/%.o: %.c

@@ -9,8 +9,8 @@
 #
 # Include order: arch/host/include first so that its arch.h, asm/mmu.h and
 # asm/layout.h shadow the guest's; then the chosen arch's include dir for
-# asm/pgtable.h only. guest/include/kernel.h includes "arch.h" with quotes,
-# which finds guest/include/arch.h next to it before any -I path, so the
+# asm/pgtable.h only. core/include/kernel.h includes "arch.h" with quotes,
+# which finds core/include/arch.h next to it before any -I path, so the
 # host's arch.h is force-included first (its guard then wins).
 
 MM_HOST_FORMATS := x86_64 arm64
@@ -19,14 +19,14 @@ MM_HOST_FORMATS := x86_64 arm64
 # tested here too; the rest of kernel/ needs a user mode.
 MM_HOST_SRCS := $(filter-out mm/kmap.c,$(wildcard mm/*.c)) $(wildcard arch/host/*.c) \
 	$(wildcard tests/mm/*.c) tests/host/main.c tests/runner.c kernel/exec_stack.c \
-	kernel/initramfs.c tests/linux/semantics_mm.c tests/linux/semantics_table.c
+	kernel/initramfs.c tests/linux/semantics_mm.c tests/linux/semantics_table.c core/spinlock.c
 MM_HOST_SRCS_arm64 := arch/arm64/contpte.c
 
 # $(1) = PTE format
 define mm_host_rules
 MM_HOST_CFLAGS_$(1) := -O2 -g -std=gnu11 $(WARN) $(SAN) -MMD -MP \
 	-include arch/host/include/arch.h -Iarch/host/include -Iarch/$(1)/include \
-	-Ikernel -Imm -Iguest/include -Iinclude -Itests -DHOST_PTE_FORMAT='"$(1)"' -DPTELAB_TRACE
+	-Ikernel -Imm -Iguest/include -Icore/include -Iinclude -Itests -DHOST_PTE_FORMAT='"$(1)"' -DPTELAB_TRACE
 MM_HOST_OBJS_$(1) := $$(patsubst %.c,$(B)/mm-host-$(1)/%.o,$(MM_HOST_SRCS) $(MM_HOST_SRCS_$(1)))
 
 $(B)/mm-host-$(1)/%.o: %.c

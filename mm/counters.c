@@ -6,8 +6,34 @@
 #include <string.h>
 
 #include "counters.h"
+#include "spinlock.h"
 
 struct mm_counters_cpu mm_counters_cpu[NR_CPUS];
+
+/* The core's lock hooks (spinlock.h): mm's names for the lock classes. */
+void lock_count_contended(enum lock_class cls)
+{
+	switch (cls) {
+	case LOCK_PTL:
+		count_event(ptl_contended, 1);
+		break;
+	case LOCK_FAMILY:
+	case LOCK_MMAP:
+	case LOCK_PGTABLE:
+		count_event(mm_lock_contended, 1);
+		break;
+	case LOCK_ALLOC:
+		count_event(alloc_lock_contended, 1);
+		break;
+	default:
+		count_event(other_lock_contended, 1);
+	}
+}
+
+void lock_count_wait(void)
+{
+	count_event(lock_waits, 1);
+}
 
 struct mm_counters mm_counters_read(void)
 {

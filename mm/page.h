@@ -118,8 +118,8 @@ extern uint64_t mm_poison_errors;
 /* Debug: contract checks that cost real time on hot batched paths (e.g.
  * that folio_pte_batch()'s first entry maps a page of its folio), as
  * Linux's CONFIG_DEBUG_VM. Default on; benchmarks turn it off. Read it
- * anywhere; change it only with mm_set_debug_vm() (the lock path keeps
- * a flag derived from it). */
+ * anywhere; change it only with mm_set_debug_vm() (which sets the core's
+ * lock-order check, lock_debug, with it). */
 extern bool mm_debug_vm;
 void mm_set_debug_vm(bool on);
 

@@ -36,7 +36,7 @@ bool mm_debug_vm = true;
 void mm_set_debug_vm(bool on)
 {
 	mm_debug_vm = on;
-	lock_mode_changed();
+	lock_set_debug(on);
 }
 uint64_t mm_poison_errors;
 

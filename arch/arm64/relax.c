@@ -1,5 +1,5 @@
 /*
- * relax.c (arm64) - how a CPU waits in a lock (mm/spinlock.h): YIELD in
+ * relax.c (arm64) - how a CPU waits in a lock (core/include/spinlock.h): YIELD in
  * the spin; in the slow path WFE after an exclusive load of the lock
  * word. The unlocker's store to that word clears this CPU's exclusive
  * monitor, which is an event, so no kick is needed. Under KVM a WFE traps when the host CPU has other work, and KVM

@@ -1,5 +1,5 @@
 /*
- * smp.c (arm64) - the arch side of guest/smp.c: per-CPU data in
+ * smp.c (arm64) - the arch side of core/smp.c: per-CPU data in
  * TPIDR_EL1, secondaries started by PSCI CPU_ON (psci.c: the conduit the
  * tree's /psci names) into boot.S's arm64_secondary_entry, and
  * a GICv3 SGI to wake a CPU from WFI (gic.c). TLB maintenance needs no

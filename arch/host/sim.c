@@ -16,7 +16,6 @@
 uint8_t *host_ram;
 uint64_t host_ram_size;
 struct machine machine;
-struct cmdline cmdline;
 static struct boot_info host_boot_info;
 struct boot_info *boot_info = &host_boot_info;
 

@@ -1,5 +1,5 @@
 /*
- * smp.c - the host runners' CPUs (guest/include/smp.h): POSIX threads.
+ * smp.c - the host runners' CPUs (core/include/smp.h): POSIX threads.
  *
  * CPU 0 is the thread that calls smp_run(); CPUs 1 .. n-1 are threads
  * started for the call and joined before it returns, so everything a CPU
@@ -55,7 +55,7 @@ void arch_lock_wait(const uint16_t *word, uint16_t val)
 	arch_cpu_relax();
 }
 
-/* The halt and kick of mm/spinlock.h, for tests that set lock_pv_halt:
+/* The halt and kick of core/include/spinlock.h, for tests that set lock_pv_halt:
  * a kick sets the CPU's flag, a halt waits (yielding) until it can take
  * it, so a kick before the halt ends it at once, as KVM's PV unhalt does.
  * A halt that no kick ends in HOST_HALT_LIMIT_S seconds panics: on a real

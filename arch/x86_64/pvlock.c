@@ -1,6 +1,6 @@
 /*
  * pvlock.c (x86_64) - the halt and kick of a lock's slow path
- * (mm/spinlock.h, docs/smp.md "When vCPUs outnumber CPUs") on KVM with
+ * (core/include/spinlock.h, docs/smp.md "When vCPUs outnumber CPUs") on KVM with
  * KVM_FEATURE_PV_UNHALT: a waiter whose turn is not come executes HLT,
  * so its vCPU thread sleeps in the host and the holder gets the host
  * CPU; the unlocker's KVM_HC_KICK_CPU makes the halted vCPU runnable

@@ -1,5 +1,5 @@
 /*
- * relax.c (x86_64) - how a CPU spins in a lock (mm/spinlock.h): PAUSE,
+ * relax.c (x86_64) - how a CPU spins in a lock (core/include/spinlock.h): PAUSE,
  * in the spin and in the slow path without PV unhalt (the halt and kick
  * with it: pvlock.c).
  */

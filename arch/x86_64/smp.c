@@ -1,5 +1,5 @@
 /*
- * smp.c (x86_64) - the arch side of guest/smp.c: per-CPU data in the GS
+ * smp.c (x86_64) - the arch side of core/smp.c: per-CPU data in the GS
  * base, secondaries started by INIT-SIPI-SIPI through the x2APIC into
  * trampoline.S, and the one IPI vector that wakes a CPU from HLT and
  * carries TLB flush requests (arch/x86_64/tlb.c).

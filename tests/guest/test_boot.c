@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 
+#include "commands.h"
 #include "kernel.h"
 #include "test.h"
 

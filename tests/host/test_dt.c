@@ -1,5 +1,5 @@
 /*
- * test_dt.c - the guest's device-tree reader (guest/dt.c, guest/machine.c)
+ * test_dt.c - the guest's device-tree reader (core/dt.c, core/machine.c)
  * on trees written with libfdt, including broken and hostile ones.
  */
 #include <libfdt.h>

@@ -1,6 +1,6 @@
 /*
  * test_vmm_fdt.c - the VMM's device-tree builder (vmm/fdt.c) read back by
- * the guest's parser (guest/dt.c, guest/machine.c): whatever ptelab
+ * the guest's parser (core/dt.c, core/machine.c): whatever ptelab
  * describes, the guest must learn exactly, for 1..8 nodes and every layout.
  */
 #include <errno.h>

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "kernel.h"
 #include "knob_parse.h"
 #include "mm.h"
@@ -71,6 +72,8 @@ int selftest_list(void)
 {
 	panic("selftest_list: not on the host backend");
 }
+
+struct cmdline cmdline;
 
 /* Touch every page of the simulated RAM once, so the host's own page
  * faults on first use do not land in the first repetition. */

@@ -1,6 +1,6 @@
 /*
  * arch.h (host) - the hosted simulation that stands in for a guest arch in
- * the host test runner. It shadows guest/include/arch.h (the include path
+ * the host test runner. It shadows core/include/arch.h (the include path
  * puts arch/host/include first) and provides simulated physical memory: a
  * buffer that plays the machine's RAM, described by a struct machine as the
  * guest's FDT would describe it.
@@ -72,7 +72,7 @@ void host_smp_set_cpus(unsigned n);
 extern unsigned host_smp_running;
 
 /*
- * The switch point of the schedule explorer (mm/sched_point.h; kinds are
+ * The switch point of the schedule explorer (core/include/sched_point.h; kinds are
  * enum sched_point_kind): while no explored smp_run() runs, one test of a
  * global that the branch predictor learns (arch/host/explore.c).
  */

@@ -3,7 +3,7 @@
  * PCT and a uniform random walk over interleavings; arch/host/explore.c).
  *
  * While a mode is set, smp_run() runs its CPU threads one at a time: each
- * runs until a switch point (mm/sched_point.h), where the scheduler picks
+ * runs until a switch point (core/include/sched_point.h), where the scheduler picks
  * the CPU that runs next from one PRNG seeded by cfg.seed. So the
  * interleaving is a function of the configuration and the program: a
  * failing schedule replays from its seed.

@@ -1,7 +1,7 @@
 /*
  * cpu_number.h (arm64) - smp_processor_id() as TPIDR_EL1 plus one load:
  * struct percpu's cpu field follows its self pointer (8 bytes) and
- * struct arch_percpu (guest/smp.c asserts the offset).
+ * struct arch_percpu (core/smp.c asserts the offset).
  */
 #ifndef ASM_CPU_NUMBER_H
 #define ASM_CPU_NUMBER_H

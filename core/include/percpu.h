@@ -1,7 +1,7 @@
 /*
  * percpu.h - each guest CPU's own data, reached through a register the
  * arch reserves for it (x86_64: the GS base; arm64: TPIDR_EL1), and the
- * hooks guest/smp.c brings the CPUs up with.
+ * hooks core/smp.c brings the CPUs up with.
  *
  * The arch points that register at the CPU's struct percpu before any C
  * that may ask smp_processor_id() runs on it; `self` comes first so one

@@ -1,6 +1,6 @@
 /*
- * smp.c - the guest's CPUs (guest/include/smp.h) on top of its arch's
- * bring-up (guest/include/percpu.h).
+ * smp.c - the guest's CPUs (core/include/smp.h) on top of its arch's
+ * bring-up (core/include/percpu.h).
  *
  * smp_init() starts the tree's CPUs one at a time: each gets a kernel
  * stack and a struct percpu, the arch starts it (INIT-SIPI-SIPI, PSCI

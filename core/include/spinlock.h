@@ -34,18 +34,19 @@
  *   LOCK_LEAF    locks under which nothing else is taken: mm_list_lock,
  *                the host runner's TLB locks.
  *
- * The check runs while mm_debug_vm is set (the tests; benchmarks turn it
- * off): it keeps a per-CPU stack of held locks and panics with both names
+ * The check runs while lock_debug is set (mm sets it with mm_debug_vm:
+ * on for the tests, off for benchmarks): it keeps a per-CPU stack of held locks and panics with both names
  * when the order is broken. The "already held on this CPU" check (a
  * deadlock on one CPU) is always on: each lock records its holder.
  *
- * Contended acquisitions (the first ticket was not served at once) count
- * ptl_contended, mm_lock_contended (LOCK_MMAP, LOCK_PGTABLE),
- * alloc_lock_contended or other_lock_contended; each slow-path wait of a
- * ticket (below) counts lock_waits.
+ * Contended acquisitions (the first ticket was not served at once) and
+ * each slow-path wait of a ticket (below) are counted through two hooks,
+ * lock_count_contended() and lock_count_wait(): mm counts them as
+ * ptl_contended, mm_lock_contended (LOCK_FAMILY, LOCK_MMAP, LOCK_PGTABLE),
+ * alloc_lock_contended, other_lock_contended and lock_waits.
  */
-#ifndef MM_SPINLOCK_H
-#define MM_SPINLOCK_H
+#ifndef CORE_SPINLOCK_H
+#define CORE_SPINLOCK_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -95,7 +96,7 @@ void spin_lock_init(struct spinlock *l, enum lock_class cls, const char *name);
 
 /*
  * spin_lock - take @l, spinning until it is ours. Panics when this CPU
- * already holds it, or (mm_debug_vm) when a lock of the same or a later
+ * already holds it, or (lock_debug) when a lock of the same or a later
  * class is held. spin_lock_nested() takes a second lock of one class
  * (@subclass 1 ranks after subclass 0: fork's child PTE table).
  * spin_unlock panics when this CPU does not hold @l.
@@ -124,7 +125,7 @@ bool rwlock_is_locked(const struct rwlock *l);
 
 /*
  * lock_held_depth - how many locks this CPU holds (as the order check
- * tracks them; 0 while mm_debug_vm is off). For tests and assertions.
+ * tracks them; 0 while lock_debug is off). For tests and assertions.
  */
 unsigned lock_held_depth(void);
 
@@ -207,15 +208,28 @@ extern bool lock_pv_halt;
  * or by a test at any time: the two disciplines share the representation
  * and the unlock, so a ticket waiter and a lock_virt one may meet on one
  * lock. It costs the ticket path nothing: spin_lock() and write_lock()
- * test one flag, set while mm_debug_vm or lock_virt is, and take an
+ * test one flag, set while lock_debug or lock_virt is, and take an
  * out-of-line path (the order check, then the ticket or lock_virt) when
  * it is set.
  */
 extern bool lock_virt;
 void lock_set_virt(bool on);
 
-/* Recompute the lock path's flag: mm_debug_vm or lock_virt changed. */
-void lock_mode_changed(void);
+/* The lock-order check's switch (default on); change it only with
+ * lock_set_debug(), which also updates the lock path's flag. */
+extern bool lock_debug;
+void lock_set_debug(bool on);
+
+/*
+ * lock_count_contended, lock_count_wait - required hooks: count one
+ * contended acquisition of a lock of class @cls, one slow-path wait of a
+ * ticket. Defined by the layer that keeps the event counters (mm's
+ * counters.c, under its own names): the core includes nothing of mm, and
+ * mm's counter snapshot stays one sum of per-CPU copies. Context: the
+ * lock's slow path, with any locks held; a hook takes none.
+ */
+void lock_count_contended(enum lock_class cls);
+void lock_count_wait(void);
 
 /* Is CPU @cpu halted in a lock's slow path (lock_pv_halt)? How many
  * kicks has it sent? For tests. */

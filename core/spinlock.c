@@ -10,9 +10,7 @@
  * the lock and then looks at the count, so at least one of them sees
  * the other (the two cannot both go in).
  */
-#include "counters.h"
 #include "kernel.h"
-#include "page.h"
 #include "sched_point.h"
 #include "smp.h"
 #include "spinlock.h"
@@ -42,12 +40,12 @@ static unsigned lock_level(enum lock_class cls, unsigned subclass)
 }
 
 /* Panic if CPU @cpu holds a lock at @level or later; then record @lock.
- * Inline, and nothing but a test of mm_debug_vm while it is off. */
+ * Inline, and nothing but a test of lock_debug while it is off. */
 static inline void order_push(unsigned cpu, const void *lock, const char *name, unsigned level)
 {
 	struct held_locks *h = &held_locks[cpu];
 
-	if (!mm_debug_vm)
+	if (!lock_debug)
 		return;
 	if (h->depth && h->held[h->depth - 1].level >= level)
 		panic("lock order: taking %s (%s) while holding %s (%s)", name,
@@ -88,25 +86,6 @@ void lock_held_truncate(unsigned depth)
 
 	if (depth < h->depth)
 		h->depth = depth;
-}
-
-static void count_contended(enum lock_class cls)
-{
-	switch (cls) {
-	case LOCK_PTL:
-		count_event(ptl_contended, 1);
-		break;
-	case LOCK_FAMILY:
-	case LOCK_MMAP:
-	case LOCK_PGTABLE:
-		count_event(mm_lock_contended, 1);
-		break;
-	case LOCK_ALLOC:
-		count_event(alloc_lock_contended, 1);
-		break;
-	default:
-		count_event(other_lock_contended, 1);
-	}
 }
 
 static const char *lock_name(const struct spinlock *l)
@@ -255,7 +234,7 @@ static void ticket_wait_pv(struct spinlock *l, uint16_t t)
 			arch_cpu_relax();
 			continue;
 		}
-		count_event(lock_waits, 1);
+		lock_count_wait();
 		ticket_halt(l, t);
 		spins = 0;
 		t0 = arch_lock_clock();
@@ -270,7 +249,7 @@ static __attribute__((noinline)) void ticket_wait_contended(struct spinlock *l, 
 {
 	unsigned spins = 0;
 
-	count_contended((enum lock_class)l->class);
+	lock_count_contended((enum lock_class)l->class);
 	if (lock_pv_halt) {
 		ticket_wait_pv(l, t);
 		return;
@@ -280,7 +259,7 @@ static __attribute__((noinline)) void ticket_wait_contended(struct spinlock *l, 
 			arch_cpu_relax();
 			continue;
 		}
-		count_event(lock_waits, 1);
+		lock_count_wait();
 		arch_lock_wait(&l->owner, cur);
 	}
 }
@@ -309,7 +288,7 @@ static __attribute__((noinline)) void virt_lock_contended(struct spinlock *l)
 {
 	unsigned spins = 0;
 
-	count_contended((enum lock_class)l->class);
+	lock_count_contended((enum lock_class)l->class);
 	__atomic_fetch_add(&l->waiting, 1, __ATOMIC_RELAXED);
 	while (!ticket_trylock(l)) {
 		uint16_t cur = __atomic_load_n(&l->owner, __ATOMIC_RELAXED);
@@ -318,7 +297,7 @@ static __attribute__((noinline)) void virt_lock_contended(struct spinlock *l)
 			arch_cpu_relax();
 			continue;
 		}
-		count_event(lock_waits, 1);
+		lock_count_wait();
 		if (__atomic_load_n(&l->next, __ATOMIC_RELAXED) != cur)
 			arch_lock_wait(&l->owner, cur);
 	}
@@ -335,16 +314,24 @@ static inline __attribute__((always_inline)) void ticket_wait(struct spinlock *l
 		ticket_wait_contended(l, t, cur);
 }
 
+bool lock_debug = true;
+
 /*
- * lock_slow - mm_debug_vm || lock_virt: the one flag the lock paths test
- * (one load and branch, as a test of mm_debug_vm alone was) before they
- * take lock_take_slow(). Starts as mm_debug_vm's default.
+ * lock_slow - lock_debug || lock_virt: the one flag the lock paths test
+ * (one load and branch) before they take lock_take_slow(). Starts as
+ * lock_debug's default.
  */
 static bool lock_slow = true;
 
-void lock_mode_changed(void)
+static void lock_mode_changed(void)
 {
-	__atomic_store_n(&lock_slow, mm_debug_vm || lock_virt, __ATOMIC_RELAXED);
+	__atomic_store_n(&lock_slow, lock_debug || lock_virt, __ATOMIC_RELAXED);
+}
+
+void lock_set_debug(bool on)
+{
+	lock_debug = on;
+	lock_mode_changed();
 }
 
 void lock_set_virt(bool on)
@@ -355,7 +342,7 @@ void lock_set_virt(bool on)
 
 /* Take @l, first recording @key (the lock the caller will unlock: @l,
  * or the rwlock around it) named @name at @level for the order check
- * (mm_debug_vm); under lock_virt out of turn, else by ticket. Every take
+ * (lock_debug); under lock_virt out of turn, else by ticket. Every take
  * is sequentially consistent here, as the rwlock's writer needs (this
  * file's head). */
 static __attribute__((noinline)) void lock_take_slow(struct spinlock *l, const void *key,
@@ -457,7 +444,7 @@ void read_lock(struct rwlock *l)
 		__atomic_fetch_sub(&l->readers, 1, __ATOMIC_SEQ_CST);
 	}
 	if (contended)
-		count_contended(cls);
+		lock_count_contended(cls);
 }
 
 void read_unlock(struct rwlock *l)
@@ -480,7 +467,7 @@ static void write_lock_level(struct rwlock *l, unsigned level)
 	lock_take(&l->wlock, l, l->name, level, __ATOMIC_SEQ_CST);
 	arch_sched_point(SCHED_LOCK);
 	if (__atomic_load_n(&l->readers, __ATOMIC_SEQ_CST)) {
-		count_contended((enum lock_class)l->wlock.class);
+		lock_count_contended((enum lock_class)l->wlock.class);
 		while (__atomic_load_n(&l->readers, __ATOMIC_ACQUIRE))
 			arch_cpu_relax();
 	}

@@ -1,6 +1,6 @@
 /*
  * smp.h - the CPUs the kernel runs on, as mm/, the commands and the tests
- * see them. The guest defines these in guest/smp.c on top of its arch's
+ * see them. The guest defines these in core/smp.c on top of its arch's
  * bring-up; arch/host defines them for the host runners.
  *
  * A CPU number is dense, 0 .. smp_nr_cpus() - 1; CPU 0 is the boot CPU,
