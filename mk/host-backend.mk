@@ -7,14 +7,14 @@
 
 HOSTRUN_FORMATS := x86_64 arm64
 # The guest files that need a booted machine; a new command file in
-# guest/ joins the host backend by itself. arch/host's own tests and their
-# setup stay out, and so does the test runner: the strict TLB model
+# guest/ joins the host backend by itself. The test glue (tests/) stays
+# out, and so does the test runner: the strict TLB model
 # reports through a callback the tests install (and the backend turns the
 # model off).
-HOSTRUN_GUEST_SKIP := guest/main.c guest/selftest.c guest/stress.c guest/exec_cmd.c
+HOSTRUN_GUEST_SKIP := guest/main.c guest/exec_cmd.c
 HOSTRUN_SRCS := $(filter-out $(HOSTRUN_GUEST_SKIP),$(wildcard guest/*.c)) $(CMDLINE_SRCS) \
 	$(filter-out mm/kmap.c,$(wildcard mm/*.c)) core/spinlock.c \
-	$(filter-out arch/host/setup.c arch/host/test_%.c,$(wildcard arch/host/*.c)) \
+	$(wildcard arch/host/*.c) \
 	arch/host/boot/main.c
 # arm64's contpte code is pure C (as in the mm host runner).
 HOSTRUN_SRCS_arm64 := arch/arm64/contpte.c

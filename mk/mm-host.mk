@@ -18,7 +18,7 @@ MM_HOST_FORMATS := x86_64 arm64
 # kernel/'s pure parts (the initial stack, the initramfs reader) are
 # tested here too; the rest of kernel/ needs a user mode.
 MM_HOST_SRCS := $(filter-out mm/kmap.c,$(wildcard mm/*.c)) $(wildcard arch/host/*.c) \
-	$(wildcard tests/mm/*.c) tests/host/main.c tests/runner.c kernel/exec_stack.c \
+	$(wildcard tests/mm/*.c) $(wildcard tests/mm/host/*.c) tests/host/main.c tests/runner.c kernel/exec_stack.c \
 	kernel/initramfs.c tests/linux/semantics_mm.c tests/linux/semantics_table.c core/spinlock.c
 MM_HOST_SRCS_arm64 := arch/arm64/contpte.c
 

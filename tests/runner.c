@@ -1,6 +1,6 @@
 /*
  * runner.c - the one test runner, shared by the host runners (tests/host/
- * main.c) and the guest (run=selftest, guest/selftest.c): suites register
+ * main.c) and the guest (run=selftest, tests/guest/selftest.c): suites register
  * themselves from constructors (TEST_SUITE in test.h); each case prints
  * one line, the run ends with "N passed, N failed" (", N skipped" when a
  * case skipped). A case that makes no check fails.

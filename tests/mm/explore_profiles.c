@@ -92,7 +92,7 @@ const struct mix_profile mix_profiles[] = {
 	/* Everything again, with the locks of a KVM guest (lock_virt). */
 	{ "mix_virt", ROWS(rows_mix), { 2, 3, 3 }, 6, true, false, false },
 	{ "swap", ROWS(rows_swap), { 2, 3, 3 }, 6, false, false, false },
-	/* New mixes go last: guest/stress.c picks a profile by seed. */
+	/* New mixes go last: tests/guest/stress.c picks a profile by seed. */
 	{ "mremap", ROWS(rows_mremap), { 2, 3, 3 }, 6, false, true, false },
 	{ "madvise", ROWS(rows_madvise), { 2, 3, 3 }, 6, false, true, false },
 	{ "numa_hint", ROWS(rows_numa_hint), { 2, 3, 3 }, 6, false, true, true },

@@ -6,7 +6,7 @@
 #include "mm_test.h"
 
 /* Weak defaults for the guest, where a panic ends the run; the host
- * runner's arch/host/setup.c overrides both. */
+ * runner's tests/mm/host/setup.c overrides both. */
 __attribute__((weak)) bool test_can_catch_panic(void)
 {
 	return false;

@@ -3,7 +3,7 @@
  * host runner (build/host-mm-*) and in the guest (run=selftest).
  *
  * Only mm/ and tests/test.h are used, plus this small interface, which
- * each side implements: the host runner (arch/host/setup.c) can catch a
+ * each side implements: the host runner (tests/mm/host/setup.c) can catch a
  * panic; in the guest a panic ends the run, so tests/mm/mm_test.c gives
  * weak defaults that say so and the cases that expect a panic skip that
  * part (after checking everything that leads up to it).

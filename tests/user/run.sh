@@ -131,7 +131,7 @@ else
 	# up, so an interrupt taken at EL0 is possible.
 	user_case arm64 "hello on 2 CPUs" 3 "$USER/arm64" --cpus 2 -- run=exec:/bin/hello -- b 3 &&
 		out_has "arm64: hello on 2 CPUs" "^argv\[2\]=3\$" && pass "arm64: hello with --cpus 2"
-	# The arch's own EL0 checks: hand-written programs (arch/arm64/test_user.c).
+	# The arch's own EL0 checks: hand-written programs (tests/guest/arm64/test_user.c).
 	name="arm64: run=selftest:arm64_user on 2 CPUs"
 	expect_status "$name" 0 "$PTELAB" --backend qemu --arch arm64 --cpus 2 --timeout 60 \
 		run=selftest:arm64_user && out_has "$name" "^6 passed, 0 failed\$" && pass "$name"

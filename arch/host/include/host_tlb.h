@@ -102,7 +102,7 @@ void host_tlb_capture(char *buf, size_t size);
 
 /*
  * host_tlb_reporter - where a report goes (one line, no newline), set by
- * the test runner's setup (arch/host/setup.c); so arch/host does not link
+ * the test runner's setup (tests/mm/host/setup.c); so arch/host does not link
  * the runner, and the host backend, which turns the model off, has none.
  * A report with no reporter set is a bug the model cannot pass on: panic.
  */
