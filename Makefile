@@ -41,6 +41,26 @@ VMM_INC := -Ivmm -Iinclude -I$(B)/gen
 CMDLINE_INC := -Iinclude
 TEST_HOST_INC := $(VMM_INC) -Iguest/include -Imm -Icore/include -Itests
 HOST_INC = $(VMM_INC)
+# The kernel's rooms, bottom up, each seeing its own headers and those of
+# the rooms below it (every build of kernel code, guest or host, adds
+# its arch's include directories and include/ to these): core/ (panic,
+# printing, time, machine, SMP, locks), mm/ on the core, kernel/ (user
+# processes) on mm, guest/ (the application: commands, benches, demos)
+# on all of them. arch/ implements the hooks of the rooms below guest/.
+# cmdline/ sees include/ alone. tests/ sees everything, and only tests/
+# sees tests/: no product file can include a test header.
+ROOM_INC_core := -Icore/include
+ROOM_INC_mm := -Imm $(ROOM_INC_core)
+ROOM_INC_kernel := -Ikernel $(ROOM_INC_mm)
+ROOM_INC_arch := $(ROOM_INC_kernel)
+ROOM_INC_guest := -Iguest/include $(ROOM_INC_kernel)
+ROOM_INC_cmdline :=
+ROOM_INC_tests := $(ROOM_INC_guest) -Itests
+# room_inc FILE: the -I paths of FILE's room, named by its first
+# directory (the host backend's main, arch/host/boot/, is the guest
+# application's entry, as guest/main.c is in the guest).
+room_of = $(if $(filter arch/host/boot/%,$(1)),guest,$(firstword $(subst /, ,$(1))))
+room_inc = $(ROOM_INC_$(call room_of,$(1)))
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 .PHONY: all run test bench clean format deps
@@ -164,7 +184,7 @@ $(1)_NL := $(B)/newlib/install/$(TRIPLE_$(1))
 $(1)_CFLAGS := -O2 -g -std=gnu11 $(WARN) -ffreestanding -fno-pie -fno-stack-protector \
 	-fno-builtin -fno-omit-frame-pointer $(GFLAGS_$(1)) -nostdinc \
 	-isystem $$($(1)_NL)/include -isystem $$(GCC_INC_$(1)) \
-	-Iguest/include -Iarch/$(1)/include -Ikernel -Imm -Icore/include -Iinclude -Itests -MMD -MP
+	-Iarch/$(1)/include -Iinclude -MMD -MP
 $(1)_SRCS := $(GUEST_COMMON) $(wildcard arch/$(1)/*.c) $(wildcard arch/$(1)/*.S) \
 	$(wildcard tests/guest/$(1)/*.c)
 $(1)_OBJS := $$(patsubst %,$(B)/$(1)/obj/%.o,$$($(1)_SRCS))
@@ -173,12 +193,12 @@ $(1)_LIBS := $$($(1)_NL)/lib/libc.a $$($(1)_NL)/lib/libm.a $$(LIBGCC_$(1))
 $(B)/$(1)/obj/%.c.o: %.c | $(B)/newlib/.built-$(TRIPLE_$(1))
 	@mkdir -p $$(dir $$@)
 	$$(call quiet,CC,$$@)
-	$(Q)$(CC_$(1)) $$($(1)_CFLAGS) -c $$< -o $$@
+	$(Q)$(CC_$(1)) $$($(1)_CFLAGS) $$(call room_inc,$$<) -c $$< -o $$@
 
 $(B)/$(1)/obj/%.S.o: %.S | $(B)/newlib/.built-$(TRIPLE_$(1))
 	@mkdir -p $$(dir $$@)
 	$$(call quiet,AS,$$@)
-	$(Q)$(CC_$(1)) $$($(1)_CFLAGS) -D__ASSEMBLER__ -c $$< -o $$@
+	$(Q)$(CC_$(1)) $$($(1)_CFLAGS) $$(call room_inc,$$<) -D__ASSEMBLER__ -c $$< -o $$@
 
 $(B)/$(1)/guest.elf: $$($(1)_OBJS) linker/$(1).ld
 	$$(call quiet,LD,$$@)
@@ -197,12 +217,12 @@ $(1)_TOBJS := $$(patsubst %,$(B)/$(1)/obj-trace/%.o,$$($(1)_TSRCS)) \
 $(B)/$(1)/obj-trace/%.c.o: %.c | $(B)/newlib/.built-$(TRIPLE_$(1))
 	@mkdir -p $$(dir $$@)
 	$$(call quiet,CC,$$@)
-	$(Q)$(CC_$(1)) $$($(1)_CFLAGS) -DPTELAB_TRACE -c $$< -o $$@
+	$(Q)$(CC_$(1)) $$($(1)_CFLAGS) $$(call room_inc,$$<) -DPTELAB_TRACE -c $$< -o $$@
 
 $(B)/$(1)/obj-trace/%.S.o: %.S | $(B)/newlib/.built-$(TRIPLE_$(1))
 	@mkdir -p $$(dir $$@)
 	$$(call quiet,AS,$$@)
-	$(Q)$(CC_$(1)) $$($(1)_CFLAGS) -DPTELAB_TRACE -D__ASSEMBLER__ -c $$< -o $$@
+	$(Q)$(CC_$(1)) $$($(1)_CFLAGS) $$(call room_inc,$$<) -DPTELAB_TRACE -D__ASSEMBLER__ -c $$< -o $$@
 
 $(B)/$(1)/guest-trace.elf: $$($(1)_TOBJS) linker/$(1).ld
 	$$(call quiet,LD,$$@)
@@ -234,6 +254,10 @@ bench: all
 # paths the build uses, so it tests these and no copy of them).
 print-%:
 	@echo '$($*)'
+# make print-inc FILE=path: the room -I paths the kernel builds give path.
+.PHONY: print-inc
+print-inc:
+	@echo '$(call room_inc,$(FILE))'
 
 FORMAT_SRCS = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 format:

@@ -23,13 +23,13 @@ HOSTRUN_SRCS_arm64 := arch/arm64/contpte.c
 define hostrun_rules
 HOSTRUN_CFLAGS_$(1) := -O2 -g -std=gnu11 $(WARN) -MMD -MP \
 	-include arch/host/include/arch.h -Iarch/host/include -Iarch/$(1)/include \
-	-Imm -Iguest/include -Icore/include -Iinclude -DHOST_PTE_FORMAT='"$(1)"'
+	-Iinclude -DHOST_PTE_FORMAT='"$(1)"'
 HOSTRUN_OBJS_$(1) := $$(patsubst %.c,$(B)/hostrun-$(1)/%.o,$(HOSTRUN_SRCS) $(HOSTRUN_SRCS_$(1)))
 
 $(B)/hostrun-$(1)/%.o: %.c
 	@mkdir -p $$(dir $$@)
 	$$(call quiet,CC,$$@)
-	$(Q)$(HOSTCC) $$(HOSTRUN_CFLAGS_$(1)) $$(HOSTRUN_EXTRA) -c $$< -o $$@
+	$(Q)$(HOSTCC) $$(HOSTRUN_CFLAGS_$(1)) $$(call room_inc,$$<) $$(HOSTRUN_EXTRA) -c $$< -o $$@
 $(B)/hostrun-$(1)/arch/host/boot/main.o: HOSTRUN_EXTRA := -D_GNU_SOURCE
 
 $(B)/ptelab-host-$(1): $$(HOSTRUN_OBJS_$(1))

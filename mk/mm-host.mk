@@ -9,9 +9,10 @@
 #
 # Include order: arch/host/include first so that its arch.h, asm/mmu.h and
 # asm/layout.h shadow the guest's; then the chosen arch's include dir for
-# asm/pgtable.h only. core/include/kernel.h includes "arch.h" with quotes,
-# which finds core/include/arch.h next to it before any -I path, so the
-# host's arch.h is force-included first (its guard then wins).
+# asm/pgtable.h only; then each file's room (Makefile, room_inc), as in
+# the guest. core/include/kernel.h includes "arch.h" with quotes, which
+# finds core/include/arch.h next to it before any -I path, so the host's
+# arch.h is force-included first (its guard then wins).
 
 MM_HOST_FORMATS := x86_64 arm64
 # mm/kmap.c builds the kernel half of real page tables at boot: guest only.
@@ -26,13 +27,13 @@ MM_HOST_SRCS_arm64 := arch/arm64/contpte.c
 define mm_host_rules
 MM_HOST_CFLAGS_$(1) := -O2 -g -std=gnu11 $(WARN) $(SAN) -MMD -MP \
 	-include arch/host/include/arch.h -Iarch/host/include -Iarch/$(1)/include \
-	-Ikernel -Imm -Iguest/include -Icore/include -Iinclude -Itests -DHOST_PTE_FORMAT='"$(1)"' -DPTELAB_TRACE
+	-Iinclude -DHOST_PTE_FORMAT='"$(1)"' -DPTELAB_TRACE
 MM_HOST_OBJS_$(1) := $$(patsubst %.c,$(B)/mm-host-$(1)/%.o,$(MM_HOST_SRCS) $(MM_HOST_SRCS_$(1)))
 
 $(B)/mm-host-$(1)/%.o: %.c
 	@mkdir -p $$(dir $$@)
 	$$(call quiet,CC,$$@)
-	$(Q)$(HOSTCC) $$(MM_HOST_CFLAGS_$(1)) -c $$< -o $$@
+	$(Q)$(HOSTCC) $$(MM_HOST_CFLAGS_$(1)) $$(call room_inc,$$<) -c $$< -o $$@
 
 $(B)/mm-tests-$(1): $$(MM_HOST_OBJS_$(1))
 	$$(call quiet,LD,$$@)

@@ -11,13 +11,13 @@ MM_TSAN := -fsanitize=thread -fno-omit-frame-pointer
 define mm_tsan_rules
 MM_TSAN_CFLAGS_$(1) := -O1 -g -std=gnu11 $(WARN) $(MM_TSAN) -MMD -MP \
 	-include arch/host/include/arch.h -Iarch/host/include -Iarch/$(1)/include \
-	-Ikernel -Imm -Iguest/include -Icore/include -Iinclude -Itests -DHOST_PTE_FORMAT='"$(1)"' -DPTELAB_TRACE
+	-Iinclude -DHOST_PTE_FORMAT='"$(1)"' -DPTELAB_TRACE
 MM_TSAN_OBJS_$(1) := $$(patsubst %.c,$(B)/mm-tsan-obj-$(1)/%.o,$(MM_HOST_SRCS) $(MM_HOST_SRCS_$(1)))
 
 $(B)/mm-tsan-obj-$(1)/%.o: %.c
 	@mkdir -p $$(dir $$@)
 	$$(call quiet,CC,$$@)
-	$(Q)$(HOSTCC) $$(MM_TSAN_CFLAGS_$(1)) -c $$< -o $$@
+	$(Q)$(HOSTCC) $$(MM_TSAN_CFLAGS_$(1)) $$(call room_inc,$$<) -c $$< -o $$@
 
 $(B)/mm-tsan-$(1): $$(MM_TSAN_OBJS_$(1))
 	$$(call quiet,LD,$$@)

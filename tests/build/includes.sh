@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/build/includes.sh - the include paths keep each side to its own
-# headers and the guest's published interface (Makefile, VMM_INC): a probe
+# headers and the guest's published interface (Makefile, VMM_INC), and
+# each kernel room to itself and the rooms below (ROOM_INC_*): a probe
 # file that includes a header is compiled with the flags the build gives
 # each side; a backward include must fail for want of the header, and the
 # allowed ones (the controls) must compile, so a failure is the path's doing.
@@ -44,8 +45,36 @@ c=$(flags CMDLINE_INC)
 [ -n "$c" ] || fail "make print-CMDLINE_INC" "empty"
 for h in ptelab/cmdline.h ptelab/cmdline_keys.h; do probe cmdline gcc "$c" $h ok; done
 for h in vmm_config.h kernel.h knob_parse.h knobs.h bench.h test.h; do probe cmdline gcc "$c" $h refused; done
-# The guest of each arch (mm/ and arch/ compile with the same flags):
-# include/ptelab/, never the VMM's headers.
+# The kernel's rooms (Makefile, ROOM_INC_*): each file compiles with its
+# build's flags and its room's paths (make print-inc FILE=...), so a room
+# sees itself and the rooms below it, never one above it nor tests/.
+inc() { make -s --no-print-directory print-inc FILE="$1"; }
+i_core=$(inc core/x.c) i_mm=$(inc mm/x.c) i_kernel=$(inc kernel/x.c) i_arch=$(inc arch/x/x.c)
+i_guest=$(inc guest/x.c) i_cmdline=$(inc cmdline/x.c) i_tests=$(inc tests/x.c)
+i_hostmain=$(inc arch/host/boot/main.c)
+[ -n "$i_core" ] || fail "make print-inc FILE=core/x.c" "empty"
+# rooms FLAGS CC WHERE: probe every room's edges under one build's FLAGS.
+rooms() {
+	for h in kernel.h spinlock.h smp.h percpu.h list.h ptelab/abi.h; do probe "$3 core" $2 "$1 $i_core" $h ok; done
+	for h in mm.h page.h counters.h process.h commands.h bench.h knob_parse.h test.h mm/mm_test.h \
+		vmm_config.h; do
+		probe "$3 core" $2 "$1 $i_core" $h refused
+	done
+	for h in kernel.h spinlock.h mm.h counters.h; do probe "$3 mm" $2 "$1 $i_mm" $h ok; done
+	for h in process.h commands.h bench.h knob_parse.h test.h mm/mm_test.h vmm_config.h; do
+		probe "$3 mm" $2 "$1 $i_mm" $h refused
+	done
+	probe "$3 kernel" $2 "$1 $i_kernel" process.h ok
+	for h in commands.h bench.h test.h; do probe "$3 kernel" $2 "$1 $i_kernel" $h refused; done
+	for h in kernel.h mm.h process.h; do probe "$3 arch" $2 "$1 $i_arch" $h ok; done
+	for h in commands.h test.h; do probe "$3 arch" $2 "$1 $i_arch" $h refused; done
+	for h in commands.h bench.h mm.h process.h kernel.h; do probe "$3 guest" $2 "$1 $i_guest" $h ok; done
+	for h in test.h mm/explore_mix.h vmm_config.h; do probe "$3 guest" $2 "$1 $i_guest" $h refused; done
+	for h in kernel.h mm.h; do probe "$3 cmdline" $2 "$1 $i_cmdline" $h refused; done
+	for h in test.h mm/mm_test.h commands.h; do probe "$3 tests" $2 "$1 $i_tests" $h ok; done
+}
+# The guest of each arch: include/ptelab/ and its rooms, never the VMM's
+# headers.
 for a in x86_64 arm64; do
 	case $a in x86_64) cc=gcc ;; arm64) cc=aarch64-linux-gnu-gcc ;; esac
 	if ! have_cmd $cc; then
@@ -53,14 +82,19 @@ for a in x86_64 arm64; do
 		continue
 	fi
 	g=$(flags ${a}_CFLAGS)
-	for h in ptelab/abi.h ptelab/cmdline.h kernel.h user_arch.h; do probe "guest $a" $cc "$g" $h ok; done
-	for h in vmm_config.h vmm_kvm.h vmm_util.h; do probe "guest $a" $cc "$g" $h refused; done
+	for h in ptelab/abi.h ptelab/cmdline.h user_arch.h; do probe "guest $a" $cc "$g $i_kernel" $h ok; done
+	for h in vmm_config.h vmm_kvm.h vmm_util.h; do probe "guest $a" $cc "$g $i_tests" $h refused; done
+	rooms "$g" $cc "guest $a"
 done
-# The host backend (guest commands, mm/, arch/host natively): no VMM
-# header, and no test runner (the TLB model reports through a callback).
+# The mm host runner (its mm/ and core/ as the guest's) and the host
+# backend (guest commands, mm/, arch/host natively): no VMM header, and
+# the backend has no test runner (the TLB model reports through a
+# callback).
+rooms "$(flags MM_HOST_CFLAGS_x86_64)" gcc "mm host runner"
 h=$(flags HOSTRUN_CFLAGS_x86_64)
-probe "host backend" gcc "$h" kernel.h ok
-for x in vmm_config.h test.h; do probe "host backend" gcc "$h" $x refused; done
+probe "host backend" gcc "$h $i_hostmain" commands.h ok
+for x in vmm_config.h test.h; do probe "host backend" gcc "$h $i_hostmain" $x refused; done
+rooms "$h" gcc "host backend"
 # guest-trace.elf recompiles only the sources that include trace.h or
 # pte_batch.h themselves (Makefile, $(ARCH)_TSRCS): a header that included
 # either would leave its users untraced in that image without a word.
