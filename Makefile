@@ -61,6 +61,16 @@ ROOM_INC_tests := $(ROOM_INC_guest) -Itests
 # application's entry, as guest/main.c is in the guest).
 room_of = $(if $(filter arch/host/boot/%,$(1)),guest,$(firstword $(subst /, ,$(1))))
 room_inc = $(ROOM_INC_$(call room_of,$(1)))
+# host_kernel_flags FORMAT: what the three host builds of kernel code
+# (the mm runner, its ThreadSanitizer twin, the host backend) share,
+# beside their own optimisation, sanitizer and room paths: the hosted
+# simulation's arch.h force-included first (core/include/kernel.h's
+# "arch.h" would find core/include/arch.h beside it; the guard then
+# keeps the host's), arch/host/include (its asm/mmu.h and asm/layout.h
+# shadow the guest's), the PTE format's arch directory for asm/pgtable.h
+# only, then include/.
+host_kernel_flags = -g -std=gnu11 $(WARN) -MMD -MP -include arch/host/include/arch.h \
+	-Iarch/host/include -Iarch/$(1)/include -Iinclude -DHOST_PTE_FORMAT='"$(1)"'
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 .PHONY: all run test bench clean format deps
@@ -266,7 +276,7 @@ format:
 clean:
 	rm -rf $(B)/host $(B)/host-san $(B)/x86_64 $(B)/arm64 $(B)/ptelab $(B)/host-tests \
 		$(B)/timeit $(B)/mm-host-* $(B)/mm-tests-* $(B)/mm-tsan-* $(B)/mkelf $(B)/hostrun-* \
-		$(B)/ptelab-host-* $(B)/gen
+		$(B)/ptelab-host-* $(B)/gen $(B)/kvm $(B)/compare $(B)/results-csv
 
 # build/selftests holds an unpacked Linux tree (tests/selftests/fetch.sh),
 # whose directories named *.d are no dependency files.

@@ -7,12 +7,9 @@
 # arch/x86_64's or arch/arm64's (whose contpte code, arch/arm64/contpte.c,
 # is pure C and is compiled in too). tests/mm/run.sh runs both.
 #
-# Include order: arch/host/include first so that its arch.h, asm/mmu.h and
-# asm/layout.h shadow the guest's; then the chosen arch's include dir for
-# asm/pgtable.h only; then each file's room (Makefile, room_inc), as in
-# the guest. core/include/kernel.h includes "arch.h" with quotes, which
-# finds core/include/arch.h next to it before any -I path, so the host's
-# arch.h is force-included first (its guard then wins).
+# Flags and include order: Makefile's host_kernel_flags (shared with the
+# tsan runner and the host backend), then each file's room (room_inc), as
+# in the guest.
 
 MM_HOST_FORMATS := x86_64 arm64
 # mm/kmap.c builds the kernel half of real page tables at boot: guest only.
@@ -25,9 +22,7 @@ MM_HOST_SRCS_arm64 := arch/arm64/contpte.c
 
 # $(1) = PTE format
 define mm_host_rules
-MM_HOST_CFLAGS_$(1) := -O2 -g -std=gnu11 $(WARN) $(SAN) -MMD -MP \
-	-include arch/host/include/arch.h -Iarch/host/include -Iarch/$(1)/include \
-	-Iinclude -DHOST_PTE_FORMAT='"$(1)"' -DPTELAB_TRACE
+MM_HOST_CFLAGS_$(1) := -O2 $(SAN) $(call host_kernel_flags,$(1)) -DPTELAB_TRACE
 MM_HOST_OBJS_$(1) := $$(patsubst %.c,$(B)/mm-host-$(1)/%.o,$(MM_HOST_SRCS) $(MM_HOST_SRCS_$(1)))
 
 $(B)/mm-host-$(1)/%.o: %.c

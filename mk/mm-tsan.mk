@@ -9,9 +9,7 @@ MM_TSAN := -fsanitize=thread -fno-omit-frame-pointer
 
 # $(1) = PTE format
 define mm_tsan_rules
-MM_TSAN_CFLAGS_$(1) := -O1 -g -std=gnu11 $(WARN) $(MM_TSAN) -MMD -MP \
-	-include arch/host/include/arch.h -Iarch/host/include -Iarch/$(1)/include \
-	-Iinclude -DHOST_PTE_FORMAT='"$(1)"' -DPTELAB_TRACE
+MM_TSAN_CFLAGS_$(1) := -O1 $(MM_TSAN) $(call host_kernel_flags,$(1)) -DPTELAB_TRACE
 MM_TSAN_OBJS_$(1) := $$(patsubst %.c,$(B)/mm-tsan-obj-$(1)/%.o,$(MM_HOST_SRCS) $(MM_HOST_SRCS_$(1)))
 
 $(B)/mm-tsan-obj-$(1)/%.o: %.c
