@@ -71,9 +71,10 @@ static inline __attribute__((always_inline)) unsigned young_ptes(struct young_wa
  * entries): runs tested, runs that had a young entry, and their pages.
  * They are added to the walk and the counters once a table: a
  * count_event() a run is a per-CPU load, add and store (8 instructions
- * on arm64), more than a 4K page's own test and clear; and the loop's
- * calls leave it too few callee-saved registers for three tallies (as
- * three, two of them lived on the stack: a load and a store each a run).
+ * on arm64), more than a 4K page's own test and clear. One word, because
+ * the loop's calls leave it too few callee-saved registers for three:
+ * the compiler keeps two of three separate tallies on the stack, a load
+ * and a store each a run.
  */
 #define YOUNG_TALLY_RUN (1ull << 0)
 #define YOUNG_TALLY_CLEARED (1ull << 16)
