@@ -189,8 +189,7 @@ static int cmd_list(const char *arg)
 {
 	(void)arg;
 	printf("commands (run=NAME[:ARG][,NAME...]):\n");
-	for (int i = 0; i < NR_CMDLINE_CMDS; i++)
-		printf("  %-10s %s\n", commands[i].name, commands[i].help);
+	cmdline_print_cmds(stdout);
 	return PTELAB_EXIT_OK;
 }
 

@@ -141,6 +141,9 @@ int vmm_config_settle(struct vmm_config *cfg, int backend, char *err, size_t err
 void vmm_print_usage(void)
 {
 	fputs(vmm_usage_text, stdout);
+	cmdline_print_cmds(stdout);
+	cmdline_print_benches(stdout);
+	fputs(vmm_usage_keys, stdout);
 	cmdline_print_keys(stdout);
 	fputs(vmm_usage_tail, stdout);
 }

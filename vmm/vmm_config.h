@@ -97,8 +97,9 @@ int vmm_args_parse(int argc, char *const argv[], struct vmm_config *cfg, char *e
  */
 int vmm_config_default_kernel(struct vmm_config *cfg, const char *self_exe);
 
-/* The --help text: vmm_usage_text, the guest keys, vmm_usage_tail. */
-extern const char vmm_usage_text[], vmm_usage_tail[];
+/* The --help text: vmm_usage_text, the guest commands and benchmarks,
+ * vmm_usage_keys, the guest keys, vmm_usage_tail. */
+extern const char vmm_usage_text[], vmm_usage_keys[], vmm_usage_tail[];
 
 /* ptelab's version: git describe at build time. */
 extern const char vmm_version[];

@@ -278,6 +278,14 @@ bool cmdline_runs_bench(const struct cmdline *cl);
 int cmdline_check_machine(const struct cmdline *cl, unsigned nodes, unsigned cpus, char *err,
 			  size_t errlen);
 
+/* Print every command, one line each: its name and its help. The guest's
+ * run=list and ptelab -h both print it. */
+void cmdline_print_cmds(FILE *out);
+
+/* Print the names of every benchmark, wrapped under a heading (ptelab
+ * -h). */
+void cmdline_print_benches(FILE *out);
+
 /* Print every key the user may give (all but ptelab's own), one line
  * each: its name, the commands that read it, what it does, its range and
  * its default. ptelab -h and the guest's run=help both print it. */
