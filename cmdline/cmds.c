@@ -86,14 +86,13 @@ const char *cmdline_bench_knob_given(const struct cmdline *cl, const struct cmdl
 	return NULL;
 }
 
-/* Append to @err (of @errlen, holding a string) what printf() makes of
- * @fmt; cut at the end of @err. */
-static void err_add(char *err, size_t errlen, const char *fmt, const char *s)
+/* Append @s to @err (of @errlen, holding a string), cut at its end. */
+static void err_add(char *err, size_t errlen, const char *s)
 {
 	size_t len = strlen(err);
 
 	if (len < errlen)
-		snprintf(err + len, errlen - len, fmt, s);
+		snprintf(err + len, errlen - len, "%s", s);
 }
 
 /* Append the comma-separated @words to @err as a ", "-separated list. */
@@ -120,12 +119,12 @@ static int bench_list_err(char *err, size_t errlen, const char *head, bool smp, 
 		const struct cmdline_bench *b = &cmdline_benches[i];
 
 		if (smp ? b->smp : b->takes_active) {
-			err_add(err, errlen, "%s", sep);
-			err_add(err, errlen, "%s", b->name);
+			err_add(err, errlen, sep);
+			err_add(err, errlen, b->name);
 			sep = ", ";
 		}
 	}
-	err_add(err, errlen, "%s", tail);
+	err_add(err, errlen, tail);
 	return -1;
 }
 
@@ -135,9 +134,11 @@ static int check_bench_name(const char *arg, char *err, size_t errlen)
 	if (cmdline_bench_find(arg))
 		return 0;
 	snprintf(err, errlen, "no benchmark '%s' (have:", arg);
-	for (int i = 0; i < NR_CMDLINE_BENCHES; i++)
-		err_add(err, errlen, " %s", cmdline_benches[i].name);
-	err_add(err, errlen, "%s", ")");
+	for (int i = 0; i < NR_CMDLINE_BENCHES; i++) {
+		err_add(err, errlen, " ");
+		err_add(err, errlen, cmdline_benches[i].name);
+	}
+	err_add(err, errlen, ")");
 	return -1;
 }
 
@@ -202,7 +203,8 @@ static int check_bench(const struct cmdline *cl, const char *arg, char *err, siz
 	return 0;
 }
 
-/* ptdump:OP pictures folios of folios='s first size: one of 4K..1M. */
+/* ptdump:OP pictures folios of folios='s first size: one of 4K..1M, the
+ * PTE-mapped sizes below 2M (order 8 is 1M). */
 static int check_ptdump_folios(const struct cmdline *cl, const struct run_item *it, char *err,
 			       size_t errlen)
 {

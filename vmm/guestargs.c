@@ -17,7 +17,7 @@
 static int parse_words(struct vmm_config *cfg, char *err, size_t errlen)
 {
 	struct cmdline *cl = &cfg->guest_words;
-	char why[200];
+	char why[CMDLINE_ERR_MAX];
 
 	if (cmdline_parse(cfg->bootargs, cl, why, sizeof(why)) ||
 	    cmdline_check(cl, vmm_arch_name(cfg->arch), why, sizeof(why)) ||
@@ -94,7 +94,7 @@ static int check_initramfs(const struct vmm_config *cfg, char *err, size_t errle
 
 int vmm_guest_args_check(struct vmm_config *cfg, char *err, size_t errlen)
 {
-	char why[200];
+	char why[CMDLINE_ERR_MAX];
 
 	if (parse_words(cfg, err, errlen) || check_initramfs(cfg, err, errlen))
 		return -1;

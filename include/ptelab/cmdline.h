@@ -24,6 +24,9 @@
 #define CMDLINE_KEY_MAX 32
 #define CMDLINE_VAL_MAX 256
 #define CMDLINE_MAX_RUN 32
+/* Room for every one-line reason the checks give (the longest names every
+ * benchmark): the guest, the host backend and ptelab each hold one. */
+#define CMDLINE_ERR_MAX 224
 
 struct cmdline_word {
 	char key[CMDLINE_KEY_MAX];

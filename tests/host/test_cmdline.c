@@ -283,17 +283,20 @@ TEST(run_rows_drive_the_check)
 		{ "run=bench:zap,selftest", true, "selftest needs a booted guest" },
 		{ "run=help,list,numa_maps", true, NULL },
 		{ "reps=2", false, "nothing to run" },
+		/* the longest message: every benchmark, the last one included */
+		{ "run=bench:x", false, "pageout swapin reclaim young)" },
 	};
 
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		err[0] = 0;
-		CHECK_EQ(cmdline_parse(cases[i].line, &cl, err, sizeof(err)), 0);
-		CHECK_EQ(cmdline_check_run(&cl, cases[i].host, err, sizeof(err)),
+		char why[CMDLINE_ERR_MAX] = "";
+
+		CHECK_EQ(cmdline_parse(cases[i].line, &cl, why, sizeof(why)), 0);
+		CHECK_EQ(cmdline_check_run(&cl, cases[i].host, why, sizeof(why)),
 			 cases[i].want ? -1 : 0);
 		if (cases[i].want)
-			CHECK_HAS(err, cases[i].want);
+			CHECK_HAS(why, cases[i].want);
 		else
-			CHECK_STR(err, ""); /* names what was refused */
+			CHECK_STR(why, ""); /* names what was refused */
 	}
 }
 
