@@ -1,6 +1,7 @@
 /*
- * help.c - the keys' help, one line per row of ptelab/cmdline_keys.h:
- * what ptelab -h and the guest's run=help print (ptelab/cmdline.h).
+ * help.c - the help of the commands, the benchmarks and the keys, from the
+ * rows of ptelab/cmdline_cmds.h and ptelab/cmdline_keys.h: what ptelab -h
+ * and the guest's run=list and run=help print (ptelab/cmdline.h).
  */
 #include <stdio.h>
 #include <string.h>
@@ -68,4 +69,24 @@ void cmdline_print_keys(FILE *out)
 			fprintf(out, "; %s only", r->arch);
 		fprintf(out, "\n  %-14s %s\n", "", r->help);
 	}
+}
+
+void cmdline_print_cmds(FILE *out)
+{
+	for (int c = 0; c < NR_CMDLINE_CMDS; c++)
+		fprintf(out, "  %-10s %s\n", cmdline_cmds[c].name, cmdline_cmds[c].help);
+}
+
+void cmdline_print_benches(FILE *out)
+{
+	int col = fprintf(out, "  benchmarks (run=bench:NAME; run=bench runs all):");
+
+	for (int b = 0; b < NR_CMDLINE_BENCHES; b++) {
+		const char *name = cmdline_benches[b].name;
+
+		if (col + 1 + (int)strlen(name) > 79)
+			col = fprintf(out, "\n   ") - 1;
+		col += fprintf(out, " %s", name);
+	}
+	fprintf(out, "\n");
 }

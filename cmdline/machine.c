@@ -1,8 +1,8 @@
 /*
  * machine.c - what the command line asks of the machine: the RAM a
  * benchmark's size= needs, the CPUs cpus=, active= and run=stress:mm
- * need, the nodes run=numa_maps and the benchmarks that move memory
- * between nodes need (ptelab/cmdline.h).
+ * need, the nodes run=numa_maps, run=ptdump:migrate and the benchmarks
+ * that move memory between nodes need (ptelab/cmdline.h).
  */
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +19,9 @@ uint64_t cmdline_bench_mem(unsigned size_mb, unsigned nodes, bool every_node)
 
 bool cmdline_bench_every_node(const char *name)
 {
-	return !strcmp(name, "migrate") || !strcmp(name, "move_pages");
+	const struct cmdline_bench *b = cmdline_bench_find(name);
+
+	return b && b->every_node;
 }
 
 bool cmdline_run_every_node(const struct cmdline *cl)
@@ -39,15 +41,27 @@ bool cmdline_runs_bench(const struct cmdline *cl)
 	return false;
 }
 
-/* The run= items of @cl that need a second node: run=numa_maps, and the
- * benchmarks that move memory between nodes (run=bench runs them too). */
+/* Does the run= item @it move memory between nodes: run=numa_maps,
+ * run=ptdump:migrate, a benchmark of an every_node row? */
+static bool item_needs_nodes(const struct run_item *it)
+{
+	if (!strcmp(it->name, "numa_maps"))
+		return true;
+	if (!it->has_arg)
+		return false;
+	if (!strcmp(it->name, "ptdump"))
+		return !strcmp(it->arg, "migrate");
+	return !strcmp(it->name, "bench") && cmdline_bench_every_node(it->arg);
+}
+
+/* The run= items of @cl that need a second node (item_needs_nodes(); and
+ * run=bench, which runs the benchmarks that do). */
 static int check_nodes(const struct cmdline *cl, unsigned nodes, char *err, size_t errlen)
 {
 	for (int i = 0; nodes < 2 && i < cl->nr_run; i++) {
 		const struct run_item *it = &cl->run[i];
 
-		if (!strcmp(it->name, "numa_maps") || (!strcmp(it->name, "bench") && it->has_arg &&
-						       cmdline_bench_every_node(it->arg)))
+		if (item_needs_nodes(it))
 			return snprintf(err, errlen,
 					"run=%s%s%s needs two nodes, the machine has %u "
 					"(ptelab --nodes 2)",

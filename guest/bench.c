@@ -26,23 +26,6 @@ static void variant_default(struct bench_variant *v, const char *name)
 	v->walk = strcmp(name, "unbatched") != 0;
 }
 
-/* The bench's own knobs as the command line gives them: its cap_key,
- * batch= or one of its companion_keys.
- * Return: the first such key the user set, or NULL. */
-static const char *own_knob_given(const struct bench *b)
-{
-	if (!b->cap_key)
-		return NULL;
-	if (cmdline_get(&cmdline, b->cap_key))
-		return b->cap_key;
-	if (cmdline_get(&cmdline, "batch"))
-		return "batch";
-	for (const char *const *k = b->companion_keys; k && *k; k++)
-		if (cmdline_get(&cmdline, *k))
-			return *k;
-	return NULL;
-}
-
 int bench_variants(const struct bench *b, const struct bench_params *p, struct bench_variant *v,
 		   char *err, size_t errlen)
 {
@@ -50,17 +33,6 @@ int bench_variants(const struct bench *b, const struct bench_params *p, struct b
 	char cap[12];
 	int n = 0;
 
-	if (p->caps && !b->cap_key)
-		return snprintf(err, errlen,
-				"bench %s: caps= does not apply (its timed operation has no "
-				"batching cap)",
-				b->name),
-		       -1;
-	if (p->caps && own_knob_given(b))
-		return snprintf(err, errlen,
-				"bench %s: give caps= or the %s= knob, not both (caps= sweeps %s)",
-				b->name, own_knob_given(b), b->cap_key),
-		       -1;
 	if (p->caps) {
 		n = cmdline_caps_list(p->caps, list, BENCH_MAX_VARIANTS, err, errlen);
 		for (int i = 0; i < n; i++) {
@@ -71,8 +43,8 @@ int bench_variants(const struct bench *b, const struct bench_params *p, struct b
 		}
 		return n;
 	}
-	if (b->cap_key && own_knob_given(b)) {
-		v[0].cap = *caps_find(b->cap_key); /* caps_parse() read it */
+	if (cmdline_bench_knob_given(&cmdline, bench_row(b))) {
+		v[0].cap = *caps_find(bench_row(b)->cap_key); /* caps_parse() read it */
 		v[0].walk = -1;
 		snprintf(v[0].name, sizeof(v[0].name), "cap=%s",
 			 cap_str(v[0].cap, cap, sizeof(cap)));
@@ -91,8 +63,8 @@ static struct batch_caps caps_cmdline;
 static void apply_variant(const struct bench *b, const struct bench_variant *v)
 {
 	mm_caps = caps_cmdline;
-	if (b->cap_key) {
-		*caps_find(b->cap_key) = v->cap;
+	if (bench_row(b)->cap_key) {
+		*caps_find(bench_row(b)->cap_key) = v->cap;
 		if (v->walk >= 0)
 			mm_caps.gup_walk = v->walk;
 	}
@@ -209,6 +181,7 @@ static void print_result(const struct bench *b, const struct folio_size *fs,
 			 const struct bench_variant *v, const struct bench_params *p,
 			 struct variant_result *r)
 {
+	const struct cmdline_bench *row = bench_row(b);
 	char counters[2048], capjson[256], cap[12] = "null", params[160] = "";
 
 	qsort(r->t, (size_t)p->reps, sizeof(r->t[0]), cmp_u64);
@@ -218,8 +191,8 @@ static void print_result(const struct bench *b, const struct folio_size *fs,
 		r->median ? 100.0 * (double)(r->t[p->reps - 1] - r->t[0]) / (double)r->median : 0;
 	counters_json_all(&r->counters, counters, sizeof(counters));
 	caps_json(&r->caps, capjson, sizeof(capjson));
-	if (b->cap_key)
-		snprintf(cap, sizeof(cap), "%u", cap_json(caps_value(&r->caps, b->cap_key)));
+	if (row->cap_key)
+		snprintf(cap, sizeof(cap), "%u", cap_json(caps_value(&r->caps, row->cap_key)));
 	if (b->params)
 		b->params(params, sizeof(params));
 	printf("RESULT "
@@ -228,9 +201,9 @@ static void print_result(const struct bench *b, const struct folio_size *fs,
 	       "\"reps\":%d,\"size_mb\":%lu,\"median_us\":%.1f,\"min_us\":%.1f,\"max_us\":%.1f,"
 	       "\"spread_pct\":%.1f,\"cpus\":%u,\"workers\":%u,\"params\":\"%s\","
 	       "\"caps\":{%s},\"counters\":{%s}}\n",
-	       b->name, arch_name, p->backend, p->clock, p->version, fs->label, v->name, cap,
+	       row->name, arch_name, p->backend, p->clock, p->version, fs->label, v->name, cap,
 	       p->active, p->reps, p->size >> 20, r->median / 1000.0, r->t[0] / 1000.0,
-	       r->t[p->reps - 1] / 1000.0, r->spread, smp_nr_cpus(), b->smp ? p->cpus : 1, params,
+	       r->t[p->reps - 1] / 1000.0, r->spread, smp_nr_cpus(), row->smp ? p->cpus : 1, params,
 	       capjson, counters);
 }
 
@@ -260,7 +233,7 @@ static int bench_one_size(const struct bench *b, const struct folio_size *fs,
 	uint64_t t0 = time_ns();
 
 	if (!p->quiet)
-		printf("  %s %s: ", b->name, fs->label);
+		printf("  %s %s: ", bench_row(b)->name, fs->label);
 	fflush(stdout);
 	for (int rep = 0; rep < p->reps; rep++) {
 		for (int v = 0; v < nv; v++) {
@@ -271,7 +244,7 @@ static int bench_one_size(const struct bench *b, const struct folio_size *fs,
 			if (b->rep(fs, &r, p)) {
 				printf("\nbench %s: %s %s failed (out of memory? try a larger "
 				       "--mem or a smaller size=)\n",
-				       b->name, fs->label, vs[v].name);
+				       bench_row(b)->name, fs->label, vs[v].name);
 				mm_caps = caps_cmdline;
 				return -1;
 			}
@@ -425,23 +398,22 @@ int bench_run(const struct bench *b, const struct bench_params *p)
 {
 	static struct variant_result res[16][BENCH_MAX_VARIANTS];
 	struct bench_variant vs[BENCH_MAX_VARIANTS];
+	const struct cmdline_bench *row = bench_row(b);
 	const char *folios = p->folios ? p->folios : b->default_folios;
 	int nv, rows[16], nrows = 0;
 	char err[160];
 
 	caps_cmdline = mm_caps;
-	nv = bench_active_check(b, p->active, err, sizeof(err));
-	if (nv == 0)
-		nv = bench_variants(b, p, vs, err, sizeof(err));
+	nv = bench_variants(b, p, vs, err, sizeof(err));
 	if (nv < 0)
 		return printf("guest: %s\n", err), PTELAB_EXIT_USAGE;
-	printf("== bench %s: %s, %lu MiB, %d rep%s (median us, clock %s)%s%s%s", b->name, b->what,
+	printf("== bench %s: %s, %lu MiB, %d rep%s (median us, clock %s)%s%s%s", row->name, b->what,
 	       p->size >> 20, p->reps, p->reps == 1 ? "" : "s", p->clock,
 	       p->caps_na ? "; caps= does not apply (no batching cap)" : "",
-	       p->cpus > 1 && !b->smp ? "; cpus= does not apply (runs on CPU 0)" : "",
+	       p->cpus > 1 && !row->smp ? "; cpus= does not apply (runs on CPU 0)" : "",
 	       p->active_na ? "; active= does not apply" : "");
 	if (smp_nr_cpus() > 1)
-		printf(", on %u of %u CPUs", b->smp ? p->cpus : 1, smp_nr_cpus());
+		printf(", on %u of %u CPUs", row->smp ? p->cpus : 1, smp_nr_cpus());
 	printf("\n");
 	if (p->active)
 		printf("  active=%u: cpu1..cpu%u read the range, then sleep in the mm while cpu0 "

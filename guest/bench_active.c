@@ -87,14 +87,3 @@ int bench_timed(struct mm *mm, unsigned long addr, const struct bench_params *p,
 	smp_run(p->active + 1, active_fn, &r);
 	return r.err;
 }
-
-int bench_active_check(const struct bench *b, unsigned active, char *err, size_t errlen)
-{
-	if (active && !b->takes_active)
-		return snprintf(err, errlen,
-				"bench %s: active= does not apply (only zap, mprotect and migrate "
-				"take it)",
-				b->name),
-		       -1;
-	return 0;
-}

@@ -66,16 +66,12 @@ static int rep_fork_exit(const struct folio_size *fs, const struct bench_rep *r,
 
 #define FORK_FOLIOS "4K,16K,32K,64K,128K,256K,512K,1M,2M-pte,2M-pmd"
 
-const struct bench bench_fork = { .name = "fork",
-				  .default_folios = FORK_FOLIOS,
+const struct bench bench_fork = { .default_folios = FORK_FOLIOS,
 				  .variants = variants_batching,
 				  .rep = rep_fork,
-				  .what = "fork of populated anon memory",
-				  .cap_key = "fork" };
+				  .what = "fork of populated anon memory" };
 /* The timed teardown is the child's zap: its cap is zap=. */
-const struct bench bench_fork_exit = { .name = "fork_exit",
-				       .default_folios = FORK_FOLIOS,
+const struct bench bench_fork_exit = { .default_folios = FORK_FOLIOS,
 				       .variants = variants_batching,
 				       .rep = rep_fork_exit,
-				       .what = "teardown of a fork child (parent alive)",
-				       .cap_key = "zap" };
+				       .what = "teardown of a fork child (parent alive)" };

@@ -285,25 +285,16 @@ static void gup_params_text(char *buf, size_t len)
 
 /* Both time a part of GUP whose gets the variant sets: gup_grab= is the
  * cap; unbatched also turns gup_walk off (walk and walk+grab keep it on). */
-static const char *const gup_companions[] = { "gup_walk", NULL };
 
 const struct bench bench_gup = {
-	.name = "gup",
 	.default_folios = "4K,64K,2M-pmd",
 	.variants = variants_gup,
 	.rep = rep_gup,
 	.what = "get/pin calls over populated memory (gup_test's get time)",
-	.cap_key = "gup_grab",
-	.companion_keys = gup_companions,
-	.smp = true,
 	.params = gup_params_text
 };
-const struct bench bench_gup_put = { .name = "gup_put",
-				     .default_folios = "4K,64K,2M-pmd",
+const struct bench bench_gup_put = { .default_folios = "4K,64K,2M-pmd",
 				     .variants = variants_gup,
 				     .rep = rep_gup_put,
 				     .what = "release of the pinned pages (gup_test's put time)",
-				     .cap_key = "gup_grab",
-				     .companion_keys = gup_companions,
-				     .smp = true,
 				     .params = gup_params_text };

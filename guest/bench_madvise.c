@@ -68,15 +68,10 @@ static int rep_populate(const struct folio_size *fs, const struct bench_rep *r,
 }
 
 #define MADV_BENCH(adv, desc)                                                                      \
-	const struct bench bench_madvise_##adv = { .name = "madvise_" #adv,                        \
-						   .group = "madvise",                             \
-						   .choice = #adv,                                 \
-						   .default_folios = "4K,16K,64K,2M-pte,2M-pmd",   \
+	const struct bench bench_madvise_##adv = { .default_folios = "4K,16K,64K,2M-pte,2M-pmd",   \
 						   .variants = variants_batching,                  \
 						   .rep = rep_##adv,                               \
-						   .what = desc,                                   \
-						   .cap_key = "madvise",                           \
-						   .takes_active = true }
+						   .what = desc }
 
 MADV_BENCH(free, "MADV_FREE of populated anon memory");
 MADV_BENCH(dontneed, "MADV_DONTNEED of populated anon memory (zap= set to madvise=)");

@@ -138,16 +138,10 @@ static int rep_migrate(const struct folio_size *fs, const struct bench_rep *r,
 	return err;
 }
 
-static const char *const migrate_companions[] = { "migrate_unmap", "migrate_flush", NULL };
-
 const struct bench bench_migrate = {
-	.name = "migrate",
 	.default_folios = "4K,16K,64K,2M-pte,2M-pmd",
 	.variants = variants_migrate,
 	.rep = rep_migrate,
 	.what = "migrate_pages node 0 -> 1 -> 0 of populated anon memory",
-	.cap_key = "migrate",
-	.companion_keys = migrate_companions,
-	.apply = apply_step_variant,
-	.takes_active = true
+	.apply = apply_step_variant
 };

@@ -133,24 +133,16 @@ static int rep_fault(const struct folio_size *fs, const struct bench_rep *r,
 	return err;
 }
 
-const struct bench bench_zap = { .name = "zap",
-				 .default_folios = "4K,16K,64K,2M-pte,2M-pmd",
+const struct bench bench_zap = { .default_folios = "4K,16K,64K,2M-pte,2M-pmd",
 				 .variants = variants_batching,
 				 .rep = rep_zap,
-				 .what = "munmap of populated anon memory",
-				 .cap_key = "zap",
-				 .takes_active = true };
-const struct bench bench_mprotect = { .name = "mprotect",
-				      .default_folios = "4K,16K,64K,2M-pte,2M-pmd",
+				 .what = "munmap of populated anon memory" };
+const struct bench bench_mprotect = { .default_folios = "4K,16K,64K,2M-pte,2M-pmd",
 				      .variants = variants_batching,
 				      .rep = rep_mprotect,
-				      .what = "mprotect RO then RW of populated memory",
-				      .cap_key = "mprotect",
-				      .takes_active = true };
+				      .what = "mprotect RO then RW of populated memory" };
 /* The fault path has no batching cap: one variant, whatever the knobs. */
-const struct bench bench_fault = { .name = "fault",
-				   .default_folios = "4K,16K,64K,2M-pte,2M-pmd",
+const struct bench bench_fault = { .default_folios = "4K,16K,64K,2M-pte,2M-pmd",
 				   .variants = variants_fault,
 				   .rep = rep_fault,
-				   .what = "write fault-in of every page",
-				   .smp = true };
+				   .what = "write fault-in of every page" };

@@ -69,13 +69,8 @@ static int rep_move_pages(const struct folio_size *fs, const struct bench_rep *r
 	return err;
 }
 
-static const char *const move_pages_companions[] = { "migrate_flush", NULL };
-
-const struct bench bench_move_pages = { .name = "move_pages",
-					.default_folios = "4K,16K,64K,2M-pte,2M-pmd",
+const struct bench bench_move_pages = { .default_folios = "4K,16K,64K,2M-pte,2M-pmd",
 					.variants = variants_batching,
 					.rep = rep_move_pages,
 					.what = "move_pages of every page to node 1 and back",
-					.cap_key = "migrate_unmap",
-					.companion_keys = move_pages_companions,
 					.apply = apply_move_variant };

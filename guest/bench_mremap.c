@@ -42,9 +42,7 @@ static int rep_mremap(const struct folio_size *fs, const struct bench_rep *r,
 	return err ? -1 : 0;
 }
 
-const struct bench bench_mremap = { .name = "mremap",
-				    .default_folios = "4K,16K,64K,2M-pte,2M-pmd",
+const struct bench bench_mremap = { .default_folios = "4K,16K,64K,2M-pte,2M-pmd",
 				    .variants = variants_batching,
 				    .rep = rep_mremap,
-				    .what = "mremap (move) of populated memory",
-				    .cap_key = "mremap" };
+				    .what = "mremap (move) of populated memory" };

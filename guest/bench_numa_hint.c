@@ -27,11 +27,8 @@ static int rep_numa_hint(const struct folio_size *fs, const struct bench_rep *r,
 }
 
 const struct bench bench_numa_hint = {
-	.name = "numa_hint",
 	.default_folios = "4K,16K,64K,2M-pte,2M-pmd",
 	.variants = variants_batching,
 	.rep = rep_numa_hint,
-	.what = "NUMA hinting scan (change_prot_numa) of populated memory",
-	.cap_key = "numa_hint",
-	.takes_active = true
+	.what = "NUMA hinting scan (change_prot_numa) of populated memory"
 };

@@ -71,15 +71,10 @@ static void apply_reclaim(const char *variant)
 		mm_caps.swapin = mm_caps.pageout;
 }
 
-static const char *const reclaim_companions[] = { "young", "swapin", NULL };
-
 const struct bench bench_reclaim = {
-	.name = "reclaim",
 	.default_folios = "4K,16K,64K,2M-pte",
 	.variants = variants_batching,
 	.rep = rep_reclaim,
 	.what = "write a range past the watermark (direct reclaim to swap), read it back",
-	.cap_key = "pageout",
-	.companion_keys = reclaim_companions,
 	.apply = apply_reclaim,
 };

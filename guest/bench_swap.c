@@ -39,16 +39,12 @@ static int rep_swapin(const struct folio_size *fs, const struct bench_rep *r,
 	return bench_rep_populated(fs, p, op_pageout, op_swapin);
 }
 
-const struct bench bench_pageout = { .name = "pageout",
-				     .default_folios = "4K,16K,64K,2M-pte,2M-pmd",
+const struct bench bench_pageout = { .default_folios = "4K,16K,64K,2M-pte,2M-pmd",
 				     .variants = variants_batching,
 				     .rep = rep_pageout,
-				     .what = "MADV_PAGEOUT of populated memory to the RAM swap",
-				     .cap_key = "pageout" };
+				     .what = "MADV_PAGEOUT of populated memory to the RAM swap" };
 
-const struct bench bench_swapin = { .name = "swapin",
-				    .default_folios = "4K,16K,64K,2M-pte",
+const struct bench bench_swapin = { .default_folios = "4K,16K,64K,2M-pte",
 				    .variants = variants_batching,
 				    .rep = rep_swapin,
-				    .what = "read faults on swapped-out memory (swap-in)",
-				    .cap_key = "swapin" };
+				    .what = "read faults on swapped-out memory (swap-in)" };

@@ -23,11 +23,8 @@ static int rep_young(const struct folio_size *fs, const struct bench_rep *r,
 }
 
 const struct bench bench_young = {
-	.name = "young",
 	.default_folios = "4K,16K,64K,2M-pte,2M-pmd",
 	.variants = variants_batching,
 	.rep = rep_young,
-	.what = "aging: test and clear the young bits of populated memory",
-	.cap_key = "young",
-	.takes_active = true
+	.what = "aging: test and clear the young bits of populated memory"
 };

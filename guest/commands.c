@@ -1,5 +1,6 @@
 /*
- * commands.c - the table of run= commands and the simple ones.
+ * commands.c - the table of run= commands, made from CMDLINE_CMDS
+ * (ptelab/cmdline_cmds.h), and the simple ones.
  */
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "kernel.h"
 #include "page.h"
 #include "ptelab/abi.h"
+#include "ptelab/cmdline.h"
 #include "smp.h"
 
 static void print_size(uint64_t bytes)
@@ -117,15 +119,6 @@ static int cmd_exit(const char *arg)
 	arch_exit(n);
 }
 
-static int check_exit(const char *arg, char *err, size_t errlen)
-{
-	int n = cmdline_uint(arg);
-
-	if (n >= 0 && n <= 255)
-		return 0;
-	return snprintf(err, errlen, "exit:N needs N in 0..255, not '%s'", arg), -1;
-}
-
 static int cmd_fault(const char *arg)
 {
 	(void)arg;
@@ -161,13 +154,6 @@ __attribute__((weak)) int cmd_stress(const char *arg)
 	return PTELAB_EXIT_USAGE;
 }
 
-static int check_stress(const char *arg, char *err, size_t errlen)
-{
-	if (arg && !strcmp(arg, "mm"))
-		return 0;
-	return snprintf(err, errlen, "stress:%s: the one stress is stress:mm", arg ? arg : ""), -1;
-}
-
 /* run=exec:PATH (guest/exec_cmd.c). The host backend, which has no
  * user mode, links this one instead (the command needs a machine). */
 __attribute__((weak)) int cmd_exec(const char *arg)
@@ -176,53 +162,25 @@ __attribute__((weak)) int cmd_exec(const char *arg)
 	return PTELAB_EXIT_USAGE;
 }
 
-static int check_exec(const char *arg, char *err, size_t errlen)
-{
-	if (arg && arg[0] == '/')
-		return 0;
-	return snprintf(err, errlen, "exec:PATH: PATH must be absolute (e.g. exec:/bin/hello)"), -1;
-}
-
 static int cmd_list(const char *arg);
 static int cmd_help(const char *arg);
 int cmd_bench(const char *arg);
-int bench_cmd_check(const char *arg, char *err, size_t errlen);
 int cmd_ptdump(const char *arg);
-int check_ptdump(const char *arg, char *err, size_t errlen);
 int cmd_numa_maps(const char *arg);
 
-static const struct command commands[] = {
-	{ "hello", "print the machine summary", ARG_NONE, cmd_hello, NULL, true },
-	{ "exit", "exit:N - stop with status N (0..255)", ARG_REQUIRED, cmd_exit, check_exit,
-	  true },
-	{ "fault", "take an unhandled page fault (exits 3)", ARG_NONE, cmd_fault, NULL, true },
-	{ "hang", "spin forever with interrupts off", ARG_NONE, cmd_hang, NULL, true },
-	{ "selftest",
-	  "selftest[:FILTER] - run the in-guest tests whose name has a part of FILTER (parts "
-	  "joined by +); selftest:list names them",
-	  ARG_OPTIONAL, cmd_selftest, NULL, true },
-	{ "stress", "stress:mm - random concurrent mm mixes on cpus= CPUs for seconds=, checked",
-	  ARG_REQUIRED, cmd_stress, check_stress, true },
-	{ "bench", "bench[:NAME] - run one benchmark or all (run=help lists their keys)",
-	  ARG_OPTIONAL, cmd_bench, bench_cmd_check, false },
-	{ "ptdump",
-	  "ptdump[:OP] - watch PTE runs form and break (batching caps apply); OP (munmap, "
-	  "mprotect, fork, gup, migrate) on folios= folios, with PTE strips before and after",
-	  ARG_OPTIONAL, cmd_ptdump, check_ptdump, false },
-	{ "numa_maps", "mbind, migrate_pages, move_pages of a small mm, numa_maps after each",
-	  ARG_NONE, cmd_numa_maps, NULL, false },
-	{ "exec", "exec:PATH - run the static program PATH from the initramfs as a user process",
-	  ARG_REQUIRED, cmd_exec, check_exec, true },
-	{ "list", "list the commands", ARG_NONE, cmd_list, NULL, false },
-	{ "help", "the commands, and every key=value the command line takes", ARG_NONE, cmd_help,
-	  NULL, false },
+/* cmd_<id> for every row of CMDLINE_CMDS, at the row's index: a row
+ * without its function does not compile. Its argument and what it takes
+ * are the row's, which cmdline_check_run() checks. */
+static const struct command commands[NR_CMDLINE_CMDS] = {
+#define COMMAND_ENTRY(id, arg, form, words, what, lo, hi, needs_machine, help)                     \
+	[CMDLINE_CMD_##id] = { #id, help, ARG_##arg, cmd_##id, NULL, needs_machine },
+	CMDLINE_CMDS(COMMAND_ENTRY)
+#undef COMMAND_ENTRY
 };
-
-#define NR_COMMANDS (int)(sizeof(commands) / sizeof(commands[0]))
 
 const struct command *command_find(const char *name)
 {
-	for (int i = 0; i < NR_COMMANDS; i++)
+	for (int i = 0; i < NR_CMDLINE_CMDS; i++)
 		if (strcmp(commands[i].name, name) == 0)
 			return &commands[i];
 	return NULL;
@@ -232,8 +190,7 @@ static int cmd_list(const char *arg)
 {
 	(void)arg;
 	printf("commands (run=NAME[:ARG][,NAME...]):\n");
-	for (int i = 0; i < NR_COMMANDS; i++)
-		printf("  %-10s %s\n", commands[i].name, commands[i].help);
+	cmdline_print_cmds(stdout);
 	return PTELAB_EXIT_OK;
 }
 
@@ -245,39 +202,10 @@ static int cmd_help(const char *arg)
 	return PTELAB_EXIT_OK;
 }
 
-/* One run= item against its command. Return: 0, or -1 with @err set. */
-static int item_check(const struct run_item *it, int host_backend, char *err, size_t errlen)
-{
-	const struct command *c = command_find(it->name);
-
-	if (!c)
-		return snprintf(err, errlen, "unknown command '%s' (run=list lists the commands)",
-				it->name),
-		       -1;
-	if (c->arg == ARG_NONE && it->has_arg)
-		return snprintf(err, errlen, "%s takes no argument (got '%s:%s')", it->name,
-				it->name, it->arg),
-		       -1;
-	if (c->arg == ARG_REQUIRED && !it->has_arg)
-		return snprintf(err, errlen, "%s needs an argument: %s", it->name, c->help), -1;
-	if (host_backend && c->needs_machine)
-		return snprintf(err, errlen,
-				"%s needs a booted guest; --backend host runs only the mm "
-				"commands",
-				it->name),
-		       -1;
-	return c->check ? c->check(it->has_arg ? it->arg : NULL, err, errlen) : 0;
-}
-
 int commands_check_on(int host_backend, char *err, size_t errlen)
 {
-	if (cmdline.nr_run == 0)
-		return snprintf(err, errlen,
-				"nothing to run (give run=NAME; run=list lists the commands)"),
-		       -1;
-	for (int i = 0; i < cmdline.nr_run; i++)
-		if (item_check(&cmdline.run[i], host_backend, err, errlen))
-			return -1;
+	if (cmdline_check_run(&cmdline, host_backend, err, errlen))
+		return -1;
 	return cmdline_check_machine(&cmdline, (unsigned)machine.nr_nodes,
 				     (unsigned)machine.nr_cpus, err, errlen);
 }

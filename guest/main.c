@@ -38,7 +38,7 @@ static int run_commands(void)
 /* Parse FDT and command line; on bad input say why and stop. */
 static void read_machine(void)
 {
-	char err[160];
+	char err[CMDLINE_ERR_MAX];
 	uint32_t size = dt_total_size(boot_info->fdt);
 
 	if (!size || machine_from_fdt(boot_info->fdt, size, &machine, err, sizeof(err))) {

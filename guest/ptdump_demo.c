@@ -119,22 +119,6 @@ static int strip_op(struct mm *mm, const char *op, struct mm **child)
 	return mbind(mm, OP_START, OP_END - OP_START, MPOL_BIND, 1ul << 1, MPOL_MF_MOVE);
 }
 
-static const char *const strip_ops[] = { "munmap", "mprotect", "fork", "gup", "migrate" };
-
-int check_ptdump(const char *arg, char *err, size_t errlen)
-{
-	if (!arg || !*arg)
-		return 0;
-	for (unsigned i = 0; i < sizeof(strip_ops) / sizeof(strip_ops[0]); i++)
-		if (!strcmp(arg, strip_ops[i]))
-			return 0;
-	snprintf(err, errlen,
-		 "ptdump:%s: the operation is one of munmap, mprotect, fork, gup, "
-		 "migrate",
-		 arg);
-	return -1;
-}
-
 static int ptdump_op(const char *op)
 {
 	int order = strip_order();

@@ -40,6 +40,21 @@ static void preempt_switch(void)
 	}
 }
 
+unsigned long preempt_ticks(void)
+{
+	return preempt_user_ticks;
+}
+
+void preempt_check_rate(uint64_t run_ns, unsigned long ticks, unsigned period_us)
+{
+	uint64_t most = run_ns / (period_us * 1000ull) + 1;
+
+	if (ticks > most)
+		printf("sched: %lu ticks in %llu us, at most %llu with one a period: an "
+		       "interrupt was taken twice\n",
+		       ticks, (unsigned long long)(run_ns / 1000), (unsigned long long)most);
+}
+
 void kernel_timer_tick(void)
 {
 	if (current_process)

@@ -133,6 +133,8 @@ static void run_one(struct process *p)
 
 void sched_run(void)
 {
+	uint64_t t0 = time_ns();
+	unsigned long ticks = preempt_ticks();
 	struct process *p;
 
 	if (sched.running)
@@ -145,6 +147,7 @@ void sched_run(void)
 		thread_reap_if_done(p);
 	}
 	arch_tick_stop();
+	preempt_check_rate(time_ns() - t0, preempt_ticks() - ticks, SCHED_TICK_US);
 	switch_mm(sched.kernel_mm);
 	sched.running = false;
 }

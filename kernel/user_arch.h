@@ -328,6 +328,16 @@ void kernel_timer_tick(void);
 void preempt_syscall_return(void);
 
 /*
+ * preempt_ticks - the ticks taken in user mode so far. preempt_check_rate
+ * - @ticks of them in @run_ns, one period of @period_us apart at the
+ * least (the arch re-arms a tick when it is taken): more than
+ * @run_ns / period + 1 means one interrupt was delivered twice (a level
+ * still high when it ended: arm64 tick.c); says so in one line.
+ */
+unsigned long preempt_ticks(void);
+void preempt_check_rate(uint64_t run_ns, unsigned long ticks, unsigned period_us);
+
+/*
  * user_fault_fatal - print "exec: pid N killed by signal S (NAME) at
  * address A, pc P" and end the process with status 128 + @sig, with no
  * handler asked (an SError, a frame that cannot be written).

@@ -68,7 +68,9 @@
 	X(pgactivate, "pages reclaim moved to the active list (referenced, or kept)")              \
 	X(pgdeactivate, "pages moved from the active to the inactive list (aging, MADV_COLD)")     \
 	X(reclaim_stalls, "direct reclaims: a fault found a node below its watermark")             \
-	X(reclaim_nospace, "folios reclaim kept for want of a run of free swap slots")             \
+	X(reclaim_nospace, "folios reclaim kept for want of free swap slots")                      \
+	X(swpout_fallback, "large folios written to scattered slots: no run of free slots (Linux " \
+			   "splits them)")                                                         \
 	X(ptl_contended, "PTE-table lock acquisitions that had to wait")                           \
 	X(mm_lock_contended, "mmap_lock, anon family or page_table_lock acquisitions that waited") \
 	X(alloc_lock_contended, "allocator (per-node) lock acquisitions that had to wait")         \

@@ -21,8 +21,10 @@
  * The run ignores arch blocks: a folio whose first contpte block an
  * mprotect of one page unfolded (and that nothing refolded: a fold is
  * tried on a block's last entry) still goes whole, as Linux's split and
- * reclaim of it would. A folio only partly in the range, or larger than a run of free slots,
- * is left as it is: counted in pageout_skipped.
+ * reclaim of it would. A folio that finds no run of free slots goes to
+ * scattered ones (swap.h's struct swap_dest). A folio only partly in the
+ * range, or with fewer free slots than pages, is left as it is: counted
+ * in pageout_skipped.
  */
 #include "kernel.h"
 #include "madvise.h"
@@ -54,7 +56,7 @@ static unsigned pageout_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte
 	struct page *page = pfn_to_page(pte_pfn(pte));
 	struct folio *folio = page_folio(page);
 	unsigned nr = 1;
-	long off;
+	struct swap_dest d;
 
 	if (folio_test_large(folio))
 		nr = folio_pte_batch(folio, addr, ptep, pte, cap_nr(CAP_MAX, left),
@@ -67,8 +69,7 @@ static unsigned pageout_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte
 	arch_sched_point(SCHED_WINDOW); /* counts looked at, not yet cleared */
 	if (pageout_window_hook)
 		pageout_window_hook(mm, addr); /* tests: a gup-fast grab here */
-	off = swap_alloc(nr);
-	if (off < 0) {
+	if (swap_alloc_folio(&d, nr)) {
 		count_event(pageout_skipped, 1);
 		return nr;
 	}
@@ -76,14 +77,14 @@ static unsigned pageout_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, pte
 	flush_tlb_range(mm, addr, addr + nr * PAGE_SIZE); /* no write may land after the copy */
 	if (!pageout_ok(folio, nr)) {
 		set_ptes(mm, addr, ptep, pte_mknoncont(pte), nr); /* set_ptes() folds afresh */
-		swap_free_nr((unsigned long)off, nr);
+		swap_dest_free(&d);
 		count_event(pageout_skipped, 1);
 		return nr;
 	}
 	for (unsigned i = 0; i < nr; i++) {
-		swap_write_page((unsigned long)off + i, page_address(page + i));
+		swap_write_page(swap_dest_slot(&d, i), page_address(page + i));
 		set_pte(ptep + i,
-			make_swap_entry((unsigned long)off + i, PageAnonExclusive(page + i)));
+			make_swap_entry(swap_dest_slot(&d, i), PageAnonExclusive(page + i)));
 	}
 	folio_remove_rmap_ptes(folio, page, (int)nr);
 	folio_put_refs(folio, (int)nr);

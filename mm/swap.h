@@ -27,13 +27,45 @@
 #define SWAP_SLOTS (1ul << 16) /* 256 MiB of swap */
 
 /*
- * swap_alloc - @nr free slots, consecutive and aligned to @nr rounded up
- * to a power of two (a large folio's entries then run like its pages), each with
- * count 1 and a backing page. Return: the first slot's offset, or -1 (no
- * such run free, or no memory for the backing pages).
+ * The slots a folio's pages go to: one run of consecutive slots aligned to
+ * the folio's size (a large folio's entries then run like its pages, and
+ * swap-in maps it back whole), or, when no such run is free, single slots
+ * wherever they are free. Linux splits a large folio that finds no run
+ * (its swap cache holds folios whole) and writes the pieces; ptelab has no
+ * swap cache, so it writes the one folio's pages to scattered slots, which
+ * leaves the entries such a split leaves, and swap-in reads them back one
+ * page at a time.
+ */
+struct swap_dest {
+	long first; /* the run's first slot; -1: the slots are in slot[] */
+	unsigned nr;
+	uint16_t slot[1u << PMD_ORDER];
+};
+
+/*
+ * swap_alloc_folio - @nr (at most a PMD folio's) free slots into @d, a run
+ * if one is free, else scattered (counted in swpout_fallback), each with
+ * count 1 and a backing page. Return: 0, or -1 with nothing taken (fewer
+ * than @nr slots free, or no memory for the backing pages).
  * Context: any; takes the swap lock, allocates outside it.
  */
-long swap_alloc(unsigned nr);
+int swap_alloc_folio(struct swap_dest *d, unsigned nr);
+
+/* The slot of @d for the folio's page @i. */
+static inline unsigned long swap_dest_slot(const struct swap_dest *d, unsigned i)
+{
+	return d->first >= 0 ? (unsigned long)d->first + i : d->slot[i];
+}
+
+/* Give back every slot of @d (the write did not happen). */
+void swap_dest_free(const struct swap_dest *d);
+
+/*
+ * swap_set_slots - the device's size: @nr slots (at most SWAP_SLOTS, the
+ * default), as a smaller swap partition would be. Return: 0, or -EBUSY
+ * while a slot is in use. For tests that fill the device.
+ */
+int swap_set_slots(unsigned long nr);
 
 /* One more entry names each of the @nr slots from @offset (fork). */
 void swap_dup(unsigned long offset, unsigned nr);

@@ -153,24 +153,24 @@ static enum reclaim_result discard_lazyfree(struct mm *mm, unsigned long addr, p
 static enum reclaim_result swap_out(struct mm *mm, unsigned long addr, pte_t *ptep,
 				    struct folio *folio, unsigned nr)
 {
-	long off = swap_alloc(nr);
+	struct swap_dest d;
 	pte_t pte;
 
-	if (off < 0) {
+	if (swap_alloc_folio(&d, nr)) {
 		count_event(reclaim_nospace, 1);
 		return RECLAIM_KEEP;
 	}
 	pte = unmap_clear(mm, addr, ptep, nr);
 	if (!only_mapped_here(folio, nr)) {
 		set_ptes(mm, addr, ptep, pte_mknoncont(pte), nr); /* from none: no flush */
-		swap_free_nr((unsigned long)off, nr);
+		swap_dest_free(&d);
 		return RECLAIM_ACTIVATE;
 	}
 	for (unsigned i = 0; i < nr; i++) {
 		struct page *page = folio_page(folio, i);
 
-		swap_write_page((unsigned long)off + i, page_address(page));
-		set_pte(ptep + i, make_swap_entry((unsigned long)off + i, PageAnonExclusive(page)));
+		swap_write_page(swap_dest_slot(&d, i), page_address(page));
+		set_pte(ptep + i, make_swap_entry(swap_dest_slot(&d, i), PageAnonExclusive(page)));
 	}
 	unmap_done(folio, nr);
 	count_event(pswpout, nr);

@@ -43,10 +43,16 @@ static void young_flush(struct mm *mm, struct folio *folio, unsigned long addr, 
 	flush_tlb_range(mm, start, end);
 }
 
-/* The run from @ptep (value @pte, at most @left entries). Return: its
- * length. Context: the PTE table lock is held. */
-static unsigned young_ptes(struct young_walk *w, struct mm *mm, unsigned long addr, pte_t *ptep,
-			   pte_t pte, unsigned long left)
+/*
+ * The run from @ptep (value @pte, at most @left entries): its young bits
+ * cleared and, with @w->flush, the run flushed if one was set.
+ * Return: its length; *@young: whether an entry of it was young.
+ * Context: the PTE table lock is held.
+ */
+static inline __attribute__((always_inline)) unsigned young_ptes(struct young_walk *w,
+								 struct mm *mm, unsigned long addr,
+								 pte_t *ptep, pte_t pte,
+								 unsigned long left, bool *young)
 {
 	struct folio *folio = page_folio(pfn_to_page(pte_pfn(pte)));
 	unsigned nr = 1;
@@ -54,30 +60,81 @@ static unsigned young_ptes(struct young_walk *w, struct mm *mm, unsigned long ad
 	if (folio_test_large(folio))
 		nr = folio_pte_batch(folio, addr, ptep, pte, cap_nr(mm_caps.young, left),
 				     FPB_IGNORE_DIRTY | FPB_IGNORE_YOUNG, NULL);
-	count_event(young_runs, 1);
-	if (clear_young_dirty_ptes(mm, addr, ptep, nr, CYDP_CLEAR_YOUNG)) {
-		if (w->flush)
-			young_flush(mm, folio, addr, nr);
-		count_event(young_cleared, 1);
-		w->young += nr;
-	}
+	*young = clear_young_dirty_ptes(mm, addr, ptep, nr, CYDP_CLEAR_YOUNG);
+	if (*young && w->flush)
+		young_flush(mm, folio, addr, nr);
 	return nr;
 }
 
-/* The walker's pte_range. Context: the table's lock is held. */
+/*
+ * A table's tallies in one word, 16 bits each (a table has at most 512
+ * entries): runs tested, runs that had a young entry, and their pages.
+ * They are added to the walk and the counters once a table: a
+ * count_event() a run is a per-CPU load, add and store (8 instructions
+ * on arm64), more than a 4K page's own test and clear. One word, because
+ * the loop's calls leave it too few callee-saved registers for three:
+ * the compiler keeps two of three separate tallies on the stack, a load
+ * and a store each a run.
+ */
+#define YOUNG_TALLY_RUN (1ull << 0)
+#define YOUNG_TALLY_CLEARED (1ull << 16)
+#define YOUNG_TALLY_PAGE (1ull << 32)
+_Static_assert(PTRS_PER_TABLE < (1 << 16), "a table's tallies fit 16 bits");
+
+static inline unsigned long young_tally_field(uint64_t tally, uint64_t unit)
+{
+	return (unsigned long)(tally / unit) & 0xffff;
+}
+
+/*
+ * The entries [@addr, @end) of one table from @ptep, each read raw (@raw)
+ * or with ptep_get(). Always inlined, with @raw a constant: one loop for
+ * each. Context: the table's lock is held.
+ */
+static inline __attribute__((always_inline)) void young_table(struct young_walk *w, struct mm *mm,
+							      pte_t *ptep, unsigned long addr,
+							      unsigned long end, bool raw)
+{
+	uint64_t tally = 0;
+
+	while (addr < end) {
+		pte_t pte = raw ? __ptep_get(ptep) : ptep_get(ptep);
+		unsigned nr = 1;
+		bool young;
+
+		if (pte_present(pte)) {
+			nr = young_ptes(w, mm, addr, ptep, pte, (end - addr) >> PAGE_SHIFT, &young);
+			tally += YOUNG_TALLY_RUN;
+			if (young)
+				tally += YOUNG_TALLY_CLEARED + nr * YOUNG_TALLY_PAGE;
+		} else if (pte_none(pte)) {
+			nr = pte_none_span(ptep, addr, end);
+		}
+		ptep += nr;
+		addr += nr * PAGE_SIZE;
+	}
+	w->young += young_tally_field(tally, YOUNG_TALLY_PAGE);
+	count_event(young_runs, young_tally_field(tally, YOUNG_TALLY_RUN));
+	count_event(young_cleared, young_tally_field(tally, YOUNG_TALLY_CLEARED));
+}
+
+/*
+ * The walker's pte_range. Batched, each entry is read raw: a run needs
+ * only its presence and frame (folio_pte_batch() ignores young and
+ * dirty, and clear_young_dirty_ptes() reads the entries it clears),
+ * where ptep_get() would count each read and on arm64 first OR a
+ * block's 16 entries. At young=1 each entry is read with ptep_get(), as
+ * a walk a PTE at a time does. Holes are skipped raw (pte_none_span()).
+ * Context: the table's lock is held.
+ */
 static int young_pte_range(struct mm *mm, pmd_t *pmdp, pte_t *ptep, unsigned long addr,
 			   unsigned long end, void *priv)
 {
 	(void)pmdp;
-	while (addr < end) {
-		pte_t pte = ptep_get(ptep);
-		unsigned nr = 1;
-
-		if (pte_present(pte))
-			nr = young_ptes(priv, mm, addr, ptep, pte, (end - addr) >> PAGE_SHIFT);
-		ptep += nr;
-		addr += nr * PAGE_SIZE;
-	}
+	if (mm_caps.young > 1)
+		young_table(priv, mm, ptep, addr, end, true);
+	else
+		young_table(priv, mm, ptep, addr, end, false);
 	return 0;
 }
 

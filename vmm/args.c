@@ -59,15 +59,10 @@ const char vmm_usage_text[] =
 	"  -h, --help               this text\n"
 	"\n"
 	"GUEST ARGS become the guest command line (default: run=hello):\n"
-	"  run=NAME[:ARG][,NAME...] commands: hello, exit:N, fault, hang, ptdump,\n"
-	"                           numa_maps, selftest[:FILTER], selftest:list,\n"
-	"                           exec:PATH (a static program from --initramfs),\n"
-	"                           bench[:NAME], list, help\n"
-	"                           (run=list and run=help print them from the guest)\n"
-	"  benchmarks (run=bench:NAME, NAME one of fault zap mprotect fork fork_exit gup\n"
-	"  gup_put migrate move_pages mremap numa_hint pageout swapin young; run=bench\n"
-	"  runs all) and knobs, as\n"
-	"  key=value:\n";
+	"run=NAME[:ARG][,NAME...], the commands (run=list prints them too):\n";
+
+/* Between the commands and the keys (vmm_print_usage()). */
+const char vmm_usage_keys[] = "keys, as key=value (run=help prints them too):\n";
 
 const char vmm_usage_tail[] =
 	"  e.g. ptelab --mem 2G run=bench:zap size=64 folios=64K caps=1,4,16,max\n"

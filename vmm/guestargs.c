@@ -11,15 +11,17 @@
 #include "vmm_config.h"
 #include "vmm_util.h"
 
-/* cfg->bootargs into cfg->guest_words, checked with the guest's rules
- * (without the size= check). Return: 0, or -1 with @err set. */
+/* cfg->bootargs into cfg->guest_words, checked with the guest's rules:
+ * its keys and its commands, on the backend asked for (without the
+ * machine's and the size= check). Return: 0, or -1 with @err set. */
 static int parse_words(struct vmm_config *cfg, char *err, size_t errlen)
 {
 	struct cmdline *cl = &cfg->guest_words;
-	char why[200];
+	char why[CMDLINE_ERR_MAX];
 
 	if (cmdline_parse(cfg->bootargs, cl, why, sizeof(why)) ||
-	    cmdline_check(cl, vmm_arch_name(cfg->arch), why, sizeof(why))) {
+	    cmdline_check(cl, vmm_arch_name(cfg->arch), why, sizeof(why)) ||
+	    cmdline_check_run(cl, cfg->backend == VMM_BACKEND_HOST, why, sizeof(why))) {
 		snprintf(err, errlen, "guest command line: %s", why);
 		return -1;
 	}
@@ -74,11 +76,27 @@ int vmm_guest_mem_needed(struct vmm_config *cfg, uint64_t *need, char *err, size
 	return 0;
 }
 
+/* run=exec runs a program of the initramfs, which only --initramfs
+ * gives the guest (the guest's own words for it). */
+static int check_initramfs(const struct vmm_config *cfg, char *err, size_t errlen)
+{
+	const struct cmdline *cl = &cfg->guest_words;
+
+	if (cfg->initramfs)
+		return 0;
+	for (int i = 0; i < cl->nr_run; i++)
+		if (!strcmp(cl->run[i].name, "exec"))
+			return snprintf(err, errlen,
+					"exec: no initramfs (give ptelab --initramfs DIR|FILE)"),
+			       -1;
+	return 0;
+}
+
 int vmm_guest_args_check(struct vmm_config *cfg, char *err, size_t errlen)
 {
-	char why[200];
+	char why[CMDLINE_ERR_MAX];
 
-	if (parse_words(cfg, err, errlen))
+	if (parse_words(cfg, err, errlen) || check_initramfs(cfg, err, errlen))
 		return -1;
 	if (cmdline_check_machine(&cfg->guest_words, (unsigned)cfg->nodes, (unsigned)cfg->cpus, why,
 				  sizeof(why)))
@@ -123,6 +141,9 @@ int vmm_config_settle(struct vmm_config *cfg, int backend, char *err, size_t err
 void vmm_print_usage(void)
 {
 	fputs(vmm_usage_text, stdout);
+	cmdline_print_cmds(stdout);
+	cmdline_print_benches(stdout);
+	fputs(vmm_usage_keys, stdout);
 	cmdline_print_keys(stdout);
 	fputs(vmm_usage_tail, stdout);
 }

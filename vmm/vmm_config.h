@@ -97,8 +97,9 @@ int vmm_args_parse(int argc, char *const argv[], struct vmm_config *cfg, char *e
  */
 int vmm_config_default_kernel(struct vmm_config *cfg, const char *self_exe);
 
-/* The --help text: vmm_usage_text, the guest keys, vmm_usage_tail. */
-extern const char vmm_usage_text[], vmm_usage_tail[];
+/* The --help text: vmm_usage_text, the guest commands and benchmarks,
+ * vmm_usage_keys, the guest keys, vmm_usage_tail. */
+extern const char vmm_usage_text[], vmm_usage_keys[], vmm_usage_tail[];
 
 /* ptelab's version: git describe at build time. */
 extern const char vmm_version[];
@@ -107,8 +108,10 @@ extern const char vmm_version[];
  * vmm_guest_args_check - parse the guest words of @cfg into
  * cfg->guest_words and check them as the guest will read them: known
  * keys, values of the right form (for cfg->arch), each read by a command
- * of run=, and for run=bench a size= that fits in --mem. Nothing boots for
- * a bad word.
+ * of run=; run= items that name commands, with the arguments their rows
+ * allow, none needing a machine on --backend host, run=exec with
+ * --initramfs; the machine (--nodes, --cpus) they need, and for run=bench
+ * a size= that fits in --mem. Nothing boots for a bad word.
  * Return: 0, or -1 with a one-line reason in @err.
  */
 int vmm_guest_args_check(struct vmm_config *cfg, char *err, size_t errlen);

@@ -6,7 +6,8 @@
  * kernel keeps IRQs masked and never takes the interrupt: the woken CPU
  * acknowledges it through ICC_IAR1_EL1 and ends it through ICC_EOIR1_EL1.
  * The scheduler's tick (tick.c) adds one PPI, the virtual timer's, taken
- * only at EL0, where IRQs are unmasked.
+ * only at EL0, where IRQs are unmasked; a level-sensitive source must be
+ * quiet before its end (tick.c), so acknowledging and ending are two calls.
  */
 #include "kernel.h"
 #include "percpu.h"
@@ -109,11 +110,13 @@ void arm64_gic_send_wake(uint64_t mpidr)
 
 uint64_t arm64_gic_ack(void)
 {
-	uint64_t intid = read_sysreg_s(ICC_IAR1_EL1);
+	return read_sysreg_s(ICC_IAR1_EL1);
+}
 
+void arm64_gic_eoi(uint64_t intid)
+{
 	if (intid < SPURIOUS_INTID)
 		write_sysreg_s(intid, ICC_EOIR1_EL1);
-	return intid;
 }
 
 void arm64_gic_enable_ppi(unsigned intid)

@@ -28,7 +28,7 @@ extern char arm64_secondary_entry[];
 void arm64_gic_dist_init(void);
 void arm64_gic_cpu_init(void);
 void arm64_gic_send_wake(uint64_t mpidr);
-uint64_t arm64_gic_ack(void);
+void arm64_irq_in_kernel(void);
 void arm64_secondary_start(struct percpu *pc);
 
 _Static_assert(__builtin_offsetof(struct percpu, arch.exception_depth) == PERCPU_EXC_DEPTH,
@@ -94,6 +94,6 @@ void arch_cpu_wait(volatile unsigned *word, unsigned old)
 {
 	while (__atomic_load_n(word, __ATOMIC_ACQUIRE) == old) {
 		__asm__ volatile("wfi" : : : "memory");
-		arm64_gic_ack();
+		arm64_irq_in_kernel();
 	}
 }

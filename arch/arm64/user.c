@@ -61,6 +61,7 @@ void arm64_ret_to_user(struct user_regs *r) __attribute__((noreturn));
 void arm64_el0_trap(struct user_regs *r, uint64_t kind);
 /* gic.c, tick.c */
 uint64_t arm64_gic_ack(void);
+void arm64_gic_eoi(uint64_t intid);
 bool arm64_tick_rearm(uint64_t intid);
 
 /* IRQs taken from EL0 on every CPU (tests read it). */
@@ -310,17 +311,20 @@ static void el0_sync(struct user_regs *r)
 }
 
 /* The IRQ sources are the GIC's wake-up SGI (gic.c), which a CPU running
- * a program is not waiting for: acknowledged; and the scheduler's tick
- * (tick.c): re-armed, then user_timer_tick(). Without a GIC set up no
- * IRQ is ever signalled. */
+ * a program is not waiting for: acknowledged and ended; and the
+ * scheduler's tick (tick.c): re-armed before it ends, then
+ * user_timer_tick(). Without a GIC set up no IRQ is ever signalled. */
 static void el0_irq(struct user_regs *r)
 {
 	uint64_t intid = ~0ull;
+	bool tick;
 
 	if (this_cpu()->arch.gicr_rd)
 		intid = arm64_gic_ack();
 	__atomic_fetch_add(&arm64_user_irqs, 1, __ATOMIC_RELAXED);
-	if (arm64_tick_rearm(intid))
+	tick = arm64_tick_rearm(intid);
+	arm64_gic_eoi(intid);
+	if (tick)
 		user_timer_tick(r);
 }
 

@@ -62,38 +62,34 @@ typedef int (*bench_rep_fn)(const struct folio_size *fs, const struct bench_rep 
 __attribute__((noinline)) void bench_start(void);
 __attribute__((noinline)) void bench_stop(void);
 
+/* A benchmark: bench_<id> of a row of CMDLINE_BENCHES
+ * (ptelab/cmdline_cmds.h), which says its name and the keys it takes
+ * (bench_row()). */
 struct bench {
-	const char *name;
 	const char *default_folios;
 	const char *const *variants; /* default variant names, NULL-terminated */
 	bench_rep_fn rep;
-	const char *what;    /* one line for the table header */
-	const char *cap_key; /* knob of the timed operation ("zap"); NULL: none */
-	/* Other knobs that set part of the timed operation (GUP's gup_walk,
-	 * migration's migrate_unmap and migrate_flush), NULL-terminated or
-	 * NULL: giving one of them, like cap_key, runs one variant with the
-	 * knobs as given, and cannot be combined with caps=. */
-	const char *const *companion_keys;
-	bool smp; /* takes cpus= (its rep_fn runs the timed work on p->cpus CPUs) */
-	/* Optional: set the caps of default variant @variant beyond cap_key
-	 * (called after cap_key is set, before the caps are recorded). */
+	const char *what; /* one line for the table header */
+	/* Optional: set the caps of default variant @variant beyond its row's
+	 * cap_key (called after cap_key is set, before the caps are
+	 * recorded). */
 	void (*apply)(const char *variant);
-	bool takes_active; /* its rep times through bench_timed(), so active= applies */
 	/* Optional: the bench's own keys as they apply ("gup_op=pin ..."), for
 	 * the RESULT line's "params" (empty without it), so that a CSV mixing
 	 * runs of different keys can tell them apart. */
 	void (*params)(char *buf, size_t len);
-	/* Optional: one of a group run by the group's name (run=bench:madvise)
-	 * when the group's list key (advice=) names @choice. */
-	const char *group, *choice;
 };
+
+/* The row of CMDLINE_BENCHES of @b (guest/bench_cmd.c). */
+const struct cmdline_bench *bench_row(const struct bench *b);
 
 /*
  * bench_variants - the variants @b runs under @p and the command line:
  * caps=LIST, else the bench's own knob when given, else the defaults.
+ * Context: cmdline_check_run() has passed the command line (caps= only
+ * where it applies, never beside the bench's own knob).
  * Return: the number of variants, or -1 with a one-line reason in @err
- * (caps= for a bench without a cap, caps= together with the knob, a bad
- * cap value).
+ * (a bad cap value).
  */
 int bench_variants(const struct bench *b, const struct bench_params *p, struct bench_variant *v,
 		   char *err, size_t errlen);
@@ -108,11 +104,6 @@ int bench_variants(const struct bench *b, const struct bench_params *p, struct b
 struct mm;
 int bench_timed(struct mm *mm, unsigned long addr, const struct bench_params *p,
 		int (*op)(struct mm *mm, unsigned long addr, unsigned long size));
-
-/* Does @b take active=@active? (Against the machine's CPUs:
- * cmdline_check_machine().) Return: 0, or -1 with a one-line reason in
- * @err. */
-int bench_active_check(const struct bench *b, unsigned active, char *err, size_t errlen);
 
 /*
  * bench_timed_on_cpus - run @fn(cpu, @arg) on CPUs 0 .. @ncpus - 1 at once

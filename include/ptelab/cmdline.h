@@ -17,12 +17,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ptelab/cmdline_cmds.h"
 #include "ptelab/cmdline_keys.h"
 
 #define CMDLINE_MAX_WORDS 32
 #define CMDLINE_KEY_MAX 32
 #define CMDLINE_VAL_MAX 256
 #define CMDLINE_MAX_RUN 32
+/* Room for every one-line reason the checks give (the longest names every
+ * benchmark): the guest, the host backend and ptelab each hold one. */
+#define CMDLINE_ERR_MAX 224
 
 struct cmdline_word {
 	char key[CMDLINE_KEY_MAX];
@@ -115,6 +119,85 @@ int cmdline_choice(const struct cmdline *cl, enum cmdline_key_id k);
  */
 int cmdline_check(const struct cmdline *cl, const char *arch, char *err, size_t errlen);
 
+/* Does a command take an argument (run=NAME:ARG)? */
+enum cmdline_arg { CMDLINE_ARG_NONE, CMDLINE_ARG_OPTIONAL, CMDLINE_ARG_REQUIRED };
+
+/* What a command's argument may be (ptelab/cmdline_cmds.h says each). */
+enum cmdline_arg_form {
+	CMDLINE_FORM_TEXT,
+	CMDLINE_FORM_NUM,
+	CMDLINE_FORM_WORD,
+	CMDLINE_FORM_PATH,
+	CMDLINE_FORM_BENCH
+};
+
+/* One id per row of CMDLINE_CMDS: CMDLINE_CMD_<id>, its index. */
+enum cmdline_cmd_id {
+#define CMDLINE_CMD_ID(id, ...) CMDLINE_CMD_##id,
+	CMDLINE_CMDS(CMDLINE_CMD_ID)
+#undef CMDLINE_CMD_ID
+		NR_CMDLINE_CMDS
+};
+
+/* A row of CMDLINE_CMDS (its columns are described there). */
+struct cmdline_cmd {
+	const char *name;
+	enum cmdline_arg arg;
+	enum cmdline_arg_form form;
+	const char *words, *what;
+	unsigned lo, hi;
+	bool needs_machine;
+	const char *help;
+};
+
+extern const struct cmdline_cmd cmdline_cmds[NR_CMDLINE_CMDS];
+
+/* The row of command @name; NULL when no row has it. */
+const struct cmdline_cmd *cmdline_cmd_find(const char *name);
+
+/* One id per row of CMDLINE_BENCHES: CMDLINE_BENCH_<id>, its index. */
+enum cmdline_bench_id {
+#define CMDLINE_BENCH_ID(id, ...) CMDLINE_BENCH_##id,
+	CMDLINE_BENCHES(CMDLINE_BENCH_ID)
+#undef CMDLINE_BENCH_ID
+		NR_CMDLINE_BENCHES
+};
+
+/* A row of CMDLINE_BENCHES (its columns are described there). */
+struct cmdline_bench {
+	const char *name, *group, *choice, *cap_key, *companions;
+	bool smp, takes_active, every_node;
+};
+
+extern const struct cmdline_bench cmdline_benches[NR_CMDLINE_BENCHES];
+
+/* The benchmark named @name, or the first of the group @name; NULL if
+ * none. */
+const struct cmdline_bench *cmdline_bench_find(const char *name);
+
+/* Does run=bench[:@arg] (@arg NULL: run=bench) run @b under @cl? A bench
+ * of a group runs by its own name, and by the group's (or with every
+ * bench) when the group's list key (advice=) names its choice. */
+bool cmdline_bench_selected(const struct cmdline *cl, const struct cmdline_bench *b,
+			    const char *arg);
+
+/* The first of @b's own knobs (its cap_key, batch=, its companions) that
+ * @cl gives; NULL when it gives none or @b has no cap. */
+const char *cmdline_bench_knob_given(const struct cmdline *cl, const struct cmdline_bench *b);
+
+/*
+ * cmdline_check_run - @cl's run= list against CMDLINE_CMDS: there is one,
+ * each item names a command, with an argument when it needs one and none
+ * when it takes none, of the form its row says; with @host_backend, none
+ * needs a booted machine. A benchmark item also against CMDLINE_BENCHES
+ * and the keys it reads (cpus=, active=, caps= and the knobs). ptelab
+ * checks it before it boots, the guest again before it runs anything,
+ * with the same words; what the machine must have is
+ * cmdline_check_machine()'s.
+ * Return: 0, or -1 with a one-line reason in @err.
+ */
+int cmdline_check_run(const struct cmdline *cl, bool host_backend, char *err, size_t errlen);
+
 /* cmdline_value_check - @v as a value of the row @r.
  * Return: 0, or -1 with a one-line "NAME=VALUE: ..." reason in @err. */
 int cmdline_value_check(const struct cmdline_key *r, const char *v, char *err, size_t errlen);
@@ -172,8 +255,9 @@ int folios_check(const char *list, char *err, size_t errlen);
  */
 uint64_t cmdline_bench_mem(unsigned size_mb, unsigned nodes, bool every_node);
 
-/* Does benchmark @name ("migrate", "move_pages": they move the whole set
- * to another node) need room for size= on every node? */
+/* Does benchmark @name (a row with every_node: bench:migrate and
+ * bench:move_pages move the whole set to another node) need room for
+ * size= on every node? */
 bool cmdline_bench_every_node(const char *name);
 
 /* Do the benchmarks that @cl's run= list runs need room on every node
@@ -186,16 +270,24 @@ bool cmdline_runs_bench(const struct cmdline *cl);
 /*
  * cmdline_check_machine - what @cl asks of the machine against the one it
  * gets: @nodes NUMA nodes and @cpus CPUs. cpus=K needs K CPUs, active=N
- * N + 1, run=stress:mm 2 (its cpus=, by default all of them), run=numa_maps
- * and the benchmarks that move memory between nodes (bench:migrate,
- * bench:move_pages, and run=bench, which runs them) two nodes. ptelab
- * checks it before it boots (from
- * --nodes and --cpus) and the guest again from its device tree, with the
- * same words. Return: 0, or -1 with a one-line reason naming the ptelab
- * option in @err.
+ * N + 1, run=stress:mm 2 (its cpus=, by default all of them); two nodes
+ * for run=numa_maps, run=ptdump:migrate and the benchmarks that move
+ * memory between nodes (every_node rows, and run=bench, which runs them).
+ * ptelab checks it before it boots (from --nodes and --cpus) and the
+ * guest again from its device tree, with the same words.
+ * Return: 0, or -1 with a one-line reason naming the ptelab option in
+ * @err.
  */
 int cmdline_check_machine(const struct cmdline *cl, unsigned nodes, unsigned cpus, char *err,
 			  size_t errlen);
+
+/* Print every command, one line each: its name and its help. The guest's
+ * run=list and ptelab -h both print it. */
+void cmdline_print_cmds(FILE *out);
+
+/* Print the names of every benchmark, wrapped under a heading (ptelab
+ * -h). */
+void cmdline_print_benches(FILE *out);
 
 /* Print every key the user may give (all but ptelab's own), one line
  * each: its name, the commands that read it, what it does, its range and

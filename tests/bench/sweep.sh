@@ -39,8 +39,9 @@
 #                        cap (and knob value)
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 P=$TOP/build/ptelab
-# The benchmarks that take cpus= (the guest's struct bench .smp), have no
-# cap for caps= (.cap_key NULL), and take active=.
+# The benchmarks that take cpus=, have no cap for caps= and take active=
+# (the smp, cap_key and takes_active columns of CMDLINE_BENCHES,
+# include/ptelab/cmdline_cmds.h).
 SMP_BENCHES=" fault gup gup_put "
 NOCAP_BENCHES=" fault "
 ACTIVE_BENCHES=" zap mprotect migrate "
@@ -104,12 +105,16 @@ export ARCH CAPS SIZE REPS SWEEP_CLK="$clk" SWEEP_KEY
 mem=$("$P" --mem-needed run="$(echo "$BENCH" | sed 's/[^,][^,]*/bench:&/g')" size="$SIZE") ||
 	exit 2
 export SWEEP_MEM="$mem"
-# Check the whole command line once, before any run (exit 2 on a typo):
-# --dtb-out makes ptelab stop after its checks (x86_64 only).
-# shellcheck disable=SC2086
-[ "$ARCH" != x86_64 ] || "$P" $clk --mem "$mem" --dtb-out /dev/null run=bench:"${BENCH%%,*}" \
-	folios="$FOLIOS" caps="$CAPS" size="$SIZE" reps="$REPS" \
-	${SWEEP_KEY:+"$SWEEP_KEY=${KVALS%%,*}"} >/dev/null || exit 2
+# Check each benchmark's command line once, before any run (exit 2 on a
+# typo), with caps= where a point gives it: --dtb-out makes ptelab stop
+# after its checks (x86_64 only).
+for b in $(echo "$BENCH" | tr ',' ' '); do
+	case $NOCAP_BENCHES in *" $b "*) caps="" ;; *) caps="caps=$CAPS" ;; esac
+	# shellcheck disable=SC2086
+	[ "$ARCH" != x86_64 ] || "$P" $clk --mem "$mem" --dtb-out /dev/null run=bench:"$b" \
+		folios="$FOLIOS" $caps size="$SIZE" reps="$REPS" \
+		${SWEEP_KEY:+"$SWEEP_KEY=${KVALS%%,*}"} >/dev/null || exit 2
+done
 STAMP=$(date +%Y%m%d-%H%M%S)-$$-$CLOCK-$ARCH
 REL=build/sweep/$STAMP
 OUT=$TOP/$REL

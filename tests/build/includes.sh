@@ -43,7 +43,7 @@ done
 # either side (ptelab's build compiles it with these flags).
 c=$(flags CMDLINE_INC)
 [ -n "$c" ] || fail "make print-CMDLINE_INC" "empty"
-for h in ptelab/cmdline.h ptelab/cmdline_keys.h; do probe cmdline gcc "$c" $h ok; done
+for h in ptelab/cmdline.h ptelab/cmdline_keys.h ptelab/cmdline_cmds.h; do probe cmdline gcc "$c" $h ok; done
 for h in vmm_config.h kernel.h knob_parse.h knobs.h bench.h test.h; do probe cmdline gcc "$c" $h refused; done
 # The kernel's rooms (Makefile, ROOM_INC_*): each file compiles with its
 # build's flags and its room's paths (make print-inc FILE=...), so a room

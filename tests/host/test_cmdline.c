@@ -1,6 +1,7 @@
 /*
  * test_cmdline.c - the guest command-line grammar (cmdline/): the parser,
- * and the rows of ptelab/cmdline_keys.h as the checker and the help read
+ * the rows of ptelab/cmdline_keys.h as the checker and the help read
+ * them, and the rows of ptelab/cmdline_cmds.h as the run= check reads
  * them.
  */
 #include <stdlib.h>
@@ -212,7 +213,94 @@ TEST(rows_drive_the_check)
 	}
 }
 
+/* Is @name a knob row of @kind (CMDLINE_CAP, CMDLINE_SWITCH)? */
+static bool knob_of_kind(const char *name, enum cmdline_kind kind)
+{
+	const struct cmdline_key *r = cmdline_key_find(name);
+
+	return r && r->kind == kind;
+}
+
+/* A benchmark's keys are knobs of the key table: a cap key that is no
+ * cap, or a companion that is no knob, would be a key no check reads. A
+ * group's choice is a word of advice=. */
+TEST(bench_rows_name_knobs)
+{
+	const char *advice = cmdline_keys[CMDLINE_KEY_advice].what;
+
+	for (int i = 0; i < NR_CMDLINE_BENCHES; i++) {
+		const struct cmdline_bench *b = &cmdline_benches[i];
+		char list[64];
+
+		CHECK_STR(cmdline_bench_find(b->name)->name, b->name);
+		CHECK(!b->cap_key || knob_of_kind(b->cap_key, CMDLINE_CAP));
+		CHECK(b->cap_key || !b->companions);
+		snprintf(list, sizeof(list), "%s", b->companions ? b->companions : "");
+		for (char *k = strtok(list, ","); k; k = strtok(NULL, ","))
+			CHECK(knob_of_kind(k, CMDLINE_CAP) || knob_of_kind(k, CMDLINE_SWITCH));
+		CHECK(!b->group || cmdline_word_index(advice, b->choice, strlen(b->choice)) >= 0);
+	}
+	for (int c = 0; c < NR_CMDLINE_CMDS; c++) {
+		const struct cmdline_cmd *r = &cmdline_cmds[c];
+
+		CHECK((r->form == CMDLINE_FORM_WORD) == (r->words != NULL));
+		CHECK(r->form == CMDLINE_FORM_TEXT || r->what);
+		CHECK(r->lo <= r->hi);
+	}
+}
+
+/* The run= check, from the rows: each error of one line, and the items
+ * it must let through. */
+TEST(run_rows_drive_the_check)
+{
+	static const struct {
+		const char *line;
+		bool host;
+		const char *want;
+	} cases[] = {
+		{ "run=exit:255", false, NULL },
+		{ "run=exit:256", false, "exit:N needs N in 0..255, not '256'" },
+		{ "run=exit:x", false, "exit:N needs N in 0..255, not 'x'" },
+		{ "run=selftest:any+thing,selftest", false, NULL },
+		{ "run=exec:/bin/x", false, NULL },
+		{ "run=exec:bin/x", false, "exec:bin/x: PATH must be absolute" },
+		{ "run=stress:mm", false, NULL },
+		{ "run=ptdump,ptdump:gup folios=1M", false, NULL },
+		{ "run=ptdump:gup folios=2M-pmd", false, "ptdump:gup takes one size of 4K..1M" },
+		{ "run=ptdump:fork,ptdump:x", false, "ptdump:x: the operation is one of munmap, " },
+		{ "run=bench", true, NULL },
+		{ "run=bench caps=1,2", false, NULL }, /* the benches without a cap skip it */
+		{ "run=bench:madvise advice=free,dontneed caps=1,2", false, NULL },
+		{ "run=bench:madvise_populate", false, NULL },
+		{ "run=bench:gup cpus=2 gup_walk=off", false, NULL },
+		{ "run=bench:gup gup_walk=off caps=1,2", false,
+		  "give caps= or the gup_walk= knob" },
+		{ "run=bench:reclaim young=4 caps=1,2", false, "give caps= or the young= knob" },
+		{ "run=bench caps=1,2 batch=4", false, "bench zap: give caps= or the batch= knob" },
+		{ "run=bench active=1", false, NULL }, /* the benches without it skip it */
+		{ "run=bench:young active=1", false, NULL },
+		{ "run=bench:pageout active=1", false, "bench pageout: active= does not apply" },
+		{ "run=bench:zap,selftest", true, "selftest needs a booted guest" },
+		{ "run=help,list,numa_maps", true, NULL },
+		{ "reps=2", false, "nothing to run" },
+		/* the longest message: every benchmark, the last one included */
+		{ "run=bench:x", false, "pageout swapin reclaim young)" },
+	};
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char why[CMDLINE_ERR_MAX] = "";
+
+		CHECK_EQ(cmdline_parse(cases[i].line, &cl, why, sizeof(why)), 0);
+		CHECK_EQ(cmdline_check_run(&cl, cases[i].host, why, sizeof(why)),
+			 cases[i].want ? -1 : 0);
+		if (cases[i].want)
+			CHECK_HAS(why, cases[i].want);
+		else
+			CHECK_STR(why, ""); /* names what was refused */
+	}
+}
+
 TEST_SUITE(cmdline, run_list_and_keys, long_run_argument, empty_is_empty,
 	   malformed_words_are_refused, too_many_words, unknown_key_is_named, uint_parsing,
 	   help_lists_every_key_with_range_and_default, every_default_is_a_value, value_or_default,
-	   rows_drive_the_check)
+	   rows_drive_the_check, bench_rows_name_knobs, run_rows_drive_the_check)

@@ -302,7 +302,41 @@ TEST(pageout_sees_a_pin_taken_before_the_clear)
 	}
 }
 
+/* A device of 64 slots, full, then every other slot freed: no run of 2
+ * is free. A 64K folio then goes to 16 scattered slots (swpout_fallback;
+ * Linux would split it), comes back a page at a time with its contents;
+ * the second likewise; the third finds no 16 free slots and stays. */
+TEST(large_folio_without_a_free_run_goes_to_scattered_slots)
+{
+	struct mm *mm = mm_case_begin(&free_before);
+	unsigned long la, a = gup_region(mm, &gsizes[0], &la, 1); /* 64 pages of 4K */
+	unsigned long lb, b = gup_region(mm, &gsizes[2], &lb, 2); /* 4 folios of 64K */
+	unsigned long f = PAGE_SIZE << gsizes[2].order;
+	struct mm_counters c0;
+
+	CHECK_EQ(swap_set_slots(la >> PAGE_SHIFT), 0);
+	CHECK_EQ(mm_madvise(mm, a, la, MADV_PAGEOUT), 0);
+	CHECK_EQ(swap_slots_used(), la >> PAGE_SHIFT);
+	for (unsigned long va = a + PAGE_SIZE; va < a + la; va += 2 * PAGE_SIZE)
+		CHECK_EQ(stamp_mismatches(mm, va, PAGE_SIZE, 1), 0); /* frees the odd slots */
+	c0 = mm_counters_read();
+	CHECK_EQ(mm_madvise(mm, b, 3 * f, MADV_PAGEOUT), 0);
+	CHECK_EQ(swapped(mm, b, lb), 2 * f >> PAGE_SHIFT);
+	CHECK_EQ(counters_since(&c0).swpout_fallback, 2);
+	CHECK_EQ(counters_since(&c0).pageout_folios, 2);
+	CHECK_EQ(counters_since(&c0).pageout_skipped, 1);
+	CHECK_MM_OK();
+	CHECK_EQ(stamp_mismatches(mm, b, lb, 2), 0);
+	CHECK_EQ(counters_since(&c0).swapin_folios, 2 * f >> PAGE_SHIFT); /* a page each */
+	CHECK_EQ(folio_order(folio_at(mm, b)), 0);
+	CHECK_EQ(stamp_mismatches(mm, a, la, 1), 0);
+	CHECK_MM_OK();
+	end(mm);
+	CHECK_EQ(swap_set_slots(SWAP_SLOTS), 0);
+}
+
 TEST_SUITE(swap, pageout_sees_a_pin_taken_before_the_clear,
+	   large_folio_without_a_free_run_goes_to_scattered_slots,
 	   free_in_a_child_keeps_what_the_parent_swapped_in,
 	   pageout_after_mprotect_of_one_page_and_back, pageout_of_a_folio_mapped_in_part,
 	   pageout_then_fault_back_whole_folios, caps_of_one_unmap_and_read_page_by_page,

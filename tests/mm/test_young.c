@@ -39,6 +39,10 @@ TEST(clears_every_young_entry_one_flush_a_run)
 					     : batched ? n >> g->order
 						       : n / blk;
 			unsigned long young = g->pmd || batched ? n : n / blk;
+			/* Runs tested: one a folio batched, one an entry at young=1. */
+			unsigned long tested = g->pmd	 ? n >> PMD_ORDER
+					       : batched ? n >> g->order
+							 : n;
 			struct mm_counters c0;
 
 			WHERE("%s %s", g->label, batched ? "batched" : "young=1");
@@ -47,10 +51,13 @@ TEST(clears_every_young_entry_one_flush_a_run)
 			c0 = mm_counters_read();
 			W_CHECK_EQ(mm_clear_young(mm, a, a + len, true), young);
 			W_CHECK_EQ(young_pages(mm, a, len), 0);
+			W_CHECK_EQ(counters_since(&c0).young_runs, tested);
 			W_CHECK_EQ(counters_since(&c0).young_cleared, runs);
 			W_CHECK_EQ(counters_since(&c0).tlb_flushes, runs);
 			W_CHECK_EQ(mm_clear_young(mm, a, a + len, true),
 				   0); /* nothing young: no flush */
+			W_CHECK_EQ(counters_since(&c0).young_runs, 2 * tested);
+			W_CHECK_EQ(counters_since(&c0).young_cleared, runs);
 			W_CHECK_EQ(counters_since(&c0).tlb_flushes, runs);
 			/* An access makes its entry young again, the last page too
 			 * (at young=1 on arm64 its block was cleared by the block's

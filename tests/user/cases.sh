@@ -6,13 +6,14 @@
 # ARCH and the initramfs (a directory or an archive) and prints its cases.
 
 # user_case ARCH NAME WANT_STATUS INITRAMFS RUN_ARGS...: boot, check the
-# status. ARCH may carry the backend (kvm-arm64): the cases are named by it.
+# status, and that no panic and no tick taken twice (kernel/preempt.c) showed.
+# ARCH may carry the backend (kvm-arm64): the cases are named by it.
 user_case() {
 	uc_arch=${1#kvm-} uc_name="$1: $2" uc_want=$3 uc_ifs=$4
 	shift 4
 	expect_status "$uc_name" "$uc_want" "$PTELAB" --backend "${BACKEND:-qemu}" --arch "$uc_arch" \
 		--timeout 60 --initramfs "$uc_ifs" "$@" || return 1
-	out_lacks "$uc_name" "panic|unhandled exception" || return 1
+	out_lacks "$uc_name" "panic|unhandled exception|interrupt was taken twice" || return 1
 }
 
 # hello_cases ARCH INITRAMFS: glibc's startup, argv, envp, the status.

@@ -99,9 +99,9 @@ vmm_cases() {
 	head -c 200 "$TMPD/ready-x86_64.cpio" >"$TMPD/short.cpio"
 	expect_status "$name" 2 "$PTELAB" --backend qemu --initramfs "$TMPD/short.cpio" \
 		run=exec:/bin/hello && out_has "$name" "cut short at byte" && pass "$name"
-	name="run=exec without --initramfs: the guest says so, status 2"
+	name="run=exec without --initramfs is refused before boot"
 	expect_status "$name" 2 "$PTELAB" --backend qemu run=exec:/bin/hello &&
-		out_has "$name" "^exec: no initramfs" && pass "$name"
+		out_has "$name" "^ptelab: exec: no initramfs" && pass "$name"
 	name="run=exec:relative is refused before boot"
 	expect_status "$name" 2 "$PTELAB" --backend qemu run=exec:bin/hello &&
 		out_has "$name" "PATH must be absolute" && pass "$name"

@@ -2,9 +2,9 @@
 # tests/vmm/cli.sh - the real build/ptelab's command line and benchmark
 # workflow from the outside:
 #
-#  1. bad guest words exit 2 with one line before anything boots (checked
-#     by ptelab: no guest output at all), and guest-side usage errors exit
-#     2 with one line before any work;
+#  1. bad guest words and bad run= items exit 2 with one line before
+#     anything boots (checked by ptelab: no guest output at all), and the
+#     guest's own check gives the same words;
 #  2. -h/--help lists the options, commands, keys and PTELAB_ALLOW_PVM;
 #     --version says git describe; run=help, run=list and selftest:list
 #     answer without running anything; hello reads right on arm64;
@@ -18,14 +18,13 @@
 . "$(dirname "$0")/../lib.sh"
 REAL_X86=$TOP/build/x86_64/guest.elf
 REAL_ARM64=$TOP/build/arm64/guest.elf
-HOSTBIN=$TOP/build/ptelab-host-x86_64
+HOSTBIN=${HOSTBIN:-$TOP/build/ptelab-host-x86_64}
 
-# refused_early WANT ARGS...: exit 2, exactly one line, from ptelab itself
+# early NAME WANT ARGS...: exit 2, exactly one line, from ptelab itself
 # (so nothing booted), containing WANT.
-refused_early() {
-	want=$1
-	shift
-	name="refused before boot: $*"
+early() {
+	name=$1 want=$2
+	shift 2
 	expect_status "$name" 2 "$PTELAB" "$@" || return
 	if [ "$(wc -l <"$TMPD/out")" -ne 1 ]; then
 		fail "$name" "not one line: $(tr '\n' '|' <"$TMPD/out")"
@@ -36,17 +35,32 @@ refused_early() {
 	fi
 }
 
-# refused_by_guest WANT ARGS...: exit 2, the one "guest: " line says WANT,
-# and no benchmark or command output came before it.
-refused_by_guest() {
+# refused_early WANT ARGS...: early, named for ARGS.
+refused_early() {
+	early "refused before boot: $*" "$@"
+}
+
+# refused_before_boot WANT ARGS...: early with a --kernel that does not
+# exist: a word that got past ptelab's check would end in "cannot open"
+# instead, so the guest's rules ran before any boot.
+refused_before_boot() {
 	want=$1
 	shift
-	name="refused by the guest: $*"
-	expect_status "$name" 2 "$PTELAB" --accel icount "$@" || return
-	if grep -v '^mm: \|^smp: ' "$TMPD/out" | grep -qv '^guest: '; then
-		fail "$name" "output besides the message: $(grep -v '^mm: \|^smp: ' "$TMPD/out" | tr '\n' '|')"
-	elif [ "$(grep -c "^guest: .*$want" "$TMPD/out")" -ne 1 ]; then
-		fail "$name" "wanted 'guest: ...$want', got: $(tr '\n' '|' <"$TMPD/out")"
+	early "refused before boot, no kernel needed: $*" "$want" --kernel "$TMPD/no-such-guest.elf" "$@"
+}
+
+# same_in_guest WANT WORDS: the guest's own check (the host backend's
+# binary, run by hand without ptelab) refuses WORDS with exit 2 and the one
+# line "guest: WANT", the text ptelab gives before it boots.
+same_in_guest() {
+	name="the guest's own check, same words: $2"
+	if [ ! -x "$HOSTBIN" ]; then
+		skip "$name" "no build/ptelab-host-x86_64"
+		return
+	fi
+	expect_status "$name" 2 "$HOSTBIN" --mem 268435456 --nodes 2 -- "$2" || return
+	if [ "$(grep -c "^guest: $1\$" "$TMPD/out")" -ne 1 ] || grep -qv '^guest: ' "$TMPD/out"; then
+		fail "$name" "wanted the one line 'guest: $1', got: $(tr '\n' '|' <"$TMPD/out")"
 	else
 		pass "$name"
 	fi
@@ -123,26 +137,61 @@ keys_listed() {
 	pass "$1"
 }
 
-guest_cases() {
-	if [ ! -f "$REAL_X86" ]; then
-		skip "guest-side usage errors" "no build/x86_64/guest.elf"
-		return
-	fi
-	refused_by_guest "hello takes no argument (got 'hello:x')" run=hello:x
-	refused_by_guest "exit needs an argument: exit:N" run=exit
-	refused_by_guest "exit:N needs N in 0..255, not '256'" run=hello,exit:256
-	refused_by_guest "no benchmark 'nope' (have: fault zap" run=bench:nope
-	refused_by_guest "bench zap: give caps= or the zap= knob, not both" \
+# Every run= item the guest refuses is refused by ptelab before it boots,
+# with the guest's words (cmdline_check_run(), include/ptelab/cmdline_cmds.h).
+run_cases() {
+	refused_before_boot "exit:N needs N in 0..255, not '256'" run=exit:256
+	refused_before_boot "exit:N needs N in 0..255, not '256'" run=hello,exit:256
+	refused_before_boot "exit needs an argument: exit:N - stop with status N (0..255)" run=exit
+	refused_before_boot "unknown command 'nosuch' (run=list lists the commands)" run=nosuch
+	refused_before_boot "unknown command 'nope' (run=list lists the commands)" run=hello,nope
+	refused_before_boot "no benchmark 'nosuch' (have: fault zap mprotect fork fork_exit gup gup_put migrate move_pages mremap madvise_free madvise_dontneed madvise_populate numa_hint pageout swapin reclaim young)" \
+		run=bench:nosuch
+	refused_before_boot "bench fault: caps= does not apply (its timed operation has no batching cap)" \
+		run=bench:fault caps=1,max
+	refused_before_boot "bench fork: active= does not apply (it is for bench zap, mprotect, migrate, madvise_free, madvise_dontneed, madvise_populate, numa_hint, young)" \
+		run=bench:fork active=2
+	refused_before_boot "bench fork: active= does not apply (it is for bench zap" \
+		--cpus 3 run=bench:fork active=2
+	refused_before_boot "bench zap: cpus= does not apply (it runs on CPU 0; cpus= is for bench fault, gup, gup_put)" \
+		--cpus 2 run=bench:zap cpus=2
+	refused_before_boot "bench zap: give caps= or the zap= knob, not both (caps= sweeps zap)" \
 		run=bench:zap zap=4 caps=1,2
-	refused_by_guest "bench fault: caps= does not apply" run=bench:fault caps=1,2
-	refused_by_guest "bench fork: active= does not apply (only zap, mprotect and migrate take it)" \
-		--cpus 2 run=bench:fork active=1
-	refused_by_guest "bench zap: give caps= or the batch= knob, not both" \
+	refused_before_boot "bench zap: give caps= or the batch= knob, not both (caps= sweeps zap)" \
 		run=bench:zap batch=4 caps=1,2
-	refused_by_guest "bench migrate: give caps= or the migrate_flush= knob, not both" \
+	refused_before_boot "bench migrate: give caps= or the migrate_flush= knob, not both (caps= sweeps migrate)" \
 		run=bench:migrate migrate_flush=1 caps=1,2
-	refused_by_guest "unknown command 'nope'" run=hello,nope
-	refused_by_guest "hello needs a booted guest" --backend host run=hello
+	refused_before_boot "bench madvise_free: give caps= or the madvise= knob, not both (caps= sweeps madvise)" \
+		run=bench:madvise madvise=4 caps=1,2
+	refused_before_boot "hello takes no argument (got 'hello:x')" run=hello:x
+	refused_before_boot "exec needs an argument: exec:PATH - run the static program PATH from the initramfs as a user process" \
+		run=exec
+	refused_before_boot "exec:rel/path: PATH must be absolute (e.g. exec:/bin/hello)" run=exec:rel/path
+	refused_before_boot "exec: no initramfs (give ptelab --initramfs DIR|FILE)" run=exec:/bin/hello
+	refused_before_boot "stress:x: the one stress is stress:mm" --cpus 2 run=stress:x
+	refused_before_boot "ptdump:bogus: the operation is one of munmap, mprotect, fork, gup, migrate" \
+		run=ptdump:bogus
+	refused_before_boot "folios=2M-pte: ptdump:munmap takes one size of 4K..1M" \
+		run=ptdump:munmap folios=2M-pte
+	refused_before_boot "run=ptdump:migrate needs two nodes, the machine has 1 (ptelab --nodes 2)" \
+		--nodes 1 run=ptdump:migrate
+	refused_before_boot "nothing to run (give run=NAME; run=list lists the commands)" reps=3
+	refused_before_boot "hello needs a booted guest; --backend host runs only the mm commands" \
+		--backend host run=hello
+	refused_before_boot "exit needs a booted guest; --backend host runs only the mm commands" \
+		--backend host run=bench:zap,exit:0
+	# The guest keeps the same check for a command line ptelab did not
+	# write: the same words.
+	same_in_guest "no benchmark 'nosuch' (have: fault zap mprotect fork fork_exit gup gup_put migrate move_pages mremap madvise_free madvise_dontneed madvise_populate numa_hint pageout swapin reclaim young)" \
+		run=bench:nosuch
+	same_in_guest "bench fault: caps= does not apply (its timed operation has no batching cap)" \
+		"run=bench:fault caps=1,max"
+	same_in_guest "ptdump:bogus: the operation is one of munmap, mprotect, fork, gup, migrate" \
+		run=ptdump:bogus
+	same_in_guest "unknown command 'nosuch' (run=list lists the commands)" run=nosuch
+	same_in_guest "hello needs a booted guest; --backend host runs only the mm commands" run=hello
+	same_in_guest "folios=2M-pte: ptdump:munmap takes one size of 4K..1M" \
+		"run=ptdump:munmap folios=2M-pte"
 }
 
 help_cases() {
@@ -346,8 +395,8 @@ mem_needed_cases() {
 }
 
 early_cases
+run_cases
 mem_needed_cases
-guest_cases
 help_cases
 sweep_cases
 sweep_hosts_case

@@ -189,12 +189,12 @@ status_case() {
 	# shellcheck disable=SC2016,SC2086
 	printf '%s\n' $list | xargs -P 4 -I N sh -c '"$1" $2 --timeout 20 --kernel "$3/$4-status-N.elf" \
 		>/dev/null 2>"$5/N.err"; echo "N $?"' sh "$PTELAB" "$(be_args "$1")" "$G" "$g" \
-		"$TMPD/st" >"$TMPD/st.txt"
+		"$TMPD/st" >"$TMPD/st.txt" 2>"$TMPD/st.log"
 	bad=$(awk '$1 != $2' "$TMPD/st.txt" | sort -n | head -n 5 | tr '\n' ' ')
 	n=$(wc -l <"$TMPD/st.txt")
 	if [ "$n" -ne "$n_want" ] || [ -n "$bad" ]; then
 		w=$(echo "$bad" | cut -d' ' -f1)
-		fail "$name" "$n runs; wrong (want got): $bad; $w: $(tr '\n' '|' <"$TMPD/st/$w.err" 2>/dev/null)"
+		fail "$name" "$n runs; wrong (want got): $bad; $w: $(tr '\n' '|' <"$TMPD/st/$w.err" 2>/dev/null); xargs: $(head -c 300 "$TMPD/st.log" | tr '\n' '|'); $(df -k "$TMPD" | tail -n 1); $(free -k 2>/dev/null | sed -n 2p)"
 		return
 	fi
 	grep -q "exit status 124 is the guest's own" "$TMPD/st/124.err" ||

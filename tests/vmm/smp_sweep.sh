@@ -35,7 +35,7 @@ result_field() {
 cpus_cases() {
 	refused "cpus=9: want a number 1..8" run=bench:fault cpus=9
 	refused "guest command line: cpus=2: the machine has 1 CPU \\(ptelab --cpus 2\\)" run=bench:fault cpus=2
-	refused "guest: bench zap: cpus= does not apply" --cpus 2 run=bench:zap cpus=2
+	refused "^ptelab: guest command line: bench zap: cpus= does not apply" --cpus 2 run=bench:zap cpus=2
 	for b in fault gup; do
 		name="bench:$b cpus=2: the work of two CPUs, cpus, workers and params in RESULT"
 		for k in 1 2; do

@@ -146,7 +146,7 @@ int main(int argc, char **argv)
 	const char *args;
 	uint64_t mem;
 	int nodes, cpu, status = PTELAB_EXIT_OK;
-	char err[200];
+	char err[CMDLINE_ERR_MAX];
 
 	parse_args(argc, argv, &mem, &nodes, &args);
 	host_machine_init(nodes, (unsigned)(mem / (uint64_t)nodes >> 20));

@@ -5,7 +5,9 @@
 # running one operation on 4 MiB of 4K, 64K (mTHP) and 2M (PMD) folios,
 # five repetitions, twice; check that every row
 # came back, got the folio size it asked for (pagemap + kpageflags), and
-# that the two runs' medians agree within 0.5% (icount), and that ptelab's
+# that the two runs' medians agree within 1% (icount; Linux's own arm64
+# mprotect 64K medians were 658.2 to 661.6 us across the recent clean clones,
+# 0.52%: the same kernel, lbench and clock), and that ptelab's
 # CSV writer (build/results-csv) takes the rows unchanged. No QEMU or no
 # network for the first fetch: SKIP with the reason. The operation is
 # mprotect RO then RW: it allocates nothing, so no allocator state (6.12
@@ -65,10 +67,10 @@ check_arch() {
 		fi
 		pass "linux-$a: mprotect $f: every folio is $f"
 		meds=$(echo "$rows" | sed -n 's/.*"median_us":\([0-9.]*\).*/\1/p' | tr '\n' ' ')
-		if echo "$meds" | awk '{ d = $1 - $2; if (d < 0) d = -d; exit !(d <= 0.005 * $1) }'; then
-			pass "linux-$a: mprotect $f repeats within 0.5% (median us, icount: $meds)"
+		if echo "$meds" | awk '{ d = $1 - $2; if (d < 0) d = -d; exit !(d <= 0.01 * $1) }'; then
+			pass "linux-$a: mprotect $f repeats within 1% (median us, icount: $meds)"
 		else
-			fail "linux-$a: mprotect $f repeats" "medians $meds differ by more than 0.5%"
+			fail "linux-$a: mprotect $f repeats" "medians $meds differ by more than 1%"
 		fi
 	done
 }
