@@ -1,10 +1,12 @@
 /*
- * test.h - a small table-driven test harness for the host runner.
+ * test.h - a small table-driven test harness for every runner: the host
+ * runners (build/host-tests, build/mm-tests-*, build/mm-tsan-*) and the
+ * in-guest selftest (run=selftest).
  *
  * A test file defines its cases with TEST(name) { ... CHECK(...); } and
  * lists them once with TEST_SUITE(suite, case1, case2, ...). The runner
- * (tests/runner.c, under tests/host/main.c on the host and tests/guest/selftest.c
- * in the guest) runs every suite, prints one line per case and ends
+ * (tests/runner.c, under tests/host/main.c on the host and
+ * tests/guest/selftest.c in the guest) runs every suite, prints one line per case and ends
  * with "N passed, N failed". A case passes when it made at least one check
  * and none failed: a case that checks nothing is counted as failed. A
  * case that says SKIP_CASE(reason) is counted as skipped.
