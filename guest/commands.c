@@ -145,7 +145,7 @@ static int cmd_selftest(const char *arg)
 	return selftest_run(arg);
 }
 
-/* run=stress:mm (guest/stress.c). A build without the mixes (the host
+/* run=stress:mm (tests/guest/stress.c). A build without the mixes (the host
  * backend, where the command is refused as needing a machine) links this
  * one instead. */
 __attribute__((weak)) int cmd_stress(const char *arg)
