@@ -32,6 +32,15 @@ struct pglist pglists[MAX_NUMNODES];
 int nr_pglists;
 bool mm_debug_poison = true;
 bool mm_debug_vm = true;
+
+/* Cold: called around a benchmark's runs, never on a hot path; in
+ * .text.unlikely it leaves the allocator's functions below their
+ * placement and alignment padding. */
+__attribute__((cold)) void mm_set_debug_vm(bool on)
+{
+	mm_debug_vm = on;
+	lock_set_debug(on);
+}
 uint64_t mm_poison_errors;
 
 /* Put the block at @p (free, blank) on @pg's order-@order list. The
@@ -356,12 +365,4 @@ void page_alloc_print(void)
 			printf(" %llu", (unsigned long long)pg->nr_free[k]);
 		printf("\n");
 	}
-}
-
-/* Last in this file: the allocator's hot functions keep the placement
- * (and the alignment padding) they have without it. */
-void mm_set_debug_vm(bool on)
-{
-	mm_debug_vm = on;
-	lock_set_debug(on);
 }
