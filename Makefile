@@ -2,7 +2,8 @@
 # arm64 (freestanding C + newlib) and the host test runner (ASan + UBSan).
 #
 #   make            build everything (installs missing Debian packages as root)
-#   make run        build and run the demo     (ARCH=x86_64|arm64, default x86_64)
+#   make run        build the VMM and one guest, run the demo (ARCH=x86_64|arm64,
+#                   default x86_64)
 #   make test       build and run every test
 #   make bench      build and run the benchmarks
 #   make format     reformat the sources with clang-format
@@ -251,7 +252,7 @@ extra-all: $(EXTRA_ALL)
 $(foreach a,$(GUEST_ARCHES),$(eval $(call guest_rules,$(a))))
 
 # --- the two commands and friends -------------------------------------------
-run: all
+run: $(B)/ptelab $(B)/$(ARCH)/guest.elf
 	@tests/demo.sh $(ARCH)
 
 test: all

@@ -199,6 +199,7 @@ static enum reclaim_result reclaim_ptes(struct mm *mm, struct lru_isolated *iso,
 		return RECLAIM_ACTIVATE; /* mapped elsewhere too, pinned or held */
 	if (folio_referenced_ptes(mm, iso->addr, ptep, nr))
 		return RECLAIM_ACTIVATE;
+	arch_sched_point(SCHED_WINDOW); /* counts looked at, not yet cleared */
 	if (reclaim_window_hook)
 		reclaim_window_hook(mm, iso->addr); /* tests: a gup-fast grab here */
 	if (page_flags(&folio->page) & PG_lazyfree)

@@ -73,6 +73,7 @@ struct mix_profile {
 	bool lock_virt; /* the schedules run with locks taken out of turn */
 	bool vm_caps;	/* draw mm_caps.mremap, madvise, numa_hint and pageout too */
 	bool cpu_nodes; /* CPU c on node c % nodes (hinting faults move folios) */
+	bool lru;	/* a swap pool reserved: folios on the LRU, reclaim can swap */
 };
 
 /* A pin or get a CPU holds across rounds. */
@@ -170,7 +171,7 @@ extern const struct mix_kind mix_k_write, mix_k_read, mix_k_unshare, mix_k_fork,
 	mix_k_munmap, mix_k_remap, mix_k_mprotect, mix_k_mbind, mix_k_migrate, mix_k_move_pages,
 	mix_k_pageout;
 extern const struct mix_kind mix_k_mremap, mix_k_dontneed, mix_k_free, mix_k_reclaim, mix_k_cold,
-	mix_k_populate, mix_k_numa_scan;
+	mix_k_populate, mix_k_numa_scan, mix_k_lru_reclaim;
 extern const struct mix_kind mix_k_pin, mix_k_pin_fast, mix_k_get, mix_k_get_fast, mix_k_unpin;
 
 /* The kinds that change nothing in the model, or whose result is free. */

@@ -83,19 +83,40 @@ static const struct mix_row rows_numa_hint[] = {
 	{ &mix_k_populate, 3 },
 };
 
+/* Direct reclaim from the LRU (isolation, the young test, the unmap to
+ * swap or the lazyfree discard) against accesses, COW, fork, exit,
+ * munmap and mremap (stale records), pins (gup-fast's grab against the
+ * unmap), migrations (a folio both isolate) and MADV_COLD/FREE. */
+static const struct mix_row rows_lru_reclaim[] = {
+	{ &mix_k_write, 20 },	  { &mix_k_read, 8 },	  { &mix_k_lru_reclaim, 12 },
+	{ &mix_k_cold, 4 },	  { &mix_k_free, 3 },	  { &mix_k_fork, 5 },
+	{ &mix_k_exit, 3 },	  { &mix_k_munmap, 2 },	  { &mix_k_remap, 2 },
+	{ &mix_k_mremap, 2 },	  { &mix_k_mprotect, 2 }, { &mix_k_migrate, 3 },
+	{ &mix_k_move_pages, 2 }, { &mix_k_pin, 4 },	  { &mix_k_pin_fast, 6 },
+	{ &mix_k_unpin, 6 },	  { &mix_k_unshare, 3 },
+};
+
 const struct mix_profile mix_profiles[] = {
-	{ "mix", ROWS(rows_mix), { 2, 3, 3 }, 6, false, false, false },
-	{ "pin_migrate", ROWS(rows_pin_migrate), { 1, 4, 2 }, 6, false, false, false },
-	{ "cow_migrate", ROWS(rows_cow_migrate), { 2, 3, 3 }, 6, false, false, false },
-	{ "pmd_pin_migrate", ROWS(rows_pmd_pin_migrate), { 0, 0, 1 }, 6, false, false, false },
-	{ "pin_fork", ROWS(rows_pin_fork), { 1, 3, 2 }, 6, false, false, false },
+	{ "mix", ROWS(rows_mix), { 2, 3, 3 }, 6, false, false, false, false },
+	{ "pin_migrate", ROWS(rows_pin_migrate), { 1, 4, 2 }, 6, false, false, false, false },
+	{ "cow_migrate", ROWS(rows_cow_migrate), { 2, 3, 3 }, 6, false, false, false, false },
+	{ "pmd_pin_migrate",
+	  ROWS(rows_pmd_pin_migrate),
+	  { 0, 0, 1 },
+	  6,
+	  false,
+	  false,
+	  false,
+	  false },
+	{ "pin_fork", ROWS(rows_pin_fork), { 1, 3, 2 }, 6, false, false, false, false },
 	/* Everything again, with the locks of a KVM guest (lock_virt). */
-	{ "mix_virt", ROWS(rows_mix), { 2, 3, 3 }, 6, true, false, false },
-	{ "swap", ROWS(rows_swap), { 2, 3, 3 }, 6, false, false, false },
+	{ "mix_virt", ROWS(rows_mix), { 2, 3, 3 }, 6, true, false, false, false },
+	{ "swap", ROWS(rows_swap), { 2, 3, 3 }, 6, false, false, false, false },
 	/* New mixes go last: tests/guest/stress.c picks a profile by seed. */
-	{ "mremap", ROWS(rows_mremap), { 2, 3, 3 }, 6, false, true, false },
-	{ "madvise", ROWS(rows_madvise), { 2, 3, 3 }, 6, false, true, false },
-	{ "numa_hint", ROWS(rows_numa_hint), { 2, 3, 3 }, 6, false, true, true },
+	{ "mremap", ROWS(rows_mremap), { 2, 3, 3 }, 6, false, true, false, false },
+	{ "madvise", ROWS(rows_madvise), { 2, 3, 3 }, 6, false, true, false, false },
+	{ "numa_hint", ROWS(rows_numa_hint), { 2, 3, 3 }, 6, false, true, true, false },
+	{ "lru_reclaim", ROWS(rows_lru_reclaim), { 2, 3, 3 }, 6, false, true, false, true },
 };
 
 const unsigned mix_nr_profiles = sizeof(mix_profiles) / sizeof(mix_profiles[0]);

@@ -5,6 +5,7 @@
  * check that every page is free again.
  */
 #include "explore_mix.h"
+#include "swap.h"
 
 static struct mix mix_now; /* one schedule at a time; big for a stack */
 
@@ -244,11 +245,26 @@ static int finish_round(struct mix *m)
 	return bad;
 }
 
+/* lru mixes: a swap pool for every page of the mix, which keeps folios on
+ * the LRU (lru_kept) and gives reclaim slots without taking free pages. */
+static void set_lru(const struct mix_profile *prof, bool on)
+{
+	if (!prof->lru)
+		return;
+	if (on)
+		swap_reserve(MIX_SLOTS * MIX_PAGES);
+	else
+		swap_unreserve();
+}
+
 int mix_run_schedule(const struct mix_profile *prof, uint64_t seed, unsigned max_cpus, int mode)
 {
 	struct mix *m = &mix_now;
-	uint64_t free0 = total_free_pages();
+	uint64_t free0;
 	int bad;
+
+	set_lru(prof, true);
+	free0 = total_free_pages();
 
 	memset(m, 0, sizeof(*m));
 	m->prof = prof;
@@ -263,5 +279,7 @@ int mix_run_schedule(const struct mix_profile *prof, uint64_t seed, unsigned max
 		bad += finish_round(m);
 	}
 	set_cpu_nodes(prof, false);
-	return bad + teardown(m, free0);
+	bad += teardown(m, free0);
+	set_lru(prof, false);
+	return bad;
 }

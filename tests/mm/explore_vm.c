@@ -10,6 +10,7 @@
  */
 #include "explore_mix.h"
 #include "madvise.h"
+#include "vmscan.h"
 
 /* A run and a slot with no VMA op yet this round. */
 static bool gen_vm_run(struct mix *m, struct mix_op *op, unsigned max)
@@ -235,6 +236,32 @@ static void run_reclaim(struct mix_op *op, unsigned cpu)
 const struct mix_kind mix_k_reclaim = { "reclaim",	   2,
 					gen_reclaim,	   run_reclaim,
 					mix_check_nothing, mix_apply_nothing };
+
+/* ---- direct reclaim from the LRU, as a fault below a watermark ----------- */
+
+/* A node and how many pages to free (@op->mode, @op->n). */
+static bool gen_lru_reclaim(struct mix *m, struct mix_op *op, unsigned cpu)
+{
+	(void)cpu;
+	op->slot = mix_pick_slot(m);
+	op->mode = mix_below(m, (unsigned)nr_pglists);
+	op->n = 1 + mix_below(m, 64);
+	return op->slot >= 0;
+}
+
+/* reclaim_node() as __reclaim_before_fault() calls it: under the mm's
+ * mmap_lock for read. The contents are checked at the quiescent point. */
+static void run_lru_reclaim(struct mix_op *op, unsigned cpu)
+{
+	(void)cpu;
+	read_lock(&op->mm->mmap_lock);
+	op->ret = (long)reclaim_node(op->mm, (int)op->mode, op->n);
+	read_unlock(&op->mm->mmap_lock);
+}
+
+const struct mix_kind mix_k_lru_reclaim = { "lru_reclaim",     2,
+					    gen_lru_reclaim,   run_lru_reclaim,
+					    mix_check_nothing, mix_apply_nothing };
 
 /* ---- NUMA hinting: the scan of a run --------------------------------------- */
 

@@ -209,6 +209,13 @@ TEST(numa_hint)
 	explore_case("numa_hint");
 }
 
+/* Direct reclaim from the LRU against accesses, fork, exit, munmap and
+ * mremap, pins and migrations. */
+TEST(lru_reclaim)
+{
+	explore_case("lru_reclaim");
+}
+
 /*
  * The schedules make stress found failing, replayed (pct, 4 CPUs) on both
  * formats whatever format found them: each fails with its fix reverted.
@@ -260,4 +267,4 @@ TEST(found)
 }
 
 TEST_SUITE(explore, mix, pin_migrate, cow_migrate, pmd_pin_migrate, pin_fork, mix_virt, swap,
-	   mremap, madvise, numa_hint, found)
+	   mremap, madvise, numa_hint, lru_reclaim, found)

@@ -186,15 +186,19 @@ status_case() {
 	n_want=$(echo "$list" | wc -w)
 	name="$1: $n_want exit statuses in 0..255 round-trip (124 named the guest's)"
 	rm -rf "$TMPD/st" && mkdir -p "$TMPD/st"
+	# The status is the last argument ($6), not an xargs -I string: -I
+	# replaces its string in every argument, and mktemp's $TMPD holds an
+	# N one time in ten (every run then exited 1: a redirection to a
+	# directory that does not exist).
 	# shellcheck disable=SC2016,SC2086
-	printf '%s\n' $list | xargs -P 4 -I N sh -c '"$1" $2 --timeout 20 --kernel "$3/$4-status-N.elf" \
-		>/dev/null 2>"$5/N.err"; echo "N $?"' sh "$PTELAB" "$(be_args "$1")" "$G" "$g" \
+	printf '%s\n' $list | xargs -P 4 -n 1 sh -c '"$1" $2 --timeout 20 --kernel "$3/$4-status-$6.elf" \
+		>/dev/null 2>"$5/$6.err"; echo "$6 $?"' sh "$PTELAB" "$(be_args "$1")" "$G" "$g" \
 		"$TMPD/st" >"$TMPD/st.txt" 2>"$TMPD/st.log"
 	bad=$(awk '$1 != $2' "$TMPD/st.txt" | sort -n | head -n 5 | tr '\n' ' ')
 	n=$(wc -l <"$TMPD/st.txt")
 	if [ "$n" -ne "$n_want" ] || [ -n "$bad" ]; then
 		w=$(echo "$bad" | cut -d' ' -f1)
-		fail "$name" "$n runs; wrong (want got): $bad; $w: $(tr '\n' '|' <"$TMPD/st/$w.err" 2>/dev/null); xargs: $(head -c 300 "$TMPD/st.log" | tr '\n' '|'); $(df -k "$TMPD" | tail -n 1); $(free -k 2>/dev/null | sed -n 2p)"
+		fail "$name" "$n runs; wrong (want got): $bad; $w: $(tr '\n' '|' <"$TMPD/st/$w.err" 2>/dev/null); xargs: $(head -c 300 "$TMPD/st.log" | tr '\n' '|')"
 		return
 	fi
 	grep -q "exit status 124 is the guest's own" "$TMPD/st/124.err" ||
