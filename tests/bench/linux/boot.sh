@@ -14,7 +14,8 @@
 #                       CPU jumps to its next timer event, so a wait is
 #                       counted the same on every run, not in wall time),
 #                       LX_MEM of RAM over LX_NODES
-#                       nodes (ptelab's --mem/--nodes), one CPU on node 0;
+#                       nodes (ptelab's --mem/--nodes), LX_SMP CPUs (1),
+#                       CPU c on node c % LX_NODES;
 #                       OPTS: tuned (mitigations=off init_on_alloc=0) or
 #                       debian (Debian's defaults); numa_balancing is off in
 #                       both. LBENCH_WORDS (bench=, folios=, size=, reps=,
@@ -82,10 +83,13 @@ lx_boot() {
 	*) opts="" ;;
 	esac
 	mb=$(echo "$LX_MEM" | awk '/G$/ { print $0 * 1024; next } { print $0 + 0 }')
-	numa="" i=0
+	numa="" i=0 smp=${LX_SMP:-1}
 	while [ "$i" -lt "$LX_NODES" ]; do
-		cpus=""
-		[ "$i" = 0 ] && cpus=",cpus=0"
+		cpus="" c=$i
+		while [ "$c" -lt "$smp" ]; do # CPU c on node c % nodes
+			cpus="$cpus,cpus=$c"
+			c=$((c + LX_NODES))
+		done
 		numa="$numa -object memory-backend-ram,id=m$i,size=$((mb / LX_NODES))M
 			-numa node,nodeid=$i$cpus,memdev=m$i"
 		i=$((i + 1))
@@ -99,7 +103,7 @@ lx_boot() {
 	icount="-icount shift=0,sleep=off"
 	[ "${LX_ACCEL:-icount}" = tcg ] && icount=""
 	# shellcheck disable=SC2086
-	timeout "$LX_TIMEOUT" nice -n 5 "$@" $icount -m "${mb}M" -smp 1 $numa \
+	timeout "$LX_TIMEOUT" nice -n 5 "$@" $icount -m "${mb}M" -smp "$smp" $numa \
 		-kernel "$LX/$a/$k/kernel" -initrd "${LX_INITRD:-$LX/$a/initrd}" -nographic -no-reboot \
 		</dev/null 2>&1 | tr -d '\r' >"$log"
 }
