@@ -169,11 +169,10 @@ int cmd_ptdump(const char *arg);
 int cmd_numa_maps(const char *arg);
 
 /* cmd_<id> for every row of CMDLINE_CMDS, at the row's index: a row
- * without its function does not compile. Its argument and what it takes
- * are the row's, which cmdline_check_run() checks. */
+ * without its function does not compile. */
 static const struct command commands[NR_CMDLINE_CMDS] = {
 #define COMMAND_ENTRY(id, arg, form, words, what, lo, hi, needs_machine, help)                     \
-	[CMDLINE_CMD_##id] = { #id, help, ARG_##arg, cmd_##id, NULL, needs_machine },
+	[CMDLINE_CMD_##id] = { #id, cmd_##id },
 	CMDLINE_CMDS(COMMAND_ENTRY)
 #undef COMMAND_ENTRY
 };

@@ -13,19 +13,13 @@
 /* The command line, parsed from machine.bootargs before any command runs. */
 extern struct cmdline cmdline;
 
-/* Commands for run=NAME[:ARG]. fn returns a PTELAB_EXIT_* status. */
-/* Does a command take an argument (run=NAME:ARG)? */
-enum command_arg { ARG_NONE, ARG_OPTIONAL, ARG_REQUIRED };
-
+/* A command for run=NAME[:ARG]: its name and what runs it (@arg NULL
+ * when absent), returning a PTELAB_EXIT_* status. Its argument's form,
+ * whether it needs a machine and its help are its row of
+ * ptelab/cmdline_cmds.h, which cmdline_check_run() checks before it runs. */
 struct command {
 	const char *name;
-	const char *help;
-	enum command_arg arg;
 	int (*fn)(const char *arg);
-	/* Optional: is @arg (NULL when absent) usable? 0, or -1 with a reason. */
-	int (*check)(const char *arg, char *err, size_t errlen);
-	/* Needs a booted machine (its console, exit, MMU): not on --backend host. */
-	bool needs_machine;
 };
 
 /* Look up a command by name; NULL when there is none. */
