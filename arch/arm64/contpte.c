@@ -44,13 +44,13 @@ static pte_t pte_gather_ad(pte_t pte, pte_t from)
  * young if any entry has AF; dirty if any has the software dirty bit, or
  * is writable by the MMU (DBM with AP[2] clear). DBM is one of the
  * attributes every entry of a block shares, so the last is "the block is
- * DBM and not every entry is read-only": an OR and an AND of the 16 raw
- * values, three instructions an entry instead of pte_dirty() and
- * pte_young() of each.
+ * DBM and not every entry is read-only": an OR and an AND of the raw
+ * values instead of pte_dirty() and pte_young() of each, stopping at the
+ * first entry from which both are known.
  */
 pte_t contpte_ptep_get(pte_t *ptep, pte_t orig)
 {
-	uint64_t any = 0, all = ~0ull;
+	uint64_t any = 0, all = ~0ull, dbm = orig.val & PTE_DBM;
 
 	ptep = cont_first(ptep);
 	for (int i = 0; i < CONT_PTES; i++) {
@@ -58,10 +58,14 @@ pte_t contpte_ptep_get(pte_t *ptep, pte_t orig)
 
 		any |= v;
 		all &= v;
+		/* Young and dirty both known: no later entry changes them
+		 * (a written block's first entry usually says both). */
+		if ((any & PTE_AF) && ((any & PTE_DIRTY) || (dbm && !(all & PTE_RDONLY))))
+			break;
 	}
 	if (any & PTE_AF)
 		orig = pte_mkyoung(orig);
-	if ((any & PTE_DIRTY) || ((orig.val & PTE_DBM) && !(all & PTE_RDONLY)))
+	if ((any & PTE_DIRTY) || (dbm && !(all & PTE_RDONLY)))
 		orig = pte_mkdirty(orig);
 	return orig;
 }

@@ -153,6 +153,29 @@ TEST(ptep_get_gathers_young_and_dirty)
 	ct_teardown(&t);
 }
 
+/* ptep_get() stops reading a block once young and dirty are both known:
+ * an entry that says only one of them must not end the read. First
+ * entry dirty and old, a later one young; then first young and clean, a
+ * later one dirty. */
+TEST(ptep_get_reads_on_until_young_and_dirty_are_known)
+{
+	bool has = arch_has_pte_blocks();
+	struct ct t;
+
+	if (!ct_setup(&t, 4))
+		return;
+	set_ptes(NULL, CT_BASE, t.ptes, pte_mkold(pte_mkclean(ct_pte(&t, 0))), 16);
+	set_pte(t.ptes + 0, pte_mkdirty(__ptep_get(t.ptes + 0)));
+	set_pte(t.ptes + 11, pte_mkyoung(__ptep_get(t.ptes + 11)));
+	CHECK(pte_dirty(ptep_get(t.ptes + 0)));
+	CHECK_EQ(pte_young(ptep_get(t.ptes + 0)), has);
+	set_ptes(NULL, CT_BASE, t.ptes, pte_mkclean(ct_pte(&t, 0)), 16);
+	set_pte(t.ptes + 13, pte_mkdirty(__ptep_get(t.ptes + 13)));
+	CHECK(pte_young(ptep_get(t.ptes + 0)));
+	CHECK_EQ(pte_dirty(ptep_get(t.ptes + 0)), has);
+	ct_teardown(&t);
+}
+
 /* The dirtiness the MMU writes into one entry (arm64 FEAT_HAFDBS: AP[2]
  * cleared, no software bit) is the whole block's too. */
 TEST(ptep_get_sees_a_hardware_dirty_entry)
@@ -374,6 +397,7 @@ TEST(contpte_off_never_folds)
 
 TEST_SUITE(contpte, format_folds_as_it_declares, set_ptes_folds_aligned_runs_only,
 	   ptep_get_gathers_young_and_dirty, ptep_get_sees_a_hardware_dirty_entry,
+	   ptep_get_reads_on_until_young_and_dirty_are_known,
 	   partial_change_unfolds_and_keeps_state, whole_block_ops_keep_the_block,
 	   access_flags_apply_to_the_whole_block, single_entry_writes_fold_at_the_last_entry,
 	   batch_reads_a_block_once, blocks_through_fault_fork_mprotect_munmap,
