@@ -23,7 +23,7 @@ static unsigned long nr_slots = SWAP_SLOTS; /* the device's size (swap_set_slots
 _Static_assert(SWAP_SLOTS <= 1ul << 16, "struct swap_dest keeps slots in 16 bits");
 static struct spinlock swap_lock = SPINLOCK_INIT(LOCK_LEAF, "swap_lock");
 
-/* The table, or NULL before the first swap_alloc(). Set once by a
+/* The table, or NULL before the first swap_alloc_folio(). Set once by a
  * compare-and-swap outside swap_lock, so every read is atomic (a plain
  * read beside a losing CPU's compare-and-swap is a data race). */
 static struct swap_slot *slot_table(void)
