@@ -182,7 +182,7 @@ static void print_result(const struct bench *b, const struct folio_size *fs,
 			 struct variant_result *r)
 {
 	const struct cmdline_bench *row = bench_row(b);
-	char counters[2048], capjson[256], cap[12] = "null", params[160] = "";
+	char counters[2048], capjson[512], cap[12] = "null", params[160] = "";
 
 	qsort(r->t, (size_t)p->reps, sizeof(r->t[0]), cmp_u64);
 	r->median =
@@ -190,9 +190,9 @@ static void print_result(const struct bench *b, const struct folio_size *fs,
 	r->spread =
 		r->median ? 100.0 * (double)(r->t[p->reps - 1] - r->t[0]) / (double)r->median : 0;
 	counters_json_all(&r->counters, counters, sizeof(counters));
-	caps_json(&r->caps, capjson, sizeof(capjson));
+	BUG_ON(caps_json(&r->caps, capjson, sizeof(capjson)) >= (int)sizeof(capjson));
 	if (row->cap_key)
-		snprintf(cap, sizeof(cap), "%u", cap_json(caps_value(&r->caps, row->cap_key)));
+		cap_json(caps_value(&r->caps, row->cap_key), cap, sizeof(cap));
 	if (b->params)
 		b->params(params, sizeof(params));
 	printf("RESULT "

@@ -79,13 +79,24 @@ const char *cap_str(unsigned cap, char *buf, size_t size)
 	return buf;
 }
 
+const char *cap_json(unsigned cap, char *buf, size_t size)
+{
+	if (cap == CAP_MAX)
+		snprintf(buf, size, "\"max\"");
+	else
+		snprintf(buf, size, "%u", cap);
+	return buf;
+}
+
 int caps_json(const struct batch_caps *c, char *buf, size_t size)
 {
 	size_t n = 0;
+	char v[12];
 
 	for (int i = 0; i < NR_CAP_FIELDS; i++)
 		n += (size_t)snprintf(buf + (n < size ? n : size), n < size ? size - n : 0,
-				      "\"%s\":%u,", cap_fields[i].key, cap_json(cap_value(c, i)));
+				      "\"%s\":%s,", cap_fields[i].key,
+				      cap_json(cap_value(c, i), v, sizeof(v)));
 	for (int i = 0; i < NR_SWITCH_FIELDS; i++)
 		n += (size_t)snprintf(buf + (n < size ? n : size), n < size ? size - n : 0,
 				      "%s\"%s\":\"%s\"", i ? "," : "", switch_fields[i].key,

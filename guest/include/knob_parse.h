@@ -28,15 +28,12 @@ unsigned caps_value(const struct batch_caps *c, const char *key);
 /* "N" or "max" for @cap in @buf. Return: @buf. */
 const char *cap_str(unsigned cap, char *buf, size_t size);
 
-/* A cap as RESULT lines carry it: a JSON number, 0 standing for max
- * (no legal cap is 0, so the value stays a number and max stays distinct). */
-static inline unsigned cap_json(unsigned cap)
-{
-	return cap == CAP_MAX ? 0 : cap;
-}
+/* A cap as RESULT lines carry it, in @buf: a JSON number, or the string
+ * "max" (as trace=on's op lines write it). Return: @buf. */
+const char *cap_json(unsigned cap, char *buf, size_t size);
 
 /* The knobs in effect as a JSON object body ("zap":1,"fork":0,...,
- * "gup_walk":"on"), one member a knob row: caps as cap_json() numbers,
+ * "gup_walk":"on"), one member a knob row: caps as cap_json() writes them,
  * switches as "on"/"off". The RESULT lines' "caps" (and so the --csv
  * columns mm_caps.zap, ...). */
 int caps_json(const struct batch_caps *c, char *buf, size_t size);

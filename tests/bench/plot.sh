@@ -3,8 +3,8 @@
 # (tests/bench/sweep.sh) from CSV (default DIR/sweep.csv; one row per
 # bench, folio and cap), with gnuplot, into DIR:
 #   time-<bench>.png      median time against cap, log2 x axis, a line per
-#                         folio size; "max" (cap 0 in the CSV) sits one
-#                         step right of the largest number
+#                         folio size; "max" sits one step right of the
+#                         largest number
 #   ratio.png             time at cap=1 over time at cap=max against folio
 #                         size, a line per benchmark (how many times faster
 #                         full batching is; GUP's cap 1 has the walk on)
@@ -24,7 +24,7 @@ done)
 [ -n "$BENCHES" ] || exit 0
 
 # csv_pick BENCH FOLIO COLUMNS...: "capx value..." rows of one series,
-# capx the numeric cap (max, 0 in the CSV, = twice the largest number given).
+# capx the numeric cap (max = twice the largest number given).
 csv_pick() {
 	awk -F, -v b="$1" -v f="$2" -v cols="$3" '
 		NR == 1 { gsub(/"/, ""); for (i = 1; i <= NF; i++) col[$i] = i; n = split(cols, want, " "); next }
@@ -35,7 +35,7 @@ csv_pick() {
 		END {
 			for (r = 1; r <= nr; r++) {
 				split(rows[r], v, ",")
-				x = v[col["cap"]] == 0 ? 2 * (big ? big : 1) : v[col["cap"]]
+				x = v[col["cap"]] == "max" ? 2 * (big ? big : 1) : v[col["cap"]]
 				line = x
 				for (i = 1; i <= n; i++) line = line " " v[col[want[i]]]
 				print line
@@ -46,7 +46,7 @@ csv_pick() {
 # The x tics: every cap given, "max" at twice the largest.
 xtics() {
 	awk -F, 'NR == 1 { gsub(/"/, ""); for (i = 1; i <= NF; i++) if ($i == "cap") c = i; next }
-		{ if ($c == 0) m = 1; else { caps[$c + 0] = 1; if ($c + 0 > big) big = $c + 0 } }
+		{ if ($c == "max") m = 1; else { caps[$c + 0] = 1; if ($c + 0 > big) big = $c + 0 } }
 		END { s = ""; for (k in caps) s = s (s ? ", " : "") "\"" k "\" " k
 			if (m) s = s (s ? ", " : "") "\"max\" " 2 * (big ? big : 1); print "(" s ")" }' "$CSV"
 }
@@ -82,7 +82,7 @@ for b in $BENCHES; do
 		awk -F, -v b="$b" -v f="$f" -v i="$i" '
 			NR == 1 { gsub(/"/, ""); for (k = 1; k <= NF; k++) col[$k] = k; next }
 			$col["bench"] == b && $col["folio"] == f && $col["cap"] == "1" { one = $col["median_us"] }
-			$col["bench"] == b && $col["folio"] == f && $col["cap"] == "0" { mx = $col["median_us"] }
+			$col["bench"] == b && $col["folio"] == f && $col["cap"] == "max" { mx = $col["median_us"] }
 			END { if (one && mx) printf "%d %s %.3f\n", i, f, one / mx }' "$CSV"
 		i=$((i + 1))
 	done >"$D/$b.ratio"

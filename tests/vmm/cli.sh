@@ -267,15 +267,18 @@ sweep_cases() {
 			[ "$(field "$line" backend)" != qemu ] || [ "$(field "$line" version)" = unknown ] ||
 			! echo "$line" | grep -q '"caps":{"zap":1,'; then
 			fail "$name" "keys: $line"
+		elif ! tail -n 1 "$TMPD/r.jsonl" | grep -q '"cap":"max",.*"caps":{"zap":"max",'; then
+			fail "$name" "max is not written \"max\": $(tail -n 1 "$TMPD/r.jsonl" | cut -c 1-300)"
 		elif grep -q '^\.' "$TMPD/out"; then
 			fail "$name" "--quiet printed progress"
 		else
 			pass "$name"
 		fi
-		name="--csv: a header and the same four rows"
+		name="--csv: a header and the same four rows, caps 1 4 16 max"
 		if [ "$(wc -l <"$TMPD/r.csv")" -eq 5 ] &&
 			head -n 1 "$TMPD/r.csv" | tr -d '"' | grep -q '^bench,arch,backend,clock,version,folio,variant,cap,active,reps,.*,caps\.zap,.*,counters\.pt_descents,' &&
-			[ "$(cut -d, -f7 "$TMPD/r.csv" | tail -n 4 | tr '\n' ' ')" = "$variants" ]; then
+			[ "$(cut -d, -f7 "$TMPD/r.csv" | tail -n 4 | tr '\n' ' ')" = "$variants" ] &&
+			[ "$(cut -d, -f8 "$TMPD/r.csv" | tail -n 4 | tr '\n' ' ')" = "1 4 16 max " ]; then
 			pass "$name"
 		else
 			fail "$name" "$(tr '\n' '|' <"$TMPD/r.csv")"
@@ -309,7 +312,7 @@ make_sweep_case() {
 	fi
 	d=$TOP/build/sweep/latest
 	rows=$(tail -n +2 "$d/sweep.csv" | cut -d, -f1,6-8 | tr '\n' ' ')
-	want="zap,4K,cap=1,1 zap,4K,cap=16,16 zap,4K,cap=max,0 zap,64K,cap=1,1 zap,64K,cap=16,16 zap,64K,cap=max,0 "
+	want="zap,4K,cap=1,1 zap,4K,cap=16,16 zap,4K,cap=max,max zap,64K,cap=1,1 zap,64K,cap=16,16 zap,64K,cap=max,max "
 	if [ "$rows" != "$want" ]; then
 		fail "$name" "rows: $rows"
 	elif ! (for f in time-zap ratio counters-zap; do
@@ -410,7 +413,7 @@ if expect_status "$name" 0 "$PTELAB" --accel icount --mem 2G --quiet --results "
 	u=$(grep '"variant":"unbatched"' "$TMPD/m.json")
 	q=$(grep '"variant":"unmap"' "$TMPD/m.json")
 	case "$u|$q" in
-	*'"cap":1,'*'"migrate_unmap":1,"migrate_flush":1'*'|'*'"cap":1,'*'"migrate":1,"migrate_unmap":0,"migrate_flush":1'*)
+	*'"cap":1,'*'"migrate_unmap":1,"migrate_flush":1'*'|'*'"cap":1,'*'"migrate":1,"migrate_unmap":"max","migrate_flush":1'*)
 		pass "$name" ;;
 	*) fail "$name" "unbatched: $u; unmap: $q" ;;
 	esac
