@@ -54,6 +54,14 @@ have_kvm() {
 }
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
 
+# slowest_cases FILE N: the N slowest in-guest selftest cases in FILE (its
+# "ok   suite/case (K checks, T us)" lines) on one line, slowest first:
+# where a stage's selftest time goes, for whoever has to trim it.
+slowest_cases() {
+	sed -nE 's/^(ok  |FAIL) ([^ ]+) \([0-9]+ checks, ([0-9]+) us\)$/\3 \2/p' "$1" | sort -rn |
+		head -n "$2" | awk '{ printf "%s%s %.1f s", (NR > 1 ? ", " : ""), $2, $1 / 1e6 }'
+}
+
 summary() {
 	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 	[ "$FAILED" -eq 0 ]

@@ -60,12 +60,10 @@ static int run_case(const struct test_suite *s, const struct test_case *c,
 	return case_failures == 0;
 }
 
-/* Does "suite/case" name @full match @filter: NULL, or one of its parts
- * as a substring? Parts are separated by ',' or '+' (the guest's command
- * line splits run= at commas, so a guest filter list uses '+'). */
-static int filter_match(const char *full, const char *filter)
+int test_filter_match(const char *full, const char *filter)
 {
 	char part[128];
+	int any_include = 0, included = 0;
 
 	if (!filter)
 		return 1;
@@ -75,12 +73,17 @@ static int filter_match(const char *full, const char *filter)
 		if (n && n < sizeof(part)) {
 			memcpy(part, filter, n);
 			part[n] = '\0';
-			if (strstr(full, part))
-				return 1;
+			if (part[0] == '-') {
+				if (part[1] && strstr(full, part + 1))
+					return 0;
+			} else {
+				any_include = 1;
+				included |= strstr(full, part) != NULL;
+			}
 		}
 		filter += n + (filter[n] != '\0');
 	}
-	return 0;
+	return included || !any_include;
 }
 
 int test_run_all(const char *filter, uint64_t (*clock_ns)(void), int *failed, int *skipped)
@@ -92,7 +95,7 @@ int test_run_all(const char *filter, uint64_t (*clock_ns)(void), int *failed, in
 	for (struct test_suite *s = suites; s; s = s->next)
 		for (int i = 0; i < s->nr_cases; i++) {
 			snprintf(full, sizeof(full), "%s/%s", s->name, s->cases[i].name);
-			if (!filter_match(full, filter))
+			if (!test_filter_match(full, filter))
 				continue;
 			switch (run_case(s, &s->cases[i], clock_ns)) {
 			case 1:
@@ -120,7 +123,7 @@ int test_list_all(const char *filter)
 	for (struct test_suite *s = suites; s; s = s->next)
 		for (int i = 0; i < s->nr_cases; i++) {
 			snprintf(full, sizeof(full), "%s/%s", s->name, s->cases[i].name);
-			if (!filter_match(full, filter))
+			if (!test_filter_match(full, filter))
 				continue;
 			printf("%s\n", full);
 			n++;

@@ -32,8 +32,14 @@ struct test_suite {
 
 void test_register(struct test_suite *s);
 
-/* Run every registered case whose "suite/case" name contains @filter, or
- * one of its comma-separated parts (all when NULL), timing each with
+/* Does the "suite/case" name @full match @filter: NULL, or one of its
+ * parts as a substring and none of its parts that start with '-' (those
+ * leave out what they name; a filter of such parts alone keeps everything
+ * else)? Parts are separated by ',' or '+' (the guest's command line
+ * splits run= at commas, so a guest filter list uses '+'). */
+int test_filter_match(const char *full, const char *filter);
+/* Run every registered case whose "suite/case" name @filter matches
+ * (test_filter_match(); all when NULL), timing each with
  * @clock_ns; print a line per case and the summary ("N passed, N failed",
  * then ", N skipped" when a case skipped). Return: the cases passed, with
  * the failed ones in *@failed and the skipped ones in *@skipped. */

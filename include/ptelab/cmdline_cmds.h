@@ -51,7 +51,7 @@
 	X(hang, NONE, TEXT, NULL, NULL, 0, 0, true, "spin forever with interrupts off")            \
 	X(selftest, OPTIONAL, TEXT, NULL, NULL, 0, 0, true,                                        \
 	  "selftest[:FILTER] - run the in-guest tests whose name has a part of FILTER (parts "     \
-	  "joined by +); selftest:list names them")                                                \
+	  "joined by +; a part -X leaves out the tests X names); selftest:list names them")        \
 	X(stress, REQUIRED, WORD, "mm", "stress", 0, 0, true,                                      \
 	  "stress:mm - random concurrent mm mixes on cpus= CPUs for seconds=, checked")            \
 	X(bench, OPTIONAL, BENCH, NULL, "NAME", 0, 0, false,                                       \

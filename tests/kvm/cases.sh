@@ -144,11 +144,16 @@ fi
 # vGICv3), and the selftest passes on 4 vCPUs too: the smp suite (smp_run
 # on every CPU, the stale-TLB detector), the concurrency and race suites
 # among them. The nested VM has one CPU for the 4 vCPU threads. make test
-# leaves out the suites that only repeat mm logic at length (fork, mm_diff,
-# migrate, gup, gup_batch, madvise: most of the selftest's time; the
-# boot stage runs them under QEMU on 4 vCPUs); make stress (kvm_full=1)
-# runs the whole selftest.
-st_filter=boot/+smp/+concurrency/+flush/+contpte/+pgtable/+pte_batch/+_race/+migrate_states/+page_alloc/+family/+exec/+swap/+young/+numa_hint/+mempolicy/+thp_policy/+unmap/+protnone/+mremap/+fork_batch/+gup_force/+trace/+ptstrip/+range_free/+cases/+mm/
+# leaves out what only repeats mm logic at length, which the boot stage
+# runs under QEMU on 4 vCPUs: the suites fork, mm_diff, migrate, gup,
+# gup_batch and madvise (most of the selftest's time), mremap's cap-1
+# against max differential, and the cases that fill the guest's memory to
+# make an allocation fail (oom_in_*, the fragmented and PMD fallbacks:
+# each page first touched is an exit to the nested KVM, which runs under
+# TCG). A new suite runs here unless named below. make stress
+# (kvm_full=1) runs the whole selftest.
+st_filter=-mm_diff/+-fork/+-migrate/+-gup/+-gup_batch/+-madvise/+-oom_in_+-memory_is_fragmented
+st_filter=$st_filter+-pmd_fault_falls_back+-_cap1_equals_max
 [ "${kvm_full:-0}" = 1 ] && st_filter=""
 status_case 0 --cpus 4 --timeout 60 run=hello && out_has "$name" "^smp: 4 of 4 cpus online" &&
 	out_has "$name" "^cpu3: online, node 1" && pass "$name"
@@ -156,6 +161,7 @@ t0=$(uptime_ms)
 status_case 0 --cpus 4 --timeout 600 "run=selftest${st_filter:+:$st_filter}" && out_has "$name" "^[1-9][0-9]* passed, 0 failed(, [0-9]+ skipped)?\$" &&
 	out_has "$name" "^ok   smp/stale_tlb_migrate" && out_has "$name" "^ok   concurrency/" &&
 	pass "$name" && echo "kvm-stage: selftest --cpus 4: $(grep -E '^[0-9]+ passed' "$TMPD/out") in $(($(uptime_ms) - t0)) ms"
+echo "kvm-stage: selftest --cpus 4, slowest (guest clock): $(slowest_cases "$TMPD/out" 10)"
 # The explorer's random mixes on the 4 real vCPUs for 5 s (run=stress:mm).
 status_case 0 --cpus 4 --nodes 2 --mem 1G --timeout 120 run=stress:mm seconds=5 &&
 	out_has "$name" "^[1-9][0-9]* passed, 0 failed\$" && pass "$name"
