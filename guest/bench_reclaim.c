@@ -6,7 +6,8 @@
  * of an unpopulated range (the faults of the second half find their node
  * below the watermark and reclaim from the inactive tail: young bits
  * tested and cleared per run of mm_caps.young, unreferenced folios unmapped
- * per run of mm_caps.pageout and written to swap whole) and then a read of
+ * per run of mm_caps.pageout and written to swap whole, a PMD-mapped one
+ * split to PTEs first) and then a read of
  * every page (swap-in faults of up to mm_caps.swapin pages). The variants
  * set young= and swapin= with pageout= (unless given): unbatched is all
  * three at 1, batched all three at max.
@@ -72,7 +73,7 @@ static void apply_reclaim(const char *variant)
 }
 
 const struct bench bench_reclaim = {
-	.default_folios = "4K,16K,64K,2M-pte",
+	.default_folios = "4K,16K,64K,2M-pte,2M-pmd",
 	.variants = variants_batching,
 	.rep = rep_reclaim,
 	.what = "write a range past the watermark (direct reclaim to swap), read it back",

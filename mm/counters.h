@@ -69,6 +69,7 @@
 	X(pgdeactivate, "pages moved from the active to the inactive list (aging, MADV_COLD)")     \
 	X(reclaim_stalls, "direct reclaims: a fault found a node below its watermark")             \
 	X(reclaim_nospace, "folios reclaim kept for want of free swap slots")                      \
+	X(reclaim_pmd_splits, "PMD-mapped folios reclaim split to PTEs to write or discard them")  \
 	X(swpout_fallback, "large folios written to scattered slots: no run of free slots (Linux " \
 			   "splits them)")                                                         \
 	X(ptl_contended, "PTE-table lock acquisitions that had to wait")                           \

@@ -16,6 +16,8 @@
 #include "lru.h"
 #include "mm_internal.h"
 
+void (*split_pmd_window_hook)(struct mm *mm, unsigned long addr);
+
 pmd_t vma_mk_pmd(struct vma *vma, struct folio *folio, bool dirty)
 {
 	pmd_t pmd = pmd_mkyoung(pfn_pmd(folio_pfn(folio), vm_get_page_prot(vma->flags)));
@@ -93,10 +95,16 @@ static pmd_t pmdp_invalidate(struct mm *mm, unsigned long addr, pmd_t *pmdp)
 /*
  * split_huge_pmd - one PTE per page instead of the leaf: 512 mappings and
  * 512 references where the PMD held one of each. The leaf is invalidated
- * and flushed first (one flush), the table installed after. No other CPU
- * can fault on the empty pmd meanwhile (one CPU, and the caller holds
- * the mm), so Linux's present-but-invalid marker is not needed.
- * Context: no PTE lock held (the new table is not reachable yet).
+ * and flushed first (one flush), the table installed after. No fault
+ * sees the empty pmd meanwhile: the caller holds the page_table_lock,
+ * under which a fault decides on a pmd, or the mmap_lock for write. A
+ * walk under the mmap_lock for read that reads the pmd without the
+ * page_table_lock may see it none and skip the 2 MiB (aging; gup-fast
+ * falls back to the slow path): such walks are best effort, as they are
+ * against a write fault's split. So Linux's present-but-invalid marker
+ * is not needed.
+ * Context: the page_table_lock or the mmap_lock for write; no PTE lock
+ * (the new table is not reachable yet).
  */
 int split_huge_pmd(struct vma *vma, pmd_t *pmdp, unsigned long addr)
 {
@@ -109,6 +117,8 @@ int split_huge_pmd(struct vma *vma, pmd_t *pmdp, unsigned long addr)
 		return -ENOMEM;
 	addr &= PMD_MASK;
 	pmd = pmdp_invalidate(mm, addr, pmdp);
+	if (split_pmd_window_hook)
+		split_pmd_window_hook(mm, addr); /* tests: another CPU's fault here */
 	folio_split_exclusive(folio);
 	set_ptes(mm, addr, page_address(pt), pmd_split_pte(vma, pmd), PTRS_PER_TABLE);
 	folio_ref_add(folio, PTRS_PER_TABLE - 1);

@@ -170,6 +170,12 @@ void numa_migrate_misplaced(struct mm *mm, const struct numa_fault *nf);
  * step (a migration) there. */
 extern void (*wp_fault_window_hook)(struct mm *mm, unsigned long addr);
 
+/* Tests only (NULL otherwise): called by split_huge_pmd() after the leaf
+ * was cleared and flushed and before the table is installed (the pmd is
+ * none; the caller's page_table_lock or mmap_lock held), so that a test
+ * can land another CPU's fault there. */
+extern void (*split_pmd_window_hook)(struct mm *mm, unsigned long addr);
+
 /* Tests only (NULL otherwise): called by an unshare fault that reuses a
  * page of a large folio that is not AnonExclusive, after can_reuse()
  * decided and before the other pages of the folio are looked at (the

@@ -291,6 +291,20 @@ static inline pmd_t pmdp_get_and_clear(pmd_t *p)
 	return (pmd_t){ __atomic_exchange_n(&p->val, 0, __ATOMIC_ACQ_REL) };
 }
 
+/* Clear the young bit of the live PMD leaf at @p; was it set? The caller
+ * flushes. Context: the page_table_lock held (every change of a leaf is
+ * made under it). */
+static inline bool pmdp_test_and_clear_young(pmd_t *p)
+{
+	pmd_t pmd = pmdp_get(p);
+
+	if (!pmd_young(pmd))
+		return false;
+	pmd = pmdp_get_and_clear(p); /* one exchange: keeps a dirty bit set meanwhile */
+	set_pmd(p, pmd_mkold(pmd));
+	return true;
+}
+
 /* Table behind a present non-leaf entry, as a kernel pointer (panics on a
  * none or leaf entry). */
 pud_t *pgd_table(pgd_t e);

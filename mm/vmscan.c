@@ -60,11 +60,14 @@ enum reclaim_result {
 	RECLAIM_FREED,	  /* unmapped; the isolation's reference is the last */
 };
 
-/* One folio's look: what the walk found. */
+/* One folio's look: what the walk found. A PMD-mapped folio is split on
+ * the first walk (@split) with its swap slots taken first (@dest, when
+ * @dest_held), and written on the second. */
 struct reclaim_ctx {
 	struct lru_isolated *iso;
 	enum reclaim_result res;
-	bool seen;
+	bool seen, split, dest_held;
+	struct swap_dest dest;
 };
 
 /* The pages to flush after a young run of @n entries from @ptep (@left
@@ -148,29 +151,31 @@ static enum reclaim_result discard_lazyfree(struct mm *mm, unsigned long addr, p
 	return RECLAIM_FREED;
 }
 
-/* Write @folio, mapped by the @nr entries from @ptep, to swap and leave
- * swap entries there. Context: the PTE lock held. */
+/* Write @folio, mapped by the @nr entries from @ptep, to swap (to the
+ * slots @c holds, else to slots taken here) and leave swap entries there.
+ * Context: the PTE lock held. */
 static enum reclaim_result swap_out(struct mm *mm, unsigned long addr, pte_t *ptep,
-				    struct folio *folio, unsigned nr)
+				    struct folio *folio, unsigned nr, struct reclaim_ctx *c)
 {
-	struct swap_dest d;
+	struct swap_dest *d = &c->dest;
 	pte_t pte;
 
-	if (swap_alloc_folio(&d, nr)) {
+	if (!c->dest_held && swap_alloc_folio(d, nr)) {
 		count_event(reclaim_nospace, 1);
 		return RECLAIM_KEEP;
 	}
+	c->dest_held = false; /* used or given back below */
 	pte = unmap_clear(mm, addr, ptep, nr);
 	if (!only_mapped_here(folio, nr)) {
 		set_ptes(mm, addr, ptep, pte_mknoncont(pte), nr); /* from none: no flush */
-		swap_dest_free(&d);
+		swap_dest_free(d);
 		return RECLAIM_ACTIVATE;
 	}
 	for (unsigned i = 0; i < nr; i++) {
 		struct page *page = folio_page(folio, i);
 
-		swap_write_page(swap_dest_slot(&d, i), page_address(page));
-		set_pte(ptep + i, make_swap_entry(swap_dest_slot(&d, i), PageAnonExclusive(page)));
+		swap_write_page(swap_dest_slot(d, i), page_address(page));
+		set_pte(ptep + i, make_swap_entry(swap_dest_slot(d, i), PageAnonExclusive(page)));
 	}
 	unmap_done(folio, nr);
 	count_event(pswpout, nr);
@@ -182,9 +187,10 @@ static enum reclaim_result swap_out(struct mm *mm, unsigned long addr, pte_t *pt
  * at most @left entries of this table): referenced, kept, or freed.
  * Context: the PTE lock held; the isolation's reference held.
  */
-static enum reclaim_result reclaim_ptes(struct mm *mm, struct lru_isolated *iso, pte_t *ptep,
+static enum reclaim_result reclaim_ptes(struct mm *mm, struct reclaim_ctx *c, pte_t *ptep,
 					unsigned long left)
 {
+	struct lru_isolated *iso = c->iso;
 	struct folio *folio = iso->folio;
 	unsigned nr = (unsigned)iso->nr;
 	pte_t pte = ptep_get(ptep);
@@ -204,7 +210,7 @@ static enum reclaim_result reclaim_ptes(struct mm *mm, struct lru_isolated *iso,
 		reclaim_window_hook(mm, iso->addr); /* tests: a gup-fast grab here */
 	if (page_flags(&folio->page) & PG_lazyfree)
 		return discard_lazyfree(mm, iso->addr, ptep, folio, nr);
-	return swap_out(mm, iso->addr, ptep, folio, nr);
+	return swap_out(mm, iso->addr, ptep, folio, nr, c);
 }
 
 /* The walker's pte_range: the first table of the folio's range only (a
@@ -216,33 +222,87 @@ static int reclaim_pte_range(struct mm *mm, pmd_t *pmdp, pte_t *ptep, unsigned l
 
 	(void)pmdp;
 	if (!c->seen && addr == c->iso->addr)
-		c->res = reclaim_ptes(mm, c->iso, ptep, (end - addr) >> PAGE_SHIFT);
+		c->res = reclaim_ptes(mm, c, ptep, (end - addr) >> PAGE_SHIFT);
 	c->seen = true;
 	return 0;
 }
 
-/* The walker's pmd_leaf: a PMD-mapped folio is not split here (that
- * needs the mmap_lock for write); it stays, on the active list. */
+/*
+ * reclaim_pmd - the isolated PMD-mapped folio at @pmdp: referenced (its
+ * leaf was young: cleared, flushed, activated), kept, or split to PTEs
+ * for reclaim_one()'s second walk to write or discard as one run of 512
+ * entries (Linux's try_to_unmap_one() with TTU_SPLIT_HUGE_PMD). Its swap
+ * slots are taken before the split, so a folio swap has no room for
+ * stays whole. Context: the page_table_lock held (a write fault splits a
+ * leaf under it too, do_huge_pmd_wp_page()); the isolation's reference.
+ */
+static enum reclaim_result reclaim_pmd(struct mm *mm, struct reclaim_ctx *c, pmd_t *pmdp)
+{
+	struct folio *folio = c->iso->folio;
+	unsigned long addr = c->iso->addr;
+	pmd_t pmd = pmdp_get(pmdp);
+
+	if (!pmd_leaf(pmd) || !pmd_user(pmd) || pmd_pfn(pmd) != folio_pfn(folio))
+		return RECLAIM_ACTIVATE; /* stale record, or a NUMA hinting leaf */
+	if (folio_mapcount(folio) != 1 || folio_ref_count(folio) != 2)
+		return RECLAIM_ACTIVATE; /* mapped elsewhere too, pinned or held */
+	count_event(young_runs, 1);
+	if (pmdp_test_and_clear_young(pmdp)) {
+		flush_tlb_range(mm, addr, addr + PMD_SIZE);
+		count_event(young_cleared, 1);
+		return RECLAIM_ACTIVATE;
+	}
+	if (!(page_flags(&folio->page) & PG_lazyfree)) {
+		if (swap_alloc_folio(&c->dest, PTRS_PER_TABLE)) {
+			count_event(reclaim_nospace, 1);
+			return RECLAIM_KEEP;
+		}
+		c->dest_held = true;
+	}
+	if (split_huge_pmd(find_vma(mm, addr), pmdp, addr))
+		return RECLAIM_KEEP; /* no page for the table: reclaim_one() frees the slots */
+	count_event(reclaim_pmd_splits, 1);
+	c->split = true;
+	return RECLAIM_ACTIVATE; /* until the second walk says otherwise */
+}
+
+/* The walker's pmd_leaf: the folio's own leaf only (its record's
+ * address, the whole 2 MiB). */
 static int reclaim_huge_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsigned long end,
 			    void *priv)
 {
-	(void)mm, (void)pmdp, (void)addr, (void)end;
-	((struct reclaim_ctx *)priv)->seen = true;
+	struct reclaim_ctx *c = priv;
+
+	if (!c->seen && addr == c->iso->addr && end - addr == PMD_SIZE &&
+	    c->iso->nr == PTRS_PER_TABLE) {
+		spin_lock(&mm->page_table_lock);
+		c->res = reclaim_pmd(mm, c, pmdp);
+		spin_unlock(&mm->page_table_lock);
+	}
+	c->seen = true;
 	return 0;
 }
 
 static const struct pt_walk_ops reclaim_ops = { .pmd_leaf = reclaim_huge_pmd,
 						.pte_range = reclaim_pte_range };
 
-/* One isolated folio of @mm: looked at, then put back or freed. */
+/* One isolated folio of @mm: looked at, then put back or freed. A
+ * PMD-mapped one is split on the first walk and written on a second. */
 static unsigned long reclaim_one(struct mm *mm, struct lru_isolated *iso)
 {
 	struct reclaim_ctx c = { .iso = iso, .res = RECLAIM_ACTIVATE };
 	unsigned long end = iso->addr + iso->nr * PAGE_SIZE;
 	struct vma *v = find_vma(mm, iso->addr);
 
-	if (v && end <= v->end && end > iso->addr)
+	if (v && end <= v->end && end > iso->addr) {
 		walk_page_range(mm, iso->addr, end, &reclaim_ops, &c);
+		if (c.split) {
+			c.seen = false;
+			walk_page_range(mm, iso->addr, end, &reclaim_ops, &c);
+		}
+	}
+	if (c.dest_held)
+		swap_dest_free(&c.dest); /* the split folio was kept after all */
 	if (c.res != RECLAIM_FREED) {
 		lru_putback(iso, c.res == RECLAIM_KEEP ? LRU_INACTIVE : LRU_ACTIVE);
 		return 0;

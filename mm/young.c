@@ -145,15 +145,11 @@ static int young_huge_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsign
 {
 	struct young_walk *w = priv;
 	unsigned long base = addr & PMD_MASK;
-	pmd_t pmd;
 
 	(void)end;
 	count_event(young_runs, 1);
 	spin_lock(&mm->page_table_lock);
-	pmd = pmdp_get(pmdp);
-	if (pmd_leaf(pmd) && pmd_young(pmd)) {
-		pmd = pmdp_get_and_clear(pmdp); /* one exchange: keeps a dirty bit set meanwhile */
-		set_pmd(pmdp, pmd_mkold(pmd));
+	if (pmd_leaf(pmdp_get(pmdp)) && pmdp_test_and_clear_young(pmdp)) {
 		if (w->flush)
 			flush_tlb_range(mm, base, base + PMD_SIZE);
 		count_event(young_cleared, 1);

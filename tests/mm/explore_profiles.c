@@ -96,6 +96,16 @@ static const struct mix_row rows_lru_reclaim[] = {
 	{ &mix_k_unpin, 6 },	  { &mix_k_unshare, 3 },
 };
 
+/* Direct reclaim of PMD-mapped folios (the young test, the split under
+ * the page_table_lock, the write of 512 entries) against accesses that
+ * fault on the 2 MiB meanwhile, pins, COW after fork and migrations. */
+static const struct mix_row rows_pmd_reclaim[] = {
+	{ &mix_k_write, 16 },  { &mix_k_read, 12 },    { &mix_k_lru_reclaim, 14 },
+	{ &mix_k_cold, 4 },    { &mix_k_free, 2 },     { &mix_k_fork, 3 },
+	{ &mix_k_exit, 2 },    { &mix_k_pin_fast, 5 }, { &mix_k_unpin, 5 },
+	{ &mix_k_migrate, 2 }, { &mix_k_unshare, 2 },
+};
+
 const struct mix_profile mix_profiles[] = {
 	{ "mix", ROWS(rows_mix), { 2, 3, 3 }, 6, false, false, false, false },
 	{ "pin_migrate", ROWS(rows_pin_migrate), { 1, 4, 2 }, 6, false, false, false, false },
@@ -117,6 +127,7 @@ const struct mix_profile mix_profiles[] = {
 	{ "madvise", ROWS(rows_madvise), { 2, 3, 3 }, 6, false, true, false, false },
 	{ "numa_hint", ROWS(rows_numa_hint), { 2, 3, 3 }, 6, false, true, true, false },
 	{ "lru_reclaim", ROWS(rows_lru_reclaim), { 2, 3, 3 }, 6, false, true, false, true },
+	{ "pmd_reclaim", ROWS(rows_pmd_reclaim), { 0, 0, 1 }, 6, false, true, false, true },
 };
 
 const unsigned mix_nr_profiles = sizeof(mix_profiles) / sizeof(mix_profiles[0]);

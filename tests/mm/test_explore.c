@@ -116,6 +116,33 @@ static void explore_round(uint64_t seed, int mode)
 	explore_set(&cfg);
 }
 
+/* What the schedules of @p reached, for the mixes whose operations may
+ * find nothing to act on (a range already freed, a folio shared): the
+ * counts of what they did, and, over 20 schedules or more, that they did
+ * something. */
+static void report_reach(const struct mix_profile *p, uint64_t n, const struct mm_counters *d)
+{
+	if (p->lru) {
+		printf("    %s: reclaim freed %llu pages (%llu written, %llu lazyfree folios), "
+		       "split %llu PMD-mapped folios\n",
+		       p->name, (unsigned long long)d->pgsteal, (unsigned long long)d->pswpout,
+		       (unsigned long long)d->lazyfree_discarded,
+		       (unsigned long long)d->reclaim_pmd_splits);
+		CHECK(n < 20 || d->pgsteal > 0);
+	} else if (!strcmp(p->name, "madvise")) {
+		printf("    %s: MADV_FREE cleared %llu runs (%llu skipped); the lazyfree reclaim "
+		       "discarded %llu folios (%llu written since); MADV_PAGEOUT wrote %llu folios "
+		       "(%llu left)\n",
+		       p->name, (unsigned long long)d->madv_free_runs,
+		       (unsigned long long)d->madv_free_skipped,
+		       (unsigned long long)d->lazyfree_discarded,
+		       (unsigned long long)d->lazyfree_redirtied,
+		       (unsigned long long)d->pageout_folios,
+		       (unsigned long long)d->pageout_skipped);
+		CHECK(n < 20 || (d->madv_free_runs && d->lazyfree_discarded && d->pageout_folios));
+	}
+}
+
 /* The case of mix @name: B schedules, or the one MM_EXPLORE_SEED names. */
 static void explore_case(const char *name)
 {
@@ -123,6 +150,7 @@ static void explore_case(const char *name)
 	uint64_t base = env_u64("MM_EXPLORE_BASE", 1), n = env_u64("MM_EXPLORE_SCHEDULES", 0);
 	uint64_t failed = 0;
 	struct explore_cfg saved;
+	struct mm_counters c0, d;
 
 	for (unsigned i = 0; i < mix_nr_profiles; i++)
 		if (!strcmp(mix_profiles[i].name, name))
@@ -138,14 +166,17 @@ static void explore_case(const char *name)
 		n = 1;
 	}
 	explore_get(&saved);
+	c0 = mm_counters_read();
 	mix_schedule_hook = explore_round;
 	for (uint64_t s = base; s < base + n; s++)
 		failed += one_schedule(p, s) != 0;
 	mix_schedule_hook = NULL;
 	explore_set(&saved);
+	d = counters_since(&c0);
 	printf("    %s: %llu schedule(s) from seed %llu, %llu failed\n", name,
 	       (unsigned long long)n, (unsigned long long)base, (unsigned long long)failed);
 	CHECK_EQ(failed, 0);
+	report_reach(p, n, &d);
 }
 
 /* Everything the issue lists. */
@@ -216,6 +247,13 @@ TEST(lru_reclaim)
 	explore_case("lru_reclaim");
 }
 
+/* Direct reclaim of PMD-mapped folios against accesses that fault on the
+ * 2 MiB meanwhile, pins, COW and migrations. */
+TEST(pmd_reclaim)
+{
+	explore_case("pmd_reclaim");
+}
+
 /*
  * The schedules make stress found failing, replayed (pct, 4 CPUs) on both
  * formats whatever format found them: each fails with its fix reverted.
@@ -267,4 +305,4 @@ TEST(found)
 }
 
 TEST_SUITE(explore, mix, pin_migrate, cow_migrate, pmd_pin_migrate, pin_fork, mix_virt, swap,
-	   mremap, madvise, numa_hint, lru_reclaim, found)
+	   mremap, madvise, numa_hint, lru_reclaim, pmd_reclaim, found)

@@ -12,6 +12,7 @@
 #include "lru.h"
 #include "madvise.h"
 #include "smp.h"
+#include "spinlock.h"
 #include "swap.h"
 #include "swapops.h"
 #include "test_gup_cases.h"
@@ -202,20 +203,22 @@ TEST(lazyfree_folios_are_discarded)
 	end(mm);
 }
 
-/* Every PTE-mapped size goes to swap whole and comes back intact, as one
- * folio; a PMD-mapped one stays (it is not split here). */
+/* Every size goes to swap whole and comes back intact, as one folio (a
+ * PMD-mapped one split to PTEs first, read back PTE-mapped). */
 TEST(swapped_data_intact_after_swapin)
 {
 	for (int s = 0; s < NR_GSIZES; s++) {
 		const struct gsize *g = &gsizes[s];
 		struct mm *mm = begin();
 		unsigned long len, a = gup_region(mm, g, &len, 9), n = len >> PAGE_SHIFT;
+		struct mm_counters c0 = mm_counters_read();
 		unsigned long got;
 
 		WHERE("%s", g->label);
 		got = reclaim(mm, node_of(mm, a), ~0ul);
-		W_CHECK_EQ(got, g->pmd ? 0 : n);
-		W_CHECK_EQ(swapped(mm, a, len), g->pmd ? 0 : n);
+		W_CHECK_EQ(got, n);
+		W_CHECK_EQ(swapped(mm, a, len), n);
+		W_CHECK_EQ(counters_since(&c0).reclaim_pmd_splits, g->pmd ? n / PTRS_PER_TABLE : 0);
 		W_CHECK_MM_OK();
 		W_CHECK_EQ(stamp_mismatches(mm, a, len, 9), 0);
 		W_CHECK_EQ(folio_order(folio_at(mm, a)), g->order);
@@ -303,7 +306,7 @@ static void pin_in_window(struct mm *mm, unsigned long addr)
  * come back and the folio goes to the active list, pinned where it was. */
 TEST(reclaim_sees_a_pin_taken_before_the_clear)
 {
-	for (int s = 0; s < 4; s++) {
+	for (int s = 0; s < NR_GSIZES; s++) {
 		const struct gsize *g = &gsizes[s];
 		struct mm *mm = begin();
 		unsigned long len, a = gup_region(mm, g, &len, 1);
@@ -324,6 +327,82 @@ TEST(reclaim_sees_a_pin_taken_before_the_clear)
 			unpin_user_pages(&window_page, 1);
 		end(mm);
 	}
+}
+
+/* The leaf of the first of two PMD-mapped folios at @a (2 MiB each). */
+static pmd_t leaf_at(struct mm *mm, unsigned long a)
+{
+	pmd_t *pmdp = mm_find_pmd(mm, a, false);
+
+	return pmdp ? pmdp_get(pmdp) : (pmd_t){ 0 };
+}
+
+/* Two PMD-mapped folios. With no room in swap for 512 slots both stay
+ * whole (not split); with room, reclaim first finds both leaves young
+ * (accessed since): it clears them and activates both, then, on its next
+ * look, splits the older and writes it as one run of 512 consecutive
+ * slots. A lazyfree one is split and discarded. Guards reclaim_pmd(): the
+ * young test first, the slots taken before the split. */
+TEST(pmd_folio_is_split_and_written_as_one_run)
+{
+	struct mm *mm = begin();
+	unsigned long len = 4ul << 20, a = test_mmap(mm, len, RW, ORDERS(PMD_ORDER));
+	struct mm_counters c0;
+	uint64_t x = 0;
+	pte_t e, e1;
+	int nid;
+
+	CHECK_EQ(stamp_range(mm, a, len, 3), 0);
+	nid = node_of(mm, a);
+	CHECK(pmd_leaf(leaf_at(mm, a)) && pmd_leaf(leaf_at(mm, a + PMD_SIZE)));
+	/* no room for 512 slots: kept whole */
+	CHECK_EQ(swap_set_slots(PTRS_PER_TABLE - 1), 0);
+	c0 = mm_counters_read();
+	CHECK_EQ(reclaim(mm, nid, PTRS_PER_TABLE), 0);
+	CHECK(counters_since(&c0).reclaim_nospace > 0);
+	CHECK_EQ(counters_since(&c0).reclaim_pmd_splits, 0);
+	CHECK(pmd_leaf(leaf_at(mm, a)) && pmd_leaf(leaf_at(mm, a + PMD_SIZE)));
+	CHECK_EQ(swap_slots_used(), 0);
+	CHECK_EQ(swap_set_slots(SWAP_SLOTS), 0);
+	CHECK_MM_OK();
+	/* both used again: young, activated first; then one split and written */
+	CHECK_EQ(mm_access(mm, a, &x, 8, false), 0);
+	CHECK_EQ(mm_access(mm, a + PMD_SIZE, &x, 8, false), 0);
+	CHECK(pmd_young(leaf_at(mm, a)) && pmd_young(leaf_at(mm, a + PMD_SIZE)));
+	c0 = mm_counters_read();
+	CHECK_EQ(reclaim(mm, nid, PTRS_PER_TABLE), PTRS_PER_TABLE);
+	CHECK_EQ(counters_since(&c0).young_cleared, 2);
+	CHECK_EQ(counters_since(&c0).reclaim_pmd_splits, 1);
+	CHECK_EQ(counters_since(&c0).pswpout, PTRS_PER_TABLE);
+	CHECK_EQ(counters_since(&c0).swpout_fallback, 0);
+	CHECK_EQ(swapped(mm, a, PMD_SIZE) + swapped(mm, a + PMD_SIZE, PMD_SIZE), PTRS_PER_TABLE);
+	{
+		unsigned long s = swapped(mm, a, PMD_SIZE) ? a : a + PMD_SIZE;
+
+		CHECK(swap_entry_at(mm, s, &e) && swap_entry_at(mm, s + PMD_SIZE - PAGE_SIZE, &e1));
+		CHECK_EQ(swap_entry_offset(e1) - swap_entry_offset(e), PTRS_PER_TABLE - 1);
+		CHECK(pmd_leaf(leaf_at(mm, s == a ? a + PMD_SIZE : a)));
+	}
+	CHECK_MM_OK();
+	CHECK_EQ(stamp_mismatches(mm, a, len, 3), 0);
+	CHECK_MM_OK();
+	/* lazyfree: split and discarded without swap, reads back as zeros */
+	CHECK_EQ(mm_munmap(mm, a, len), 0);
+	a = test_mmap(mm, PMD_SIZE, RW, ORDERS(PMD_ORDER));
+	CHECK_EQ(stamp_range(mm, a, PMD_SIZE, 4), 0);
+	CHECK(pmd_leaf(leaf_at(mm, a)));
+	CHECK_EQ(mm_madvise(mm, a, PMD_SIZE, MADV_FREE), 0);
+	mm_clear_young(mm, a, a + PMD_SIZE, true);
+	c0 = mm_counters_read();
+	CHECK_EQ(reclaim(mm, nid, PTRS_PER_TABLE), PTRS_PER_TABLE);
+	CHECK_EQ(counters_since(&c0).lazyfree_discarded, 1);
+	CHECK_EQ(counters_since(&c0).reclaim_pmd_splits, 1);
+	CHECK_EQ(counters_since(&c0).pswpout, 0);
+	x = 1;
+	CHECK_EQ(mm_access(mm, a + 5 * PAGE_SIZE, &x, 8, false), 0);
+	CHECK_EQ(x, 0);
+	CHECK_MM_OK();
+	end(mm);
 }
 
 /* ---- SMP ------------------------------------------------------------------ */
@@ -395,6 +474,82 @@ TEST(isolate_skips_a_folio_being_freed_smp)
 	CHECK_EQ(r.isolated, 0);
 	CHECK_EQ(lru_check(false), 0);
 	CHECK_EQ(lru_pages(r.nid, LRU_INACTIVE), 0);
+	end(r.mm);
+}
+
+struct split_race {
+	struct mm *mm;
+	unsigned long a;
+	unsigned go, faulted, fired, saw_waiter;
+	int ret;
+	uint64_t seen;
+};
+
+static struct split_race *split_now;
+
+/* Reclaim's split has cleared the leaf: CPU 1 reads the 2 MiB now; wait
+ * until its read is through or it waits for the page_table_lock. */
+static void fault_in_split_window(struct mm *mm, unsigned long addr)
+{
+	struct split_race *r = split_now;
+
+	if (mm != r->mm || addr != r->a || r->fired++)
+		return;
+	flag_set(&r->go);
+	while (!__atomic_load_n(&r->faulted, __ATOMIC_ACQUIRE) &&
+	       !spin_is_contended(&mm->page_table_lock))
+		arch_cpu_relax();
+	r->saw_waiter = !__atomic_load_n(&r->faulted, __ATOMIC_ACQUIRE);
+}
+
+static void split_race_cpu(unsigned cpu, void *arg)
+{
+	struct split_race *r = arg;
+
+	if (cpu == 1) {
+		flag_wait(&r->go);
+		r->ret = mm_access(r->mm, r->a + 7 * PAGE_SIZE, &r->seen, 8, false);
+		flag_set(&r->faulted);
+		switch_mm(NULL);
+		return;
+	}
+	CHECK_EQ(reclaim(r->mm, node_of(r->mm, r->a), PTRS_PER_TABLE), PTRS_PER_TABLE);
+}
+
+/* Reclaim splits a PMD-mapped folio under the page_table_lock while the
+ * leaf is none; CPU 1 reads the 2 MiB in that window: its fault must wait
+ * for the lock and then find the table (and, once the folio is written,
+ * its swap entry), never the empty pmd, where it would map a new zeroed
+ * 2 MiB folio that the table then overwrites. Guards the page_table_lock
+ * around reclaim_pmd(). */
+TEST(pmd_reclaim_split_holds_off_a_fault_smp)
+{
+	struct split_race r = { 0 };
+
+	r.mm = begin();
+	r.a = test_mmap(r.mm, PMD_SIZE, RW, ORDERS(PMD_ORDER));
+	CHECK_EQ(stamp_range(r.mm, r.a, PMD_SIZE, 6), 0);
+	CHECK(pmd_leaf(leaf_at(r.mm, r.a)));
+	mm_clear_young(r.mm, r.a, r.a + PMD_SIZE, true);
+	if (smp_nr_cpus() < 2) {
+		printf("    1 CPU online: reclaim, then read\n");
+		split_race_cpu(0, &r);
+		r.ret = mm_access(r.mm, r.a + 7 * PAGE_SIZE, &r.seen, 8, false);
+	} else {
+		split_now = &r;
+		split_pmd_window_hook = fault_in_split_window;
+		smp_run(2, split_race_cpu, &r);
+		split_pmd_window_hook = NULL;
+		printf("    a read in reclaim's split window %s\n",
+		       r.saw_waiter ? "waited for the page_table_lock" : "went through");
+		CHECK_EQ(r.fired, 1);
+		CHECK(r.saw_waiter);
+	}
+	CHECK_EQ(r.ret, 0);
+	CHECK_EQ(r.seen, stamp(r.a + 7 * PAGE_SIZE, 6));
+	CHECK_MM_OK();
+	CHECK_EQ(stamp_mismatches(r.mm, r.a, PMD_SIZE, 6), 0);
+	CHECK_MM_OK();
 	end(r.mm);
 }
 
@@ -482,5 +637,6 @@ TEST(reclaim_against_gup_fast_and_another_mm_smp)
 TEST_SUITE(reclaim, lru_order_new_inactive_cold_to_tail, watermark_makes_the_fault_reclaim,
 	   referenced_folios_are_kept, lazyfree_folios_are_discarded,
 	   swapped_data_intact_after_swapin, caps_one_and_max_reach_the_same_state,
-	   reclaim_sees_a_pin_taken_before_the_clear, isolate_skips_a_folio_being_freed_smp,
+	   reclaim_sees_a_pin_taken_before_the_clear, pmd_folio_is_split_and_written_as_one_run,
+	   isolate_skips_a_folio_being_freed_smp, pmd_reclaim_split_holds_off_a_fault_smp,
 	   reclaim_against_gup_fast_and_another_mm_smp);
