@@ -5,7 +5,7 @@
  * release as "version", so ptelab --csv's reader, the plots and the
  * tables take them unchanged.
  *
- *   lbench [bench=fault,zap,mremap,...,madvise_free,...,pageout,swapin,young,
+ *   lbench [bench=fault,zap,mremap,...,madvise_free,...,pageout,swapin,young,reclaim,
  *          syscall,ufault,forkexit]
  *          [folios=4K,64K,...] [size=MiB] [reps=N] [clock=icount|host]
  *          [knobs=on|off]
@@ -41,6 +41,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/utsname.h>
@@ -752,6 +754,87 @@ static int op_swapin(const struct fsize *fs, struct rep *r)
 	return sum != opt.size / PAGE ? -1 : munmap(p, opt.size);
 }
 
+/* --- reclaim under a memory limit ----------------------------------------- */
+
+#define CGROOT "/sys/fs/cgroup"
+#define MEMCG CGROOT "/lbench"
+
+/* Into a memory cgroup of its own whose memory.max is @limit bytes (above
+ * what the group holds: nothing, since what lbench had stays charged to
+ * the root): cgroup2 mounted at CGROOT when it is not, the memory
+ * controller on for the root's children. Return: 0, or -1 where the
+ * kernel has no memory cgroup (ptelab: the row is left out). */
+static int memcg_enter(unsigned long limit)
+{
+	char v[32];
+
+	if (access(CGROOT "/cgroup.subtree_control", W_OK) &&
+	    (mkdir(CGROOT, 0755), mount("none", CGROOT, "cgroup2", 0, NULL)))
+		return -1;
+	if (put_file(CGROOT "/cgroup.subtree_control", "+memory") ||
+	    (mkdir(MEMCG, 0755) && errno != EEXIST))
+		return -1;
+	snprintf(v, sizeof(v), "%lu", limit);
+	if (put_file(MEMCG "/memory.max", v))
+		return -1;
+	snprintf(v, sizeof(v), "%d", getpid());
+	return put_file(MEMCG "/cgroup.procs", v);
+}
+
+/* Back to the root group; the group goes (its pages were freed first). */
+static void memcg_leave(void)
+{
+	char v[32];
+
+	snprintf(v, sizeof(v), "%d", getpid());
+	put_file(CGROOT "/cgroup.procs", v);
+	rmdir(MEMCG);
+}
+
+/* Can lbench run in a memory cgroup of its own here? */
+static bool memcg_available(void)
+{
+	bool ok = memcg_enter(PMD) == 0;
+
+	memcg_leave();
+	return ok;
+}
+
+/* As ptelab's bench:reclaim: a write of every page of an unpopulated
+ * region that only half fits (ptelab puts its watermark half the region
+ * below the free pages; here the memory cgroup's limit is half the
+ * region: the faults of the second half reclaim from the group's LRU to
+ * the swap device, init.sh's RAM disk), then a read of every page (the
+ * swap-in of what went out). One timed window. */
+static int op_reclaim(const struct fsize *fs, struct rep *r)
+{
+	unsigned long sum = 0;
+	uint64_t t0;
+	char *p;
+
+	knobs_set(fs);
+	p = region_map(fs, opt.size, false);
+	if (!p)
+		return -1;
+	if (memcg_enter(opt.size / 2))
+		return munmap(p, opt.size), -1;
+	vmstat_read(&r->vm0);
+	t0 = now_ns();
+	for (unsigned long o = 0; o < opt.size; o += PAGE)
+		p[o] = 1;
+	for (unsigned long o = 0; o < opt.size; o += PAGE)
+		sum += ((volatile char *)p)[o];
+	r->t[0] = now_ns() - t0;
+	vmstat_read(&r->vm1);
+	/* The asked size, as the faults allocate it with knobs_set() (bench
+	 * fault's census shows they do); a census here would see half the
+	 * region on swap. */
+	snprintf(r->got, sizeof(r->got), "%s", fs->label);
+	munmap(p, opt.size);
+	memcg_leave();
+	return sum == opt.size / PAGE ? 0 : -1;
+}
+
 /* One write of "1" to /proc/self/clear_refs after the region was written
  * (every entry young), as ptelab's bench:young: the kernel walks the
  * process's mappings and tests and clears each entry's young bit (Linux
@@ -876,6 +959,7 @@ static const struct bench benches[] = {
 	{ "pageout", NULL, op_pageout },
 	{ "swapin", NULL, op_swapin },
 	{ "young", NULL, op_young },
+	{ "reclaim", NULL, op_reclaim },
 	{ "syscall", NULL, op_syscall },
 	{ "ufault", NULL, op_ufault },
 	{ "forkexit", NULL, op_forkexit },
@@ -968,8 +1052,12 @@ static int run_bench(const struct bench *b, const struct fsize *fs)
 		       strerror(errno));
 		return 0;
 	}
-	if (b->fn == op_ufault && fs->kb == 2048 && !fs->pmd)
+	if ((b->fn == op_ufault || b->fn == op_reclaim) && fs->kb == 2048 && !fs->pmd)
 		return 0; /* 2M-pte is no fault size */
+	if (b->fn == op_reclaim && !memcg_available()) {
+		printf("lbench: reclaim %s: no memory cgroup here: left out\n", fs->label);
+		return 0;
+	}
 	/* Only the entries used: the process stays small (forkexit). */
 	memset(r, 0, (size_t)opt.reps * sizeof(r[0]));
 	micro_ops = 0;
