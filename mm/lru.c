@@ -101,6 +101,33 @@ static void lru_link(struct lruvec *lv, struct folio *f, enum lru_list l, bool t
 	page_set_flags(&f->page, PG_lru | (l == LRU_ACTIVE ? PG_active : 0));
 }
 
+void (*lru_move_window_hook)(struct folio *f, struct spinlock *lock);
+
+/* From its list to the head (or the tail, @tail) of list @l, PG_lru kept
+ * set throughout: folio_lru_del()'s unlocked test of PG_lru must never
+ * see a listed folio as unlisted, and a move (lru_balance()) holds no
+ * reference, so the folio's last put may run beside it. Context: the lru
+ * lock held; @f has PG_lru. */
+static void lru_move(struct lruvec *lv, struct folio *f, enum lru_list l, bool tail)
+{
+	struct lru_link *k = folio_link(lv, f);
+	long n = (long)folio_nr_pages(f);
+
+	list_del(&k->node);
+	lru_count(lv, folio_lru_list(f), -n);
+	if (lru_move_window_hook)
+		lru_move_window_hook(f, &lv->lock); /* tests: the last put on another CPU here */
+	if (tail)
+		list_add_tail(&k->node, &lv->lists[l]);
+	else
+		list_add(&k->node, &lv->lists[l]);
+	lru_count(lv, l, n);
+	if (l == LRU_ACTIVE)
+		page_set_flags(&f->page, PG_active);
+	else
+		page_clear_flags(&f->page, PG_active);
+}
+
 bool lru_kept;
 
 void lru_update_kept(void)
@@ -182,8 +209,7 @@ void folio_deactivate(struct folio *f)
 	if (page_flags(&f->page) & PG_lru) {
 		if (folio_lru_list(f) == LRU_ACTIVE)
 			count_event(pgdeactivate, folio_nr_pages(f));
-		lru_unlink(lv, f);
-		lru_link(lv, f, LRU_INACTIVE, true);
+		lru_move(lv, f, LRU_INACTIVE, true);
 	}
 	spin_unlock(&lv->lock);
 }
@@ -260,8 +286,7 @@ void lru_balance(int nid)
 		struct folio *f = link_folio(lv, nid, k);
 
 		count_event(pgdeactivate, folio_nr_pages(f));
-		lru_unlink(lv, f);
-		lru_link(lv, f, LRU_INACTIVE, false);
+		lru_move(lv, f, LRU_INACTIVE, false);
 	}
 	spin_unlock(&lv->lock);
 }

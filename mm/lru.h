@@ -46,6 +46,7 @@
 #include "page.h"
 
 struct mm;
+struct spinlock;
 
 enum lru_list { LRU_INACTIVE, LRU_ACTIVE, NR_LRU_LISTS };
 
@@ -84,10 +85,18 @@ static inline void folio_add_lru(struct folio *f, struct mm *mm, unsigned long a
  * 0, before it takes the lru lock (another CPU's isolation lands here). */
 extern void (*lru_free_window_hook)(struct folio *f);
 
+/* Tests only (NULL otherwise): called by a move between lists (the
+ * aging of lru_balance(), which holds no reference) with the folio off
+ * both lists and the lru lock @lock held, so that a test can land the
+ * folio's last put there. */
+extern void (*lru_move_window_hook)(struct folio *f, struct spinlock *lock);
+
 /*
  * folio_lru_del - take @f off its list if it is on one. The unlocked
  * test of PG_lru is exact: it is set only by a holder of a reference,
- * and there is none left.
+ * and there is none left; it is cleared only by isolation (which holds
+ * a reference) and here, never for a moment by a move between lists
+ * (lru_move(): lru_balance() holds no reference).
  * Context: from folio_free(): the refcount is 0.
  */
 static inline void folio_lru_del(struct folio *f)

@@ -553,6 +553,91 @@ TEST(pmd_reclaim_split_holds_off_a_fault_smp)
 	end(r.mm);
 }
 
+struct move_race {
+	struct mm *mm;
+	unsigned long a;
+	int nid;
+	struct folio *folio;
+	unsigned go, freed, fired, saw_waiter;
+};
+
+static struct move_race *move_now;
+
+/* CPU 1's aging has taken the folio off the active list and not yet put
+ * it on the inactive one: CPU 0 drops its last reference now; wait until
+ * that free is through or waits for the lru lock. */
+static void free_in_move_window(struct folio *f, struct spinlock *lock)
+{
+	struct move_race *r = move_now;
+
+	if (f != r->folio || r->fired++)
+		return;
+	flag_set(&r->go);
+	while (!__atomic_load_n(&r->freed, __ATOMIC_ACQUIRE) && !spin_is_contended(lock))
+		arch_cpu_relax();
+	r->saw_waiter = !__atomic_load_n(&r->freed, __ATOMIC_ACQUIRE);
+}
+
+static void move_race_cpu(unsigned cpu, void *arg)
+{
+	struct move_race *r = arg;
+
+	if (cpu == 1) {
+		lru_balance(r->nid);
+		flag_set(&r->go); /* CPU 0 goes on even if the move was not seen */
+		return;
+	}
+	flag_wait(&r->go);
+	CHECK_EQ(mm_munmap(r->mm, r->a, 16 * PAGE_SIZE), 0);
+	flag_set(&r->freed);
+	switch_mm(NULL);
+}
+
+/* The aging (lru_balance(), which holds no reference) moves a folio from
+ * the active to the inactive list while CPU 0's munmap drops the folio's
+ * last reference: folio_free()'s unlocked test of PG_lru must see it
+ * listed and wait for the lru lock, or the folio is freed and the move
+ * puts a free folio on the inactive list. Guards lru_move() keeping
+ * PG_lru set (an unlink and a link clear it for a moment; with them
+ * lru_check() finds the free folio listed). */
+TEST(aging_move_meets_the_last_put_smp)
+{
+	struct move_race r = { 0 };
+
+	r.mm = begin();
+	r.a = test_mmap(r.mm, 16 * PAGE_SIZE, RW | VM_NOHUGEPMD, ORDERS(4));
+	CHECK_EQ(stamp_range(r.mm, r.a, 16 * PAGE_SIZE, 2), 0);
+	r.nid = node_of(r.mm, r.a);
+	r.folio = folio_at(r.mm, r.a);
+	{
+		struct lru_isolated iso[1];
+
+		CHECK_EQ(lru_isolate(r.nid, r.mm, iso, 1, 16), 1);
+		CHECK(iso[0].folio == r.folio);
+		lru_putback(&iso[0], LRU_ACTIVE);
+	}
+	CHECK(page_flags(&r.folio->page) & PG_active);
+	CHECK_EQ(lru_pages(r.nid, LRU_INACTIVE), 0);
+	if (smp_nr_cpus() < 2) {
+		printf("    1 CPU online: age, then unmap\n");
+		lru_balance(r.nid);
+		CHECK_EQ(mm_munmap(r.mm, r.a, 16 * PAGE_SIZE), 0);
+	} else {
+		move_now = &r;
+		lru_move_window_hook = free_in_move_window;
+		smp_run(2, move_race_cpu, &r);
+		lru_move_window_hook = NULL;
+		printf("    the last put inside the aging's move %s\n",
+		       r.saw_waiter ? "waited for the lru lock" : "went through");
+		CHECK_EQ(r.fired, 1);
+		CHECK(r.saw_waiter);
+	}
+	CHECK_EQ(lru_check(false), 0);
+	CHECK_EQ(lru_pages(r.nid, LRU_INACTIVE) + lru_pages(r.nid, LRU_ACTIVE), 0);
+	CHECK_MM_OK();
+	end(r.mm);
+}
+
 #define LOOP_ROUNDS 6
 
 struct loop {
@@ -639,4 +724,4 @@ TEST_SUITE(reclaim, lru_order_new_inactive_cold_to_tail, watermark_makes_the_fau
 	   swapped_data_intact_after_swapin, caps_one_and_max_reach_the_same_state,
 	   reclaim_sees_a_pin_taken_before_the_clear, pmd_folio_is_split_and_written_as_one_run,
 	   isolate_skips_a_folio_being_freed_smp, pmd_reclaim_split_holds_off_a_fault_smp,
-	   reclaim_against_gup_fast_and_another_mm_smp);
+	   aging_move_meets_the_last_put_smp, reclaim_against_gup_fast_and_another_mm_smp);
