@@ -106,6 +106,14 @@ static const struct mix_row rows_pmd_reclaim[] = {
 	{ &mix_k_migrate, 2 }, { &mix_k_unshare, 2 },
 };
 
+/* The LRU's aging (lru_balance() inside reclaim, which holds no
+ * reference) against the last puts of munmap, MADV_DONTNEED and exit. */
+static const struct mix_row rows_lru_free[] = {
+	{ &mix_k_write, 20 }, { &mix_k_read, 6 },     { &mix_k_lru_reclaim, 16 },
+	{ &mix_k_munmap, 8 }, { &mix_k_dontneed, 8 }, { &mix_k_exit, 4 },
+	{ &mix_k_fork, 4 },   { &mix_k_cold, 3 },
+};
+
 const struct mix_profile mix_profiles[] = {
 	{ "mix", ROWS(rows_mix), { 2, 3, 3 }, 6, false, false, false, false },
 	{ "pin_migrate", ROWS(rows_pin_migrate), { 1, 4, 2 }, 6, false, false, false, false },
@@ -128,6 +136,7 @@ const struct mix_profile mix_profiles[] = {
 	{ "numa_hint", ROWS(rows_numa_hint), { 2, 3, 3 }, 6, false, true, true, false },
 	{ "lru_reclaim", ROWS(rows_lru_reclaim), { 2, 3, 3 }, 6, false, true, false, true },
 	{ "pmd_reclaim", ROWS(rows_pmd_reclaim), { 0, 0, 1 }, 6, false, true, false, true },
+	{ "lru_free", ROWS(rows_lru_free), { 3, 3, 1 }, 6, false, true, false, true },
 };
 
 const unsigned mix_nr_profiles = sizeof(mix_profiles) / sizeof(mix_profiles[0]);

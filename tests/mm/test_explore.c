@@ -254,6 +254,12 @@ TEST(pmd_reclaim)
 	explore_case("pmd_reclaim");
 }
 
+/* The LRU's aging against the last puts of munmap, DONTNEED and exit. */
+TEST(lru_free)
+{
+	explore_case("lru_free");
+}
+
 /*
  * The schedules make stress found failing, replayed (pct, 4 CPUs) on both
  * formats whatever format found them: each fails with its fix reverted.
@@ -305,4 +311,4 @@ TEST(found)
 }
 
 TEST_SUITE(explore, mix, pin_migrate, cow_migrate, pmd_pin_migrate, pin_fork, mix_virt, swap,
-	   mremap, madvise, numa_hint, lru_reclaim, pmd_reclaim, found)
+	   mremap, madvise, numa_hint, lru_reclaim, pmd_reclaim, lru_free, found)
