@@ -11,6 +11,7 @@
 #include "kernel.h"
 #include "mm_internal.h"
 #include "mm_test.h"
+#include "spinlock.h"
 
 /* What maps @addr in @mm: the page (NULL if nothing), whether by a PMD
  * leaf, and the entry (a PMD leaf as pmd_pte()). Reads tables directly
@@ -130,6 +131,17 @@ static inline void flag_wait(unsigned *w)
 static inline void flag_set(unsigned *w)
 {
 	__atomic_store_n(w, 1, __ATOMIC_RELEASE);
+}
+
+/* A window hook's half of a two-CPU race: let the other CPU go (@go) and
+ * wait until its step is through (@done) or waits for @lock, which the
+ * window is held under. Return: whether it waited for the lock. */
+static inline bool go_until_through_or_waiting(unsigned *go, unsigned *done, struct spinlock *lock)
+{
+	flag_set(go);
+	while (!__atomic_load_n(done, __ATOMIC_ACQUIRE) && !spin_is_contended(lock))
+		arch_cpu_relax();
+	return !__atomic_load_n(done, __ATOMIC_ACQUIRE);
 }
 
 #endif

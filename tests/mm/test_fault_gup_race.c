@@ -37,10 +37,7 @@ static struct mig_race *mig_now;
  * or waits for r->lock. */
 static void migrate_in_window(struct mig_race *r, unsigned *until)
 {
-	flag_set(&r->go);
-	while (!__atomic_load_n(until, __ATOMIC_ACQUIRE) && !spin_is_contended(r->lock))
-		arch_cpu_relax();
-	r->saw_waiter = !__atomic_load_n(until, __ATOMIC_ACQUIRE);
+	r->saw_waiter = go_until_through_or_waiting(&r->go, until, r->lock);
 }
 
 /* CPU 1's migration, its entries standing: let CPU 0 go on, and keep

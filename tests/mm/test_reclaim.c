@@ -503,11 +503,7 @@ static void fault_in_split_window(struct mm *mm, unsigned long addr)
 
 	if (mm != r->mm || addr != r->a || r->fired++)
 		return;
-	flag_set(&r->go);
-	while (!__atomic_load_n(&r->faulted, __ATOMIC_ACQUIRE) &&
-	       !spin_is_contended(&mm->page_table_lock))
-		arch_cpu_relax();
-	r->saw_waiter = !__atomic_load_n(&r->faulted, __ATOMIC_ACQUIRE);
+	r->saw_waiter = go_until_through_or_waiting(&r->go, &r->faulted, &mm->page_table_lock);
 }
 
 static void split_race_cpu(unsigned cpu, void *arg)
@@ -580,10 +576,7 @@ static void free_in_move_window(struct folio *f, struct spinlock *lock)
 
 	if (f != r->folio || r->fired++)
 		return;
-	flag_set(&r->go);
-	while (!__atomic_load_n(&r->freed, __ATOMIC_ACQUIRE) && !spin_is_contended(lock))
-		arch_cpu_relax();
-	r->saw_waiter = !__atomic_load_n(&r->freed, __ATOMIC_ACQUIRE);
+	r->saw_waiter = go_until_through_or_waiting(&r->go, &r->freed, lock);
 }
 
 static void move_race_cpu(unsigned cpu, void *arg)
