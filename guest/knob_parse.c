@@ -81,10 +81,9 @@ const char *cap_str(unsigned cap, char *buf, size_t size)
 
 const char *cap_json(unsigned cap, char *buf, size_t size)
 {
-	if (cap == CAP_MAX)
-		snprintf(buf, size, "\"max\"");
-	else
-		snprintf(buf, size, "%u", cap);
+	if (cap != CAP_MAX)
+		return cap_str(cap, buf, size);
+	snprintf(buf, size, "\"max\"");
 	return buf;
 }
 

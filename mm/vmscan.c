@@ -67,7 +67,7 @@ struct reclaim_ctx {
 	struct lru_isolated *iso;
 	enum reclaim_result res;
 	bool seen, split, dest_held;
-	struct swap_dest dest;
+	struct swap_dest *dest; /* the caller's, not zeroed: 1 KiB a folio */
 };
 
 /* The pages to flush after a young run of @n entries from @ptep (@left
@@ -157,7 +157,7 @@ static enum reclaim_result discard_lazyfree(struct mm *mm, unsigned long addr, p
 static enum reclaim_result swap_out(struct mm *mm, unsigned long addr, pte_t *ptep,
 				    struct folio *folio, unsigned nr, struct reclaim_ctx *c)
 {
-	struct swap_dest *d = &c->dest;
+	struct swap_dest *d = c->dest;
 	pte_t pte;
 
 	if (!c->dest_held && swap_alloc_folio(d, nr)) {
@@ -253,7 +253,7 @@ static enum reclaim_result reclaim_pmd(struct mm *mm, struct reclaim_ctx *c, pmd
 		return RECLAIM_ACTIVATE;
 	}
 	if (!(page_flags(&folio->page) & PG_lazyfree)) {
-		if (swap_alloc_folio(&c->dest, PTRS_PER_TABLE)) {
+		if (swap_alloc_folio(c->dest, PTRS_PER_TABLE)) {
 			count_event(reclaim_nospace, 1);
 			return RECLAIM_KEEP;
 		}
@@ -290,7 +290,8 @@ static const struct pt_walk_ops reclaim_ops = { .pmd_leaf = reclaim_huge_pmd,
  * PMD-mapped one is split on the first walk and written on a second. */
 static unsigned long reclaim_one(struct mm *mm, struct lru_isolated *iso)
 {
-	struct reclaim_ctx c = { .iso = iso, .res = RECLAIM_ACTIVATE };
+	struct swap_dest dest;
+	struct reclaim_ctx c = { .iso = iso, .res = RECLAIM_ACTIVATE, .dest = &dest };
 	unsigned long end = iso->addr + iso->nr * PAGE_SIZE;
 	struct vma *v = find_vma(mm, iso->addr);
 
@@ -302,7 +303,7 @@ static unsigned long reclaim_one(struct mm *mm, struct lru_isolated *iso)
 		}
 	}
 	if (c.dest_held)
-		swap_dest_free(&c.dest); /* the split folio was kept after all */
+		swap_dest_free(&dest); /* the split folio was kept after all */
 	if (c.res != RECLAIM_FREED) {
 		lru_putback(iso, c.res == RECLAIM_KEEP ? LRU_INACTIVE : LRU_ACTIVE);
 		return 0;
