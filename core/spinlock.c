@@ -59,6 +59,25 @@ static inline void order_push(unsigned cpu, const void *lock, const char *name, 
 	h->depth++;
 }
 
+/* Record @lock, taken by a trylock, with no order check: a trylock
+ * cannot wait, so it cannot close a cycle. It ranks with the lock above
+ * it, so the locks taken after it are checked against both. */
+static void order_push_try(unsigned cpu, const void *lock, const char *name, unsigned level)
+{
+	struct held_locks *h = &held_locks[cpu];
+
+	if (!lock_debug)
+		return;
+	if (h->depth && h->held[h->depth - 1].level > level)
+		level = h->held[h->depth - 1].level;
+	if (h->depth == LOCK_DEPTH)
+		panic("lock order: more than %d locks held, taking %s", LOCK_DEPTH, name);
+	h->held[h->depth].lock = lock;
+	h->held[h->depth].name = name;
+	h->held[h->depth].level = level;
+	h->depth++;
+}
+
 /* Forget @lock (usually the last taken; locks may be dropped in any
  * order). A lock taken while the check was off is not on the stack. */
 static inline void order_pop(unsigned cpu, const void *lock)
@@ -482,6 +501,24 @@ void write_lock(struct rwlock *l)
 void write_lock_nested(struct rwlock *l, unsigned subclass)
 {
 	write_lock_level(l, lock_level((enum lock_class)l->wlock.class, subclass));
+}
+
+bool write_trylock(struct rwlock *l)
+{
+	unsigned cpu = smp_processor_id();
+
+	arch_sched_point(SCHED_LOCK);
+	if (!ticket_trylock(&l->wlock))
+		return false;
+	/* Sequentially consistent both sides: a reader adds itself and then
+	 * looks at the ticket lock, so one of the two sees the other. */
+	if (__atomic_load_n(&l->readers, __ATOMIC_SEQ_CST)) {
+		ticket_release(&l->wlock);
+		return false;
+	}
+	order_push_try(cpu, l, l->name, lock_level((enum lock_class)l->wlock.class, 0));
+	__atomic_store_n(&l->wlock.holder, (uint8_t)(cpu + 1), __ATOMIC_RELAXED);
+	return true;
 }
 
 void write_unlock(struct rwlock *l)

@@ -70,6 +70,10 @@
 	X(reclaim_stalls, "direct reclaims: a fault found a node below its watermark")             \
 	X(reclaim_nospace, "folios reclaim kept for want of free swap slots")                      \
 	X(reclaim_pmd_splits, "PMD-mapped folios reclaim split to PTEs to write or discard them")  \
+	X(reclaim_shared, "folios reclaim unmapped from several mms of a fork family at once")     \
+	X(reclaim_shared_busy,                                                                     \
+	  "shared folios reclaim kept: mapped elsewhere or in part, pinned, held")                 \
+	X(reclaim_family_busy, "reclaims that found the family lock taken: own folios only")       \
 	X(swpout_fallback, "large folios written to scattered slots: no run of free slots (Linux " \
 			   "splits them)")                                                         \
 	X(ptl_contended, "PTE-table lock acquisitions that had to wait")                           \

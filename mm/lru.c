@@ -216,7 +216,18 @@ void folio_deactivate(struct folio *f)
 
 /* The grab, not a plain get: a count of 0 is a folio whose last put has
  * happened and whose folio_free() waits for this lock to take it off. */
-unsigned lru_isolate(int nid, struct mm *mm, struct lru_isolated *out, unsigned max,
+/* Does the record's @owner match: @mm, or with @family a member of
+ * @mm's family? Pointers compared only: @owner may be gone. */
+static bool record_matches(const struct mm *owner, struct mm *mm, bool family)
+{
+	if (owner == mm)
+		return true;
+	if (family)
+		for_each_family_member(m, mm->family) if (m == owner) return true;
+	return false;
+}
+
+unsigned lru_isolate(int nid, struct mm *mm, bool family, struct lru_isolated *out, unsigned max,
 		     unsigned long pages)
 {
 	struct lruvec *lv = &lruvecs[nid];
@@ -230,10 +241,10 @@ unsigned lru_isolate(int nid, struct mm *mm, struct lru_isolated *out, unsigned 
 		struct folio *f = link_folio(lv, nid, k);
 
 		prev = e->prev;
-		if (k->mm != mm || !folio_try_grab(f, 1, false))
+		if (!record_matches(k->mm, mm, family) || !folio_try_grab(f, 1, false))
 			continue;
 		lru_unlink(lv, f);
-		out[n++] = (struct lru_isolated){ f, k->addr, folio_nr_pages(f) };
+		out[n++] = (struct lru_isolated){ f, k->mm, k->addr, folio_nr_pages(f) };
 		k->addr |= LINK_ISOLATED;
 		taken += folio_nr_pages(f);
 		count_event(pgscan, folio_nr_pages(f));

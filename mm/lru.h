@@ -128,17 +128,23 @@ void folio_deactivate(struct folio *f);
 /* The folio isolated from a list, and its record. */
 struct lru_isolated {
 	struct folio *folio;
+	struct mm *mm; /* the record's: @mm or (@family) a member of its family */
 	unsigned long addr;
 	unsigned long nr; /* pages */
 };
 
 /*
- * lru_isolate - take up to @max folios recorded in @mm off node @nid's
- * inactive tail, each with a reference (pgscan counts their pages), and
- * no more once they hold @pages pages; the others stay where they are.
+ * lru_isolate - take up to @max folios recorded in @mm (with @family: in
+ * any member of @mm's anon family) off node @nid's inactive tail, each
+ * with a reference (pgscan counts their pages), and no more once they
+ * hold @pages pages; the others stay where they are. A record's mm may
+ * name an mm that is gone (a folio outlives the mm that faulted it when
+ * a fork child maps it): it is only compared, never followed.
  * Return: the number taken into @out.
+ * Context: with @family, @mm's family lock held for write (the members
+ * stay).
  */
-unsigned lru_isolate(int nid, struct mm *mm, struct lru_isolated *out, unsigned max,
+unsigned lru_isolate(int nid, struct mm *mm, bool family, struct lru_isolated *out, unsigned max,
 		     unsigned long pages);
 
 /* lru_putback - an isolated folio back on the head of list @l, and the

@@ -54,12 +54,6 @@ unsigned long reclaim_low(int nid)
 					      : 0;
 }
 
-enum reclaim_result {
-	RECLAIM_KEEP,	  /* back to the inactive head */
-	RECLAIM_ACTIVATE, /* to the active head */
-	RECLAIM_FREED,	  /* unmapped; the isolation's reference is the last */
-};
-
 /* One folio's look: what the walk found. A PMD-mapped folio is split on
  * the first walk (@split) with its swap slots taken first (@dest, when
  * @dest_held), and written on the second. */
@@ -67,6 +61,7 @@ struct reclaim_ctx {
 	struct lru_isolated *iso;
 	enum reclaim_result res;
 	bool seen, split, dest_held;
+	bool family; /* the family lock is held: a shared folio is RECLAIM_SHARED */
 	struct swap_dest *dest; /* the caller's, not zeroed: 1 KiB a folio */
 };
 
@@ -201,6 +196,8 @@ static enum reclaim_result reclaim_ptes(struct mm *mm, struct reclaim_ctx *c, pt
 	    folio_pte_batch(folio, iso->addr, ptep, pte, nr,
 			    FPB_IGNORE_DIRTY | FPB_IGNORE_YOUNG | FPB_IGNORE_BLOCK, NULL) != nr)
 		return RECLAIM_ACTIVATE;
+	if (c->family && folio_mapcount(folio) > (int)nr)
+		return RECLAIM_SHARED;
 	if (folio_mapcount(folio) != (int)nr || folio_ref_count(folio) != (int)nr + 1)
 		return RECLAIM_ACTIVATE; /* mapped elsewhere too, pinned or held */
 	if (folio_referenced_ptes(mm, iso->addr, ptep, nr))
@@ -286,13 +283,18 @@ static int reclaim_huge_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsi
 static const struct pt_walk_ops reclaim_ops = { .pmd_leaf = reclaim_huge_pmd,
 						.pte_range = reclaim_pte_range };
 
-/* One isolated folio of @mm: looked at, then put back or freed. A
- * PMD-mapped one is split on the first walk and written on a second. */
-static unsigned long reclaim_one(struct mm *mm, struct lru_isolated *iso)
+/* One isolated folio, in its record's mm: looked at, then put back or
+ * freed. A PMD-mapped one is split on the first walk and written on a
+ * second; one other mms of the family map too goes to reclaim_shared()
+ * (@family: the family lock is held for write). */
+static unsigned long reclaim_one(struct lru_isolated *iso, bool family)
 {
 	struct swap_dest dest;
-	struct reclaim_ctx c = { .iso = iso, .res = RECLAIM_ACTIVATE, .dest = &dest };
+	struct reclaim_ctx c = {
+		.iso = iso, .res = RECLAIM_ACTIVATE, .dest = &dest, .family = family
+	};
 	unsigned long end = iso->addr + iso->nr * PAGE_SIZE;
+	struct mm *mm = iso->mm;
 	struct vma *v = find_vma(mm, iso->addr);
 
 	if (v && end <= v->end && end > iso->addr) {
@@ -304,6 +306,8 @@ static unsigned long reclaim_one(struct mm *mm, struct lru_isolated *iso)
 	}
 	if (c.dest_held)
 		swap_dest_free(&dest); /* the split folio was kept after all */
+	if (c.res == RECLAIM_SHARED)
+		c.res = reclaim_shared(iso, &dest);
 	if (c.res != RECLAIM_FREED) {
 		lru_putback(iso, c.res == RECLAIM_KEEP ? LRU_INACTIVE : LRU_ACTIVE);
 		return 0;
@@ -312,17 +316,33 @@ static unsigned long reclaim_one(struct mm *mm, struct lru_isolated *iso)
 	return iso->nr;
 }
 
+/*
+ * The family lock for write, by trylock: the caller holds @mm's mmap_lock,
+ * which ranks after it, so it may not wait. Taken, it lets reclaim look at
+ * the folios of every member and unmap shared ones; not (a member changes
+ * its VMAs, forks, exits or migrates), reclaim takes @mm's own folios
+ * mapped by @mm alone, as before.
+ */
+static bool family_trylock(struct mm *mm)
+{
+	if (write_trylock(&mm->family->lock))
+		return true;
+	count_event(reclaim_family_busy, 1);
+	return false;
+}
+
 unsigned long reclaim_node(struct mm *mm, int nid, unsigned long want)
 {
 	unsigned long freed = 0, scanned = 0;
 	unsigned long budget = 2 * (lru_pages(nid, LRU_INACTIVE) + lru_pages(nid, LRU_ACTIVE));
 	struct lru_isolated iso[RECLAIM_BATCH];
+	bool family = family_trylock(mm);
 
 	while (freed < want && scanned < budget) {
 		unsigned n;
 
 		lru_balance(nid);
-		n = lru_isolate(nid, mm, iso, RECLAIM_BATCH, want - freed);
+		n = lru_isolate(nid, mm, family, iso, RECLAIM_BATCH, want - freed);
 		if (!n)
 			break;
 		for (unsigned i = 0; i < n; i++) {
@@ -331,9 +351,11 @@ unsigned long reclaim_node(struct mm *mm, int nid, unsigned long want)
 				lru_putback(&iso[i], LRU_INACTIVE);
 				continue;
 			}
-			freed += reclaim_one(mm, &iso[i]);
+			freed += reclaim_one(&iso[i], family);
 		}
 	}
+	if (family)
+		write_unlock(&mm->family->lock);
 	return freed;
 }
 

@@ -25,6 +25,7 @@
 
 #include "counters.h"
 #include "knobs.h"
+#include "lru.h"
 #include "pgtable.h"
 
 struct mm;
@@ -79,6 +80,37 @@ bool folio_referenced_ptes(struct mm *mm, unsigned long addr, pte_t *ptep, unsig
 /* Tests: called with each isolated folio after its checks passed, under
  * its PTE lock, before the unmap (a gup-fast grab lands here). */
 extern void (*reclaim_window_hook)(struct mm *mm, unsigned long addr);
+
+/* ---- for vmscan.c and reclaim_shared.c ------------------------------------ */
+
+struct swap_dest;
+
+enum reclaim_result {
+	RECLAIM_KEEP,	  /* back to the inactive head */
+	RECLAIM_ACTIVATE, /* to the active head */
+	RECLAIM_FREED,	  /* unmapped; the isolation's reference is the last */
+	RECLAIM_SHARED,	  /* other mms map it too: reclaim_shared() decides */
+};
+
+/*
+ * reclaim_shared - the isolated @iso, PTE-mapped by one or more mms of
+ * the anon family of its record's mm (a fork's parent and children), each
+ * at the record's address with one whole run: referenced (activated),
+ * kept, or unmapped from all of them at once and written to swap (slots
+ * from @d, each counted once per mm) or, clean lazyfree, discarded
+ * (reclaim_shared.c has the steps). A folio mapped elsewhere, in part,
+ * PMD-mapped, pinned or held is activated (reclaim_shared_busy).
+ * Context: the family lock held for write; no other lock but an
+ * mmap_lock for read; the isolation's reference held.
+ */
+enum reclaim_result reclaim_shared(struct lru_isolated *iso, struct swap_dest *d);
+
+/* Tests only (NULL otherwise): called by reclaim_shared() with no lock
+ * held but the family's, after the look (SHARED_LOOKED: a COW fault lands
+ * here) and with every run unmapped, before the count is looked at
+ * (SHARED_UNMAPPED: a reference, or a fault on the migration entries). */
+enum shared_window { SHARED_LOOKED, SHARED_UNMAPPED };
+extern void (*reclaim_shared_window_hook)(enum shared_window where, struct folio *folio);
 
 /*
  * pageout_clear - clear the @nr entries from @ptep (of one folio) in runs

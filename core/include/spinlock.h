@@ -120,6 +120,10 @@ void read_unlock(struct rwlock *l);
 void write_lock(struct rwlock *l);
 void write_lock_nested(struct rwlock *l, unsigned subclass);
 void write_unlock(struct rwlock *l);
+/* Take @l for write if no CPU holds it (reader or writer) or waits for
+ * it as a writer, without waiting: true when taken. No order check: a
+ * holder of a later lock (a fault's mmap_lock) may try an earlier one. */
+bool write_trylock(struct rwlock *l);
 bool rwlock_is_write_locked(const struct rwlock *l);
 bool rwlock_is_locked(const struct rwlock *l);
 

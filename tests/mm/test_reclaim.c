@@ -16,54 +16,9 @@
 #include "swap.h"
 #include "swapops.h"
 #include "test_gup_cases.h"
+#include "reclaim_cases.h"
 #include "vmscan.h"
 #include "young.h"
-
-#define POOL 2048 /* pages set aside for swap: reclaim then frees what it unmaps */
-
-static uint64_t free_before;
-
-static struct mm *begin(void)
-{
-	struct mm *mm = mm_case_begin(&free_before);
-
-	CHECK_EQ(swap_reserve(POOL), POOL);
-	return mm;
-}
-
-/* mm_case_end() with the pool given back first, and no watermark left. */
-static void end(struct mm *mm)
-{
-	reclaim_set_low(-1, 0);
-	CHECK_MM_OK();
-	mm_put(mm);
-	CHECK_EQ(swap_slots_used(), 0);
-	swap_unreserve();
-	CHECK_MM_OK();
-	CHECK_EQ(total_free_pages(), free_before);
-	caps_set_all(true);
-}
-
-/* reclaim_node() as a fault calls it: under the mmap_lock. */
-static unsigned long reclaim(struct mm *mm, int nid, unsigned long want)
-{
-	unsigned long n;
-
-	read_lock(&mm->mmap_lock);
-	n = reclaim_node(mm, nid, want);
-	read_unlock(&mm->mmap_lock);
-	return n;
-}
-
-static unsigned long swapped(struct mm *mm, unsigned long a, unsigned long len)
-{
-	unsigned long n = 0;
-	pte_t e;
-
-	for (unsigned long va = a; va < a + len; va += PAGE_SIZE)
-		n += swap_entry_at(mm, va, &e);
-	return n;
-}
 
 /* Bit i: folio i (of @order) of [a, ...) is swapped out (64 at most). */
 static uint64_t swapped_mask(struct mm *mm, unsigned long a, unsigned long n, unsigned order)
@@ -445,7 +400,7 @@ static void free_race_cpu(unsigned cpu, void *arg)
 
 	if (cpu == 1) {
 		flag_wait(&r->go);
-		r->isolated = lru_isolate(r->nid, r->mm, r->iso, RECLAIM_BATCH, ~0ul);
+		r->isolated = lru_isolate(r->nid, r->mm, false, r->iso, RECLAIM_BATCH, ~0ul);
 		flag_set(&r->done);
 		return;
 	}
@@ -470,7 +425,7 @@ TEST(isolate_skips_a_folio_being_freed_smp)
 	if (smp_nr_cpus() < 2) {
 		printf("    1 CPU online: munmap, then isolate\n");
 		CHECK_EQ(mm_munmap(r.mm, r.a, PAGE_SIZE), 0);
-		r.isolated = lru_isolate(r.nid, r.mm, r.iso, RECLAIM_BATCH, ~0ul);
+		r.isolated = lru_isolate(r.nid, r.mm, false, r.iso, RECLAIM_BATCH, ~0ul);
 	} else {
 		free_race_now = &r;
 		lru_free_window_hook = isolate_in_free_window;
@@ -613,7 +568,7 @@ TEST(aging_move_meets_the_last_put_smp)
 	{
 		struct lru_isolated iso[1];
 
-		CHECK_EQ(lru_isolate(r.nid, r.mm, iso, 1, 16), 1);
+		CHECK_EQ(lru_isolate(r.nid, r.mm, false, iso, 1, 16), 1);
 		CHECK(iso[0].folio == r.folio);
 		lru_putback(&iso[0], LRU_ACTIVE);
 	}
