@@ -140,7 +140,11 @@ static void wp_reuse(struct vma *vma, unsigned long addr, pte_t *ptep, pte_t pte
 /*
  * wp_copy - replace the mapping of @page at @ptep by a private copy:
  * writable and dirty for a write, read-only (but exclusive) for an
- * unshare. Return: 0, or -ENOMEM with nothing changed.
+ * unshare, whose copy is PG_dirty instead: its entry is clean over data
+ * held nowhere else, and a MADV_FREE of a fork child that later shares
+ * it would otherwise make it discardable (explorer mix shared_reclaim,
+ * pct seed 272: the parent's words read zero after the reclaim).
+ * Return: 0, or -ENOMEM with nothing changed.
  */
 static int wp_copy(struct vma *vma, unsigned long addr, pte_t *ptep, struct page *page,
 		   unsigned flags)
@@ -155,6 +159,8 @@ static int wp_copy(struct vma *vma, unsigned long addr, pte_t *ptep, struct page
 	count_event(folio_copies, 1);
 	count_event(cow_copies, 1);
 	folio_prepare_anon(dst);
+	if (!(flags & FAULT_WRITE))
+		page_set_flags(&dst->page, PG_dirty);
 	folio_add_rmap_ptes(dst, &dst->page, 1);
 	pte = vma_mk_pte(vma, folio_pfn(dst));
 	pte = flags & FAULT_WRITE ? pte_mkdirty(pte) : pte_wrprotect(pte);

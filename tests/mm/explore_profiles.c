@@ -114,6 +114,17 @@ static const struct mix_row rows_lru_free[] = {
 	{ &mix_k_fork, 4 },   { &mix_k_cold, 3 },
 };
 
+/* Reclaim of folios a fork shares (every member's run unmapped into
+ * migration entries, the count looked at once, one write for all) from
+ * any member, against COW and reads in the others (faults on the
+ * entries wait), pins, exits and munmaps (the family lock's trylock). */
+static const struct mix_row rows_shared_reclaim[] = {
+	{ &mix_k_write, 14 },	  { &mix_k_read, 12 },	  { &mix_k_lru_reclaim, 16 },
+	{ &mix_k_fork, 8 },	  { &mix_k_exit, 3 },	  { &mix_k_munmap, 2 },
+	{ &mix_k_free, 3 },	  { &mix_k_cold, 3 },	  { &mix_k_pin_fast, 5 },
+	{ &mix_k_unpin, 5 },	  { &mix_k_migrate, 2 },  { &mix_k_unshare, 2 },
+};
+
 const struct mix_profile mix_profiles[] = {
 	{ "mix", ROWS(rows_mix), { 2, 3, 3 }, 6, false, false, false, false },
 	{ "pin_migrate", ROWS(rows_pin_migrate), { 1, 4, 2 }, 6, false, false, false, false },
@@ -137,6 +148,7 @@ const struct mix_profile mix_profiles[] = {
 	{ "lru_reclaim", ROWS(rows_lru_reclaim), { 2, 3, 3 }, 6, false, true, false, true },
 	{ "pmd_reclaim", ROWS(rows_pmd_reclaim), { 0, 0, 1 }, 6, false, true, false, true },
 	{ "lru_free", ROWS(rows_lru_free), { 3, 3, 1 }, 6, false, true, false, true },
+	{ "shared_reclaim", ROWS(rows_shared_reclaim), { 3, 3, 0 }, 6, false, true, false, true },
 };
 
 const unsigned mix_nr_profiles = sizeof(mix_profiles) / sizeof(mix_profiles[0]);

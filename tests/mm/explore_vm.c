@@ -243,10 +243,13 @@ const struct mix_kind mix_k_reclaim = { "reclaim",	   2,
 
 /* ---- direct reclaim from the LRU, as a fault below a watermark ----------- */
 
-/* A node and how many pages to free (@op->mode, @op->n). */
+/* A node and how many pages to free (@op->mode, @op->n). The reclaim of
+ * a shared folio leaves migration entries for a moment, as a migration
+ * does (an access there may fail once, check_pages()). */
 static bool gen_lru_reclaim(struct mix *m, struct mix_op *op, unsigned cpu)
 {
 	(void)cpu;
+	m->migrating = true;
 	op->slot = mix_pick_slot(m);
 	op->mode = mix_below(m, (unsigned)nr_pglists);
 	op->n = 1 + mix_below(m, 64);

@@ -124,11 +124,16 @@ static void report_reach(const struct mix_profile *p, uint64_t n, const struct m
 {
 	if (p->lru) {
 		printf("    %s: reclaim freed %llu pages (%llu written, %llu lazyfree folios), "
-		       "split %llu PMD-mapped folios\n",
+		       "split %llu PMD-mapped folios; %llu shared folios unmapped from every mm "
+		       "(%llu kept), %llu reclaims found the family lock taken\n",
 		       p->name, (unsigned long long)d->pgsteal, (unsigned long long)d->pswpout,
 		       (unsigned long long)d->lazyfree_discarded,
-		       (unsigned long long)d->reclaim_pmd_splits);
+		       (unsigned long long)d->reclaim_pmd_splits,
+		       (unsigned long long)d->reclaim_shared,
+		       (unsigned long long)d->reclaim_shared_busy,
+		       (unsigned long long)d->reclaim_family_busy);
 		CHECK(n < 20 || d->pgsteal > 0);
+		CHECK(n < 20 || strcmp(p->name, "shared_reclaim") || d->reclaim_shared > 0);
 	} else if (!strcmp(p->name, "madvise")) {
 		printf("    %s: MADV_FREE cleared %llu runs (%llu skipped); the lazyfree reclaim "
 		       "discarded %llu folios (%llu written since); MADV_PAGEOUT wrote %llu folios "
@@ -260,6 +265,11 @@ TEST(lru_free)
 	explore_case("lru_free");
 }
 
+TEST(shared_reclaim)
+{
+	explore_case("shared_reclaim");
+}
+
 /*
  * The schedules make stress found failing, replayed (pct, 4 CPUs) on both
  * formats whatever format found them: each fails with its fix reverted.
@@ -311,4 +321,4 @@ TEST(found)
 }
 
 TEST_SUITE(explore, mix, pin_migrate, cow_migrate, pmd_pin_migrate, pin_fork, mix_virt, swap,
-	   mremap, madvise, numa_hint, lru_reclaim, pmd_reclaim, lru_free, found)
+	   mremap, madvise, numa_hint, lru_reclaim, pmd_reclaim, lru_free, shared_reclaim, found)
