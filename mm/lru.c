@@ -15,8 +15,11 @@
 /* One per page frame; only a folio head's is used. */
 struct lru_link {
 	struct list_head node;
-	struct mm *mm;	    /* where the folio was mapped when it entered */
-	unsigned long addr; /* the address of its first page there, | LINK_ISOLATED */
+	/* The anon family of the mm that mapped the folio when it entered
+	 * (compared, never followed: it may be gone), and the address of its
+	 * first page there, | LINK_ISOLATED. */
+	const struct anon_family *family;
+	unsigned long addr;
 };
 
 /* In lru_link.addr (page aligned): the folio is isolated (lru_isolate()
@@ -144,7 +147,7 @@ void __folio_add_lru(struct folio *f, struct mm *mm, unsigned long addr)
 	spin_lock(&lv->lock);
 	if (page_flags(&f->page) & PG_lru)
 		folio_bug("folio_add_lru", f, "already on an LRU list");
-	k->mm = mm;
+	k->family = mm->family;
 	k->addr = addr;
 	lru_link(lv, f, LRU_INACTIVE, false);
 	spin_unlock(&lv->lock);
@@ -163,14 +166,15 @@ void __folio_lru_del(struct folio *f)
 	spin_unlock(&lv->lock);
 }
 
-/* @f (not on a list) onto list @l of its node with the record (@mm, @addr). */
-static void lru_add_as(struct folio *f, enum lru_list l, struct mm *mm, unsigned long addr)
+/* @f (not on a list) onto list @l of its node with the record (@fam, @addr). */
+static void lru_add_as(struct folio *f, enum lru_list l, const struct anon_family *fam,
+		       unsigned long addr)
 {
 	struct lruvec *lv = folio_lruvec(f);
 	struct lru_link *k = folio_link(lv, f);
 
 	spin_lock(&lv->lock);
-	k->mm = mm;
+	k->family = fam;
 	k->addr = addr;
 	lru_link(lv, f, l, false);
 	spin_unlock(&lv->lock);
@@ -181,24 +185,24 @@ void __folio_lru_migrate(struct folio *old, struct folio *dst, struct folio **pi
 	struct lruvec *lv = folio_lruvec(old);
 	struct lru_link *k = folio_link(lv, old);
 	enum lru_list l = LRU_INACTIVE;
-	struct mm *mm = NULL;
+	const struct anon_family *fam = NULL;
 	unsigned long addr = 0;
 
 	spin_lock(&lv->lock);
 	if (page_flags(&old->page) & PG_lru) {
 		l = folio_lru_list(old);
-		mm = k->mm;
+		fam = k->family;
 		addr = k->addr;
 	}
 	spin_unlock(&lv->lock);
-	if (!mm)
+	if (!fam)
 		return;
 	if (dst) {
-		lru_add_as(dst, l, mm, addr);
+		lru_add_as(dst, l, fam, addr);
 		return;
 	}
 	for (unsigned long i = 0; i < folio_nr_pages(old); i++)
-		lru_add_as(pieces[i], l, mm, addr + i * PAGE_SIZE);
+		lru_add_as(pieces[i], l, fam, addr + i * PAGE_SIZE);
 }
 
 void folio_deactivate(struct folio *f)
@@ -216,18 +220,7 @@ void folio_deactivate(struct folio *f)
 
 /* The grab, not a plain get: a count of 0 is a folio whose last put has
  * happened and whose folio_free() waits for this lock to take it off. */
-/* Does the record's @owner match: @mm, or with @family a member of
- * @mm's family? Pointers compared only: @owner may be gone. */
-static bool record_matches(const struct mm *owner, struct mm *mm, bool family)
-{
-	if (owner == mm)
-		return true;
-	if (family)
-		for_each_family_member(m, mm->family) if (m == owner) return true;
-	return false;
-}
-
-unsigned lru_isolate(int nid, struct mm *mm, bool family, struct lru_isolated *out, unsigned max,
+unsigned lru_isolate(int nid, struct mm *mm, struct lru_isolated *out, unsigned max,
 		     unsigned long pages)
 {
 	struct lruvec *lv = &lruvecs[nid];
@@ -241,10 +234,10 @@ unsigned lru_isolate(int nid, struct mm *mm, bool family, struct lru_isolated *o
 		struct folio *f = link_folio(lv, nid, k);
 
 		prev = e->prev;
-		if (!record_matches(k->mm, mm, family) || !folio_try_grab(f, 1, false))
+		if (k->family != mm->family || !folio_try_grab(f, 1, false))
 			continue;
 		lru_unlink(lv, f);
-		out[n++] = (struct lru_isolated){ f, k->mm, k->addr, folio_nr_pages(f) };
+		out[n++] = (struct lru_isolated){ f, k->addr, folio_nr_pages(f) };
 		k->addr |= LINK_ISOLATED;
 		taken += folio_nr_pages(f);
 		count_event(pgscan, folio_nr_pages(f));

@@ -20,10 +20,11 @@
  * per page frame, reserved at boot with the memmap: the folio's own lru
  * field belongs to whoever holds the folio before it is mapped, fork's
  * copy list and migration's pieces). The link also records where the
- * folio was mapped when it entered: the mm and the address of its first
- * page, which is the reverse map reclaim uses (ptelab keeps no anon_vma).
- * The record is a hint: reclaim checks under the PTE lock that the entry
- * there still maps the folio's first page.
+ * folio was mapped when it entered: the anon family of the mm (the mms a
+ * fork makes share it) and the address of its first page, which is the
+ * reverse map reclaim uses (ptelab keeps no anon_vma). The record is a
+ * hint: reclaim checks under the PTE lock of each mm it looks in that
+ * the entry there still maps the folio's first page.
  *
  * Locking. Each node's lists, counts and every link, PG_lru and PG_active
  * of its folios change only under that node's lru lock (class LOCK_LEAF:
@@ -128,23 +129,21 @@ void folio_deactivate(struct folio *f);
 /* The folio isolated from a list, and its record. */
 struct lru_isolated {
 	struct folio *folio;
-	struct mm *mm; /* the record's: @mm or (@family) a member of its family */
 	unsigned long addr;
 	unsigned long nr; /* pages */
 };
 
 /*
- * lru_isolate - take up to @max folios recorded in @mm (with @family: in
- * any member of @mm's anon family) off node @nid's inactive tail, each
- * with a reference (pgscan counts their pages), and no more once they
- * hold @pages pages; the others stay where they are. A record's mm may
- * name an mm that is gone (a folio outlives the mm that faulted it when
- * a fork child maps it): it is only compared, never followed.
+ * lru_isolate - take up to @max folios recorded in @mm's anon family off
+ * node @nid's inactive tail, each with a reference (pgscan counts their
+ * pages), and no more once they hold @pages pages; the others stay where
+ * they are. The record names the family of the mm that mapped the folio
+ * when it entered, not that mm: a fork child maps its parent's folios
+ * and may outlive it, and the family lives while any member does. A
+ * record of a family that is gone is compared, never followed.
  * Return: the number taken into @out.
- * Context: with @family, @mm's family lock held for write (the members
- * stay).
  */
-unsigned lru_isolate(int nid, struct mm *mm, bool family, struct lru_isolated *out, unsigned max,
+unsigned lru_isolate(int nid, struct mm *mm, struct lru_isolated *out, unsigned max,
 		     unsigned long pages);
 
 /* lru_putback - an isolated folio back on the head of list @l, and the

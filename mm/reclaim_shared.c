@@ -188,7 +188,8 @@ static void write_out(struct shared_ctx *s, struct swap_dest *d)
 	count_event(pswpout, s->nr);
 }
 
-enum reclaim_result reclaim_shared(struct lru_isolated *iso, struct swap_dest *d)
+enum reclaim_result reclaim_shared(struct anon_family *fam, struct lru_isolated *iso,
+				   struct swap_dest *d)
 {
 	struct folio *folio = iso->folio;
 	struct shared_ctx s = { .iso = iso, .nr = (unsigned)iso->nr };
@@ -197,7 +198,7 @@ enum reclaim_result reclaim_shared(struct lru_isolated *iso, struct swap_dest *d
 
 	if ((iso->addr & PMD_MASK) != ((iso->addr + (iso->nr - 1) * PAGE_SIZE) & PMD_MASK))
 		return RECLAIM_ACTIVATE; /* a run over two tables (mremap moved it) */
-	for_each_family_member(m, iso->mm->family) ok &= look_member(&s, m);
+	for_each_family_member(m, fam) ok &= look_member(&s, m);
 	refs = s.maps * s.nr;
 	if (!ok || !s.maps || folio_mapcount(folio) != (int)refs ||
 	    folio_ref_count(folio) != (int)refs + 1) {

@@ -61,7 +61,10 @@ struct reclaim_ctx {
 	struct lru_isolated *iso;
 	enum reclaim_result res;
 	bool seen, split, dest_held;
-	bool family; /* the family lock is held: a shared folio is RECLAIM_SHARED */
+	/* What a folio the reclaimer's mm does not map at the record's
+	 * address gets: RECLAIM_SHARED while the family lock is held (another
+	 * member may map it), else RECLAIM_ACTIVATE (the record is stale). */
+	enum reclaim_result elsewhere;
 	struct swap_dest *dest; /* the caller's, not zeroed: 1 KiB a folio */
 };
 
@@ -191,12 +194,12 @@ static enum reclaim_result reclaim_ptes(struct mm *mm, struct reclaim_ctx *c, pt
 	pte_t pte = ptep_get(ptep);
 
 	if (!pte_present(pte) || !pte_user(pte) || pte_pfn(pte) != folio_pfn(folio) || left < nr)
-		return RECLAIM_ACTIVATE; /* the record is stale (mremap moved it) */
+		return c->elsewhere; /* not mapped here (mremap moved it, or a fork's other mm) */
 	if (nr > 1 &&
 	    folio_pte_batch(folio, iso->addr, ptep, pte, nr,
 			    FPB_IGNORE_DIRTY | FPB_IGNORE_YOUNG | FPB_IGNORE_BLOCK, NULL) != nr)
 		return RECLAIM_ACTIVATE;
-	if (c->family && folio_mapcount(folio) > (int)nr)
+	if (c->elsewhere == RECLAIM_SHARED && folio_mapcount(folio) > (int)nr)
 		return RECLAIM_SHARED;
 	if (folio_mapcount(folio) != (int)nr || folio_ref_count(folio) != (int)nr + 1)
 		return RECLAIM_ACTIVATE; /* mapped elsewhere too, pinned or held */
@@ -239,8 +242,10 @@ static enum reclaim_result reclaim_pmd(struct mm *mm, struct reclaim_ctx *c, pmd
 	unsigned long addr = c->iso->addr;
 	pmd_t pmd = pmdp_get(pmdp);
 
-	if (!pmd_leaf(pmd) || !pmd_user(pmd) || pmd_pfn(pmd) != folio_pfn(folio))
-		return RECLAIM_ACTIVATE; /* stale record, or a NUMA hinting leaf */
+	if (!pmd_leaf(pmd) || pmd_pfn(pmd) != folio_pfn(folio))
+		return c->elsewhere; /* not mapped here */
+	if (!pmd_user(pmd))
+		return RECLAIM_ACTIVATE; /* a NUMA hinting leaf */
 	if (folio_mapcount(folio) != 1 || folio_ref_count(folio) != 2)
 		return RECLAIM_ACTIVATE; /* mapped elsewhere too, pinned or held */
 	count_event(young_runs, 1);
@@ -283,18 +288,17 @@ static int reclaim_huge_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsi
 static const struct pt_walk_ops reclaim_ops = { .pmd_leaf = reclaim_huge_pmd,
 						.pte_range = reclaim_pte_range };
 
-/* One isolated folio, in its record's mm: looked at, then put back or
- * freed. A PMD-mapped one is split on the first walk and written on a
- * second; one other mms of the family map too goes to reclaim_shared()
- * (@family: the family lock is held for write). */
-static unsigned long reclaim_one(struct lru_isolated *iso, bool family)
+/* One isolated folio, looked at in @mm first: then put back or freed.
+ * A PMD-mapped one is split on the first walk and written on a second;
+ * one that other mms of the family map, or that @mm does not map at the
+ * record's address, goes to reclaim_shared() (@family: the family lock
+ * is held for write). */
+static unsigned long reclaim_one(struct mm *mm, struct lru_isolated *iso, bool family)
 {
 	struct swap_dest dest;
-	struct reclaim_ctx c = {
-		.iso = iso, .res = RECLAIM_ACTIVATE, .dest = &dest, .family = family
-	};
+	enum reclaim_result elsewhere = family ? RECLAIM_SHARED : RECLAIM_ACTIVATE;
+	struct reclaim_ctx c = { .iso = iso, .res = elsewhere, .dest = &dest, .elsewhere = elsewhere };
 	unsigned long end = iso->addr + iso->nr * PAGE_SIZE;
-	struct mm *mm = iso->mm;
 	struct vma *v = find_vma(mm, iso->addr);
 
 	if (v && end <= v->end && end > iso->addr) {
@@ -307,7 +311,7 @@ static unsigned long reclaim_one(struct lru_isolated *iso, bool family)
 	if (c.dest_held)
 		swap_dest_free(&dest); /* the split folio was kept after all */
 	if (c.res == RECLAIM_SHARED)
-		c.res = reclaim_shared(iso, &dest);
+		c.res = reclaim_shared(mm->family, iso, &dest);
 	if (c.res != RECLAIM_FREED) {
 		lru_putback(iso, c.res == RECLAIM_KEEP ? LRU_INACTIVE : LRU_ACTIVE);
 		return 0;
@@ -342,7 +346,7 @@ unsigned long reclaim_node(struct mm *mm, int nid, unsigned long want)
 		unsigned n;
 
 		lru_balance(nid);
-		n = lru_isolate(nid, mm, family, iso, RECLAIM_BATCH, want - freed);
+		n = lru_isolate(nid, mm, iso, RECLAIM_BATCH, want - freed);
 		if (!n)
 			break;
 		for (unsigned i = 0; i < n; i++) {
@@ -351,7 +355,7 @@ unsigned long reclaim_node(struct mm *mm, int nid, unsigned long want)
 				lru_putback(&iso[i], LRU_INACTIVE);
 				continue;
 			}
-			freed += reclaim_one(&iso[i], family);
+			freed += reclaim_one(mm, &iso[i], family);
 		}
 	}
 	if (family)

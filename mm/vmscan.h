@@ -94,16 +94,18 @@ enum reclaim_result {
 
 /*
  * reclaim_shared - the isolated @iso, PTE-mapped by one or more mms of
- * the anon family of its record's mm (a fork's parent and children), each
- * at the record's address with one whole run: referenced (activated),
- * kept, or unmapped from all of them at once and written to swap (slots
- * from @d, each counted once per mm) or, clean lazyfree, discarded
- * (reclaim_shared.c has the steps). A folio mapped elsewhere, in part,
- * PMD-mapped, pinned or held is activated (reclaim_shared_busy).
- * Context: the family lock held for write; no other lock but an
- * mmap_lock for read; the isolation's reference held.
+ * @fam (a fork's parent and children), each at the record's address
+ * with one whole run: referenced (activated), kept, or unmapped from all
+ * of them at once and written to swap (slots from @d, each counted once
+ * per mm) or, clean lazyfree, discarded (reclaim_shared.c has the
+ * steps). A folio mapped elsewhere, in part, by a PMD, pinned or held is
+ * activated (reclaim_shared_busy).
+ * Context: @fam's lock held for write; no other lock but an mmap_lock
+ * for read; the isolation's reference held.
  */
-enum reclaim_result reclaim_shared(struct lru_isolated *iso, struct swap_dest *d);
+struct anon_family;
+enum reclaim_result reclaim_shared(struct anon_family *fam, struct lru_isolated *iso,
+				   struct swap_dest *d);
 
 /* Tests only (NULL otherwise): called by reclaim_shared() with no lock
  * held but the family's, after the look (SHARED_LOOKED: a COW fault lands

@@ -400,7 +400,7 @@ static void free_race_cpu(unsigned cpu, void *arg)
 
 	if (cpu == 1) {
 		flag_wait(&r->go);
-		r->isolated = lru_isolate(r->nid, r->mm, false, r->iso, RECLAIM_BATCH, ~0ul);
+		r->isolated = lru_isolate(r->nid, r->mm, r->iso, RECLAIM_BATCH, ~0ul);
 		flag_set(&r->done);
 		return;
 	}
@@ -425,7 +425,7 @@ TEST(isolate_skips_a_folio_being_freed_smp)
 	if (smp_nr_cpus() < 2) {
 		printf("    1 CPU online: munmap, then isolate\n");
 		CHECK_EQ(mm_munmap(r.mm, r.a, PAGE_SIZE), 0);
-		r.isolated = lru_isolate(r.nid, r.mm, false, r.iso, RECLAIM_BATCH, ~0ul);
+		r.isolated = lru_isolate(r.nid, r.mm, r.iso, RECLAIM_BATCH, ~0ul);
 	} else {
 		free_race_now = &r;
 		lru_free_window_hook = isolate_in_free_window;
@@ -568,7 +568,7 @@ TEST(aging_move_meets_the_last_put_smp)
 	{
 		struct lru_isolated iso[1];
 
-		CHECK_EQ(lru_isolate(r.nid, r.mm, false, iso, 1, 16), 1);
+		CHECK_EQ(lru_isolate(r.nid, r.mm, iso, 1, 16), 1);
 		CHECK(iso[0].folio == r.folio);
 		lru_putback(&iso[0], LRU_ACTIVE);
 	}

@@ -112,6 +112,39 @@ TEST(shared_lazyfree_folios_are_discarded_in_every_mm)
 	end(mm);
 }
 
+/* The records name the family, not the mm: a child reclaims what its
+ * parent faulted after the parent is gone, and a parent reclaims what
+ * only its child maps (a region the child mapped after the fork). */
+TEST(records_outlive_the_mm_that_faulted_them)
+{
+	const struct gsize *g = &gsizes[2]; /* 64K */
+	struct mm *mm = begin(), *c;
+	unsigned long len, a = gup_region(mm, g, &len, 9), b, n = len >> PAGE_SHIFT;
+	struct mm_counters c0;
+	int nid = node_at(mm, a);
+
+	c = mm_fork(mm, NULL);
+	CHECK(c != NULL);
+	b = gup_region(c, g, &(unsigned long){ 0 }, 10); /* the child's own */
+	mm_clear_young(c, b, b + len, true);
+	c0 = mm_counters_read();
+	CHECK_EQ(reclaim(mm, nid, n), n); /* the shared ones are young: activated */
+	CHECK_EQ(swapped(c, b, len), n);
+	CHECK_EQ(swapped(c, a, len) + swapped(mm, a, len), 0);
+	CHECK_EQ(counters_since(&c0).reclaim_shared, n >> g->order);
+	CHECK_EQ(counters_since(&c0).pgactivate, n);
+	CHECK_MM_OK();
+	mm_put(mm); /* the parent exits: its folios are the child's alone */
+	c0 = mm_counters_read();
+	CHECK_EQ(reclaim(c, nid, n), n);
+	CHECK_EQ(swapped(c, a, len), n);
+	CHECK_EQ(counters_since(&c0).reclaim_shared, 0); /* the child's own path */
+	CHECK_MM_OK();
+	CHECK_EQ(stamp_mismatches(c, a, len, 9), 0);
+	CHECK_EQ(stamp_mismatches(c, b, len, 10), 0);
+	end(c);
+}
+
 /* With the family lock taken (as a member's munmap holds it), reclaim
  * looks at its own folios only: the shared ones are activated, mapped in
  * both as they were. */
@@ -295,6 +328,7 @@ TEST(fault_on_the_unmapped_runs_waits_smp)
 }
 
 TEST_SUITE(reclaim_shared, shared_folios_are_written_once_for_both_mms,
-	   shared_lazyfree_folios_are_discarded_in_every_mm, family_lock_taken_keeps_shared_folios,
+	   shared_lazyfree_folios_are_discarded_in_every_mm, records_outlive_the_mm_that_faulted_them,
+	   family_lock_taken_keeps_shared_folios,
 	   shared_reclaim_puts_back_a_held_folio, cow_after_the_look_keeps_the_folio_smp,
 	   fault_on_the_unmapped_runs_waits_smp);
