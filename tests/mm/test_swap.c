@@ -177,6 +177,40 @@ TEST(free_in_a_child_keeps_what_the_parent_swapped_in)
 	}
 }
 
+/*
+ * The same with an unshare's copy: a R/O long-term pin of pages a fork
+ * child shares copies them (clean entries over the only copy of the
+ * data); once that child is gone a second child shares the copies, its
+ * MADV_FREE must leave them alone, and the parent's lazyfree reclaim
+ * keeps its data (explore/shared_reclaim pct seed 272 read zero there).
+ */
+TEST(free_in_a_child_keeps_what_the_parent_unshared)
+{
+	for (int s = 0; s < 3; s++) {
+		const struct gsize *g = &gsizes[s];
+		struct mm *mm = mm_case_begin(&free_before), *child;
+		unsigned long len, a = gup_region(mm, g, &len, 2), n = len >> PAGE_SHIFT;
+		struct mm_counters c0;
+
+		WHERE("%s", g->label);
+		child = mm_fork(mm, NULL);
+		W_CHECK(child != NULL);
+		c0 = mm_counters_read();
+		W_CHECK_EQ(pin_user_pages(mm, a, n, FOLL_LONGTERM, pages), n);
+		W_CHECK(counters_since(&c0).cow_copies > 0);
+		unpin_user_pages(pages, n);
+		mm_put(child);
+		child = mm_fork(mm, NULL);
+		W_CHECK(child != NULL);
+		W_CHECK_EQ(mm_madvise(child, a, len, MADV_FREE), 0);
+		mm_put(child);
+		mm_reclaim_lazyfree(mm);
+		W_CHECK_EQ(stamp_mismatches(mm, a, len, 2), 0);
+		W_CHECK_MM_OK();
+		end(mm);
+	}
+}
+
 /* Pinned folios and folios shared with a fork child stay mapped. */
 TEST(pinned_and_shared_folios_stay)
 {
@@ -338,6 +372,7 @@ TEST(large_folio_without_a_free_run_goes_to_scattered_slots)
 TEST_SUITE(swap, pageout_sees_a_pin_taken_before_the_clear,
 	   large_folio_without_a_free_run_goes_to_scattered_slots,
 	   free_in_a_child_keeps_what_the_parent_swapped_in,
+	   free_in_a_child_keeps_what_the_parent_unshared,
 	   pageout_after_mprotect_of_one_page_and_back, pageout_of_a_folio_mapped_in_part,
 	   pageout_then_fault_back_whole_folios, caps_of_one_unmap_and_read_page_by_page,
 	   fork_shares_slots_and_each_side_reads_back, zap_dontneed_and_free_drop_slots,
