@@ -287,6 +287,7 @@ static const struct found_schedule {
 	{ "mremap", 10 },	  /* migration of a folio mremap moved in a fork's parent */
 	{ "madvise", 1000047 },	  /* a child's MADV_FREE of a clean swapped-in folio */
 	{ "numa_hint", 1000797 }, /* GUP's fault bound: a hinting fault, two migrations */
+	{ "shared_reclaim", 39 }, /* a child's MADV_FREE of the parent's clean unshare copy */
 };
 
 TEST(found)
