@@ -4,7 +4,8 @@
  * try_to_unmap() over the anon_vma, done here over the family's members
  * (ptelab's reverse map is the family, as migration's is).
  *
- * Steps (the contract is reclaim_shared() in vmscan.h):
+ * Steps (the contract is reclaim_shared() in vmscan.h), after a PMD-mapped
+ * folio's leaves are split (split_leaves()):
  *  1. Look: in each member, under its PTE lock, the folio's address holds
  *     either nothing of it or one whole run of its pages from the first;
  *     the young bits of each run are tested and cleared (one flush per
@@ -188,16 +189,74 @@ static void write_out(struct shared_ctx *s, struct swap_dest *d)
 	count_event(pswpout, s->nr);
 }
 
-enum reclaim_result reclaim_shared(struct anon_family *fam, struct lru_isolated *iso,
-				   struct swap_dest *d)
+/*
+ * A PMD-mapped folio: each member's leaf at the address has its young
+ * bit tested and cleared (one flush each); when none was young, its slots
+ * are taken (@d, @held) and every leaf is split to a PTE table under its
+ * mm's page_table_lock, as a write fault splits one (reclaim_pmd() does
+ * the same for a folio one mm maps; migration's split_pmd_mappings() for
+ * the family), so that the steps below see runs of 512 entries.
+ * Return: RECLAIM_SHARED to go on, else the folio's fate.
+ */
+static enum reclaim_result split_leaves(struct anon_family *fam, struct lru_isolated *iso,
+					struct swap_dest *d, bool lazy, bool *held)
+{
+	unsigned long addr = iso->addr;
+	bool young = false, any = false;
+	int err = 0;
+
+	for_each_family_member(m, fam) {
+		struct pmd_walk pw;
+
+		spin_lock(&m->page_table_lock);
+		if (pmd_walk(m, addr, &pw) == PMD_LEAF && pw.folio == iso->folio &&
+		    pmd_user(pw.pmd)) {
+			any = true;
+			count_event(young_runs, 1);
+			if (pmdp_test_and_clear_young(pw.pmdp)) {
+				flush_tlb_range(m, addr, addr + PMD_SIZE);
+				count_event(young_cleared, 1);
+				young = true;
+			}
+		}
+		spin_unlock(&m->page_table_lock);
+	}
+	if (!any)
+		return RECLAIM_SHARED;
+	if (young)
+		return RECLAIM_ACTIVATE;
+	if (!lazy) {
+		if (swap_alloc_folio(d, PTRS_PER_TABLE)) {
+			count_event(reclaim_nospace, 1);
+			return RECLAIM_KEEP;
+		}
+		*held = true;
+	}
+	for_each_family_member(m, fam) {
+		struct pmd_walk pw;
+
+		spin_lock(&m->page_table_lock);
+		if (pmd_walk(m, addr, &pw) == PMD_LEAF && pw.folio == iso->folio) {
+			err = split_huge_pmd(find_vma(m, addr), pw.pmdp, addr);
+			count_event(reclaim_pmd_splits, !err);
+		}
+		spin_unlock(&m->page_table_lock);
+		if (err)
+			return RECLAIM_KEEP; /* no page for a table; the splits made stay */
+	}
+	return RECLAIM_SHARED;
+}
+
+/* Steps 1 to 3 (the top of this file); the slots in @d are taken here
+ * unless @held says they are already, and @held says so after. */
+static enum reclaim_result unmap_shared(struct anon_family *fam, struct lru_isolated *iso,
+					struct swap_dest *d, bool lazy, bool *held)
 {
 	struct folio *folio = iso->folio;
 	struct shared_ctx s = { .iso = iso, .nr = (unsigned)iso->nr };
-	bool lazy = page_flags(&folio->page) & PG_lazyfree, ok = true, busy, redirtied;
+	bool ok = true, busy, redirtied;
 	unsigned done = 0, refs;
 
-	if ((iso->addr & PMD_MASK) != ((iso->addr + (iso->nr - 1) * PAGE_SIZE) & PMD_MASK))
-		return RECLAIM_ACTIVATE; /* a run over two tables (mremap moved it) */
 	for_each_family_member(m, fam) ok &= look_member(&s, m);
 	refs = s.maps * s.nr;
 	if (!ok || !s.maps || folio_mapcount(folio) != (int)refs ||
@@ -207,9 +266,12 @@ enum reclaim_result reclaim_shared(struct anon_family *fam, struct lru_isolated 
 	}
 	if (s.young)
 		return RECLAIM_ACTIVATE;
-	if (!lazy && swap_alloc_folio(d, s.nr)) {
-		count_event(reclaim_nospace, 1);
-		return RECLAIM_KEEP;
+	if (!lazy && !*held) {
+		if (swap_alloc_folio(d, s.nr)) {
+			count_event(reclaim_nospace, 1);
+			return RECLAIM_KEEP;
+		}
+		*held = true;
 	}
 	arch_sched_point(SCHED_WINDOW); /* looked at, not yet unmapped */
 	if (reclaim_shared_window_hook)
@@ -224,8 +286,6 @@ enum reclaim_result reclaim_shared(struct anon_family *fam, struct lru_isolated 
 	redirtied = !busy && lazy && (s.dirty || (page_flags(&folio->page) & PG_dirty));
 	if (busy || redirtied) {
 		restore_members(&s, done);
-		if (!lazy)
-			swap_dest_free(d);
 		if (redirtied) {
 			page_clear_flags(&folio->page, PG_lazyfree); /* written since MADV_FREE */
 			count_event(lazyfree_redirtied, 1);
@@ -244,4 +304,21 @@ enum reclaim_result reclaim_shared(struct anon_family *fam, struct lru_isolated 
 	count_event(pgsteal, s.nr);
 	count_event(reclaim_shared, 1);
 	return RECLAIM_FREED;
+}
+
+enum reclaim_result reclaim_shared(struct anon_family *fam, struct lru_isolated *iso,
+				   struct swap_dest *d)
+{
+	bool lazy = page_flags(&iso->folio->page) & PG_lazyfree, held = false;
+	enum reclaim_result res = RECLAIM_SHARED;
+
+	if ((iso->addr & PMD_MASK) != ((iso->addr + (iso->nr - 1) * PAGE_SIZE) & PMD_MASK))
+		return RECLAIM_ACTIVATE; /* a run over two tables (mremap moved it) */
+	if (iso->nr == PTRS_PER_TABLE && folio_entire_mapcount(iso->folio))
+		res = split_leaves(fam, iso, d, lazy, &held);
+	if (res == RECLAIM_SHARED)
+		res = unmap_shared(fam, iso, d, lazy, &held);
+	if (res != RECLAIM_FREED && held)
+		swap_dest_free(d); /* the folio stays */
+	return res;
 }

@@ -246,6 +246,8 @@ static enum reclaim_result reclaim_pmd(struct mm *mm, struct reclaim_ctx *c, pmd
 		return c->elsewhere; /* not mapped here */
 	if (!pmd_user(pmd))
 		return RECLAIM_ACTIVATE; /* a NUMA hinting leaf */
+	if (c->elsewhere == RECLAIM_SHARED && folio_mapcount(folio) > 1)
+		return RECLAIM_SHARED;
 	if (folio_mapcount(folio) != 1 || folio_ref_count(folio) != 2)
 		return RECLAIM_ACTIVATE; /* mapped elsewhere too, pinned or held */
 	count_event(young_runs, 1);

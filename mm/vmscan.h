@@ -93,13 +93,13 @@ enum reclaim_result {
 };
 
 /*
- * reclaim_shared - the isolated @iso, PTE-mapped by one or more mms of
- * @fam (a fork's parent and children), each at the record's address
- * with one whole run: referenced (activated), kept, or unmapped from all
- * of them at once and written to swap (slots from @d, each counted once
- * per mm) or, clean lazyfree, discarded (reclaim_shared.c has the
- * steps). A folio mapped elsewhere, in part, by a PMD, pinned or held is
- * activated (reclaim_shared_busy).
+ * reclaim_shared - the isolated @iso, mapped by one or more mms of @fam
+ * (a fork's parent and children), each at the record's address with one
+ * whole run or one PMD leaf (split first): referenced (activated), kept,
+ * or unmapped from all of them at once and written to swap (slots from
+ * @d, each counted once per mm) or, clean lazyfree, discarded
+ * (reclaim_shared.c has the steps). A folio mapped elsewhere or in part,
+ * pinned or held is activated (reclaim_shared_busy).
  * Context: @fam's lock held for write; no other lock but an mmap_lock
  * for read; the isolation's reference held.
  */

@@ -150,7 +150,7 @@ const struct mix_profile mix_profiles[] = {
 	{ "lru_reclaim", ROWS(rows_lru_reclaim), { 2, 3, 3 }, 6, false, true, false, true },
 	{ "pmd_reclaim", ROWS(rows_pmd_reclaim), { 0, 0, 1 }, 6, false, true, false, true },
 	{ "lru_free", ROWS(rows_lru_free), { 3, 3, 1 }, 6, false, true, false, true },
-	{ "shared_reclaim", ROWS(rows_shared_reclaim), { 3, 3, 0 }, 6, false, true, false, true },
+	{ "shared_reclaim", ROWS(rows_shared_reclaim), { 3, 3, 1 }, 6, false, true, false, true },
 };
 
 const unsigned mix_nr_profiles = sizeof(mix_profiles) / sizeof(mix_profiles[0]);

@@ -13,9 +13,6 @@
 #include "spinlock.h"
 #include "young.h"
 
-/* The PTE-mapped sizes: a shared PMD-mapped folio is activated (vmscan.h). */
-#define NR_PTE_SIZES (NR_GSIZES - 1)
-
 static int node_at(struct mm *mm, unsigned long a)
 {
 	return folio_at(mm, a)->page.node;
@@ -36,13 +33,13 @@ static struct mm *shared_region(struct mm *mm, const struct gsize *g, unsigned l
 	return c;
 }
 
-/* Reclaimed from the parent or from the child (the records name the
- * parent): every folio written once, every slot named by both, and both
- * read their data back. */
+/* Reclaimed from the parent or from the child: every folio written once,
+ * every slot named by both, and both read their data back; a PMD-mapped
+ * one is split in both mms first. */
 TEST(shared_folios_are_written_once_for_both_mms)
 {
 	for (int from_child = 0; from_child < 2; from_child++)
-		for (int s = 0; s < NR_PTE_SIZES; s++) {
+		for (int s = 0; s < NR_GSIZES; s++) {
 			const struct gsize *g = &gsizes[s];
 			struct mm *mm = begin(), *c;
 			unsigned long a, len, n;
@@ -59,6 +56,7 @@ TEST(shared_folios_are_written_once_for_both_mms)
 			W_CHECK_EQ(counters_since(&c0).pswpout, n);
 			W_CHECK_EQ(counters_since(&c0).reclaim_shared, n >> g->order);
 			W_CHECK_EQ(counters_since(&c0).reclaim_shared_busy, 0);
+			W_CHECK_EQ(counters_since(&c0).reclaim_pmd_splits, g->pmd ? 2 * (n >> 9) : 0);
 			W_CHECK(swap_entry_at(c, a + len - PAGE_SIZE, &e));
 			W_CHECK_EQ(swap_count(swap_entry_offset(e)), 2);
 			W_CHECK(!swap_entry_excl(e));
@@ -71,6 +69,35 @@ TEST(shared_folios_are_written_once_for_both_mms)
 			mm_put(c);
 			end(mm);
 		}
+}
+
+/* A PMD-mapped folio young in one mm only is activated whole, split in
+ * neither; an old one is split in both and written. */
+TEST(shared_pmd_folio_young_in_one_mm_stays_whole)
+{
+	const struct gsize *g = &gsizes[NR_GSIZES - 1]; /* 2M-pmd */
+	struct mm *mm = begin(), *c;
+	unsigned long a, len;
+	struct mm_counters c0;
+	uint64_t x;
+
+	CHECK(g->pmd);
+	c = shared_region(mm, g, &a, &len, 11);
+	CHECK_EQ(mm_access(c, a + 5 * PAGE_SIZE, &x, 8, false), 0); /* the child's leaf young */
+	c0 = mm_counters_read();
+	CHECK_EQ(reclaim(mm, node_at(mm, a), PTRS_PER_TABLE), PTRS_PER_TABLE);
+	CHECK_EQ(counters_since(&c0).reclaim_pmd_splits, 2);
+	CHECK_EQ(counters_since(&c0).pgactivate, PTRS_PER_TABLE);
+	CHECK(folio_entire_mapcount(folio_at(mm, a)) == 2);
+	CHECK_EQ(swapped(mm, a, PMD_SIZE) + swapped(c, a, PMD_SIZE), 0);
+	CHECK_EQ(swapped(mm, a + PMD_SIZE, PMD_SIZE), PTRS_PER_TABLE);
+	CHECK_EQ(swapped(c, a + PMD_SIZE, PMD_SIZE), PTRS_PER_TABLE);
+	CHECK_MM_OK();
+	CHECK_EQ(stamp_mismatches(c, a, len, 11), 0);
+	CHECK_EQ(stamp_mismatches(mm, a, len, 11), 0);
+	CHECK_MM_OK();
+	mm_put(c);
+	end(mm);
 }
 
 /* MADV_FREE, then a write to one folio, then the fork: the three clean
@@ -328,6 +355,7 @@ TEST(fault_on_the_unmapped_runs_waits_smp)
 }
 
 TEST_SUITE(reclaim_shared, shared_folios_are_written_once_for_both_mms,
+	   shared_pmd_folio_young_in_one_mm_stays_whole,
 	   shared_lazyfree_folios_are_discarded_in_every_mm, records_outlive_the_mm_that_faulted_them,
 	   family_lock_taken_keeps_shared_folios,
 	   shared_reclaim_puts_back_a_held_folio, cow_after_the_look_keeps_the_folio_smp,
