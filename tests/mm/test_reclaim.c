@@ -186,14 +186,14 @@ TEST(swapped_data_intact_after_swapin)
 /* What one scenario leaves: which folios were swapped, the counts that
  * do not depend on the caps, and whether the data came back. */
 struct outcome {
-	uint64_t mask;
+	uint64_t mask, child_mask;
 	uint64_t pgscan, pgsteal, pgactivate, pgdeactivate, pswpout, pswpin;
 	unsigned long bad, active, inactive;
 };
 
-static struct outcome scenario(unsigned cap, unsigned order, bool pmd)
+static struct outcome scenario(unsigned cap, unsigned order, bool pmd, bool shared)
 {
-	struct mm *mm = begin();
+	struct mm *mm = begin(), *c = NULL;
 	unsigned long fs = PAGE_SIZE << order,
 		      a = test_mmap(mm, 8 * fs, RW | (pmd ? 0 : VM_NOHUGEPMD), ORDERS(order));
 	struct outcome o = { 0 };
@@ -203,6 +203,11 @@ static struct outcome scenario(unsigned cap, unsigned order, bool pmd)
 
 	CHECK_EQ(stamp_range(mm, a, 8 * fs, 11), 0);
 	nid = node_of(mm, a);
+	if (shared) { /* a fork child maps every folio too: reclaim_shared() */
+		c = mm_fork(mm, NULL);
+		CHECK(c != NULL);
+		mm_clear_young(c, a, a + 8 * fs, true);
+	}
 	mm_clear_young(mm, a, a + 8 * fs, true); /* at young=max: see docs/swap.md on arm64 */
 	for (int i = 0; i < 8; i += 3)
 		CHECK_EQ(mm_access(mm, a + i * fs + 5 * PAGE_SIZE, &x, 8, false), 0);
@@ -211,21 +216,25 @@ static struct outcome scenario(unsigned cap, unsigned order, bool pmd)
 	CHECK_EQ(reclaim(mm, nid, 4ul << order), 4ul << order);
 	CHECK_MM_OK();
 	o.mask = swapped_mask(mm, a, 8, order);
+	o.child_mask = c ? swapped_mask(c, a, 8, order) : o.mask;
 	o.active = lru_pages(nid, LRU_ACTIVE);
 	o.inactive = lru_pages(nid, LRU_INACTIVE);
-	o.bad = stamp_mismatches(mm, a, 8 * fs, 11);
+	o.bad = stamp_mismatches(mm, a, 8 * fs, 11) + (c ? stamp_mismatches(c, a, 8 * fs, 11) : 0);
 	CHECK_MM_OK();
 	d = counters_since(&c0);
 	o.pgscan = d.pgscan, o.pgsteal = d.pgsteal, o.pgactivate = d.pgactivate;
 	o.pgdeactivate = d.pgdeactivate, o.pswpout = d.pswpout, o.pswpin = d.pswpin;
-	printf("    %s cap %s: swapped %#llx, pgscan %llu pgsteal %llu pgactivate %llu pswpin "
+	printf("    %s%s cap %s: swapped %#llx, pgscan %llu pgsteal %llu pgactivate %llu pswpin "
 	       "%llu; "
 	       "pageout_clears %llu young_runs %llu swapin_folios %llu\n",
-	       pmd ? "2M-pmd" : "64K", cap == 1 ? "1" : "max", (unsigned long long)o.mask,
+	       pmd ? "2M-pmd" : "64K", shared ? " shared" : "", cap == 1 ? "1" : "max",
+	       (unsigned long long)o.mask,
 	       (unsigned long long)d.pgscan, (unsigned long long)d.pgsteal,
 	       (unsigned long long)d.pgactivate, (unsigned long long)d.pswpin,
 	       (unsigned long long)d.pageout_clears, (unsigned long long)d.young_runs,
 	       (unsigned long long)d.swapin_folios);
+	if (c)
+		mm_put(c);
 	end(mm);
 	return o;
 }
@@ -233,15 +242,20 @@ static struct outcome scenario(unsigned cap, unsigned order, bool pmd)
 /* The differential rule: caps 1 (one PTE per clear and per young test,
  * 4 KiB swap-in) and max reach the same state and the same counts of
  * what reclaim decided, for 64K folios and for PMD-mapped ones (split
- * by reclaim, then one run of 512 entries or 512 runs of one). */
+ * by reclaim, then one run of 512 entries or 512 runs of one), mapped
+ * by one mm or shared with a fork child. */
 TEST(caps_one_and_max_reach_the_same_state)
 {
-	for (int pmd = 0; pmd < 2; pmd++) {
+	for (int i = 0; i < 4; i++) {
+		bool pmd = i & 1, shared = i & 2;
 		unsigned order = pmd ? PMD_ORDER : 4;
-		struct outcome one = scenario(1, order, pmd), max = scenario(CAP_MAX, order, pmd);
+		struct outcome one = scenario(1, order, pmd, shared),
+			       max = scenario(CAP_MAX, order, pmd, shared);
 
-		WHERE("%s", pmd ? "2M-pmd" : "64K");
+		WHERE("%s%s", pmd ? "2M-pmd" : "64K", shared ? ", shared" : "");
 		W_CHECK_EQ(one.mask, max.mask);
+		W_CHECK_EQ(one.child_mask, one.mask);
+		W_CHECK_EQ(max.child_mask, max.mask);
 		W_CHECK_EQ(one.mask, 0x36); /* used 0, 3, 6 kept; 7 past the want */
 		W_CHECK_EQ(one.pgscan, max.pgscan);
 		W_CHECK_EQ(one.pgsteal, max.pgsteal);
