@@ -116,8 +116,9 @@ static bool mm_maps_folio(struct mm *m, struct folio *folio, unsigned long addr)
 
 bool folio_mapped_in_family(struct folio *folio, struct mm *mm, unsigned long addr)
 {
-	for_each_family_member(m, mm->family) if (m != mm &&
-						  mm_maps_folio(m, folio, addr)) return true;
+	for_each_family_member(m, mm->family)
+		if (m != mm && mm_maps_folio(m, folio, addr))
+			return true;
 	return false;
 }
 

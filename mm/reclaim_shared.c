@@ -257,7 +257,8 @@ static enum reclaim_result unmap_shared(struct anon_family *fam, struct lru_isol
 	bool ok = true, busy, redirtied;
 	unsigned done = 0, refs;
 
-	for_each_family_member(m, fam) ok &= look_member(&s, m);
+	for_each_family_member(m, fam)
+		ok &= look_member(&s, m);
 	refs = s.maps * s.nr;
 	if (!ok || !s.maps || folio_mapcount(folio) != (int)refs ||
 	    folio_ref_count(folio) != (int)refs + 1) {

@@ -299,7 +299,9 @@ static unsigned long reclaim_one(struct mm *mm, struct lru_isolated *iso, bool f
 {
 	struct swap_dest dest;
 	enum reclaim_result elsewhere = family ? RECLAIM_SHARED : RECLAIM_ACTIVATE;
-	struct reclaim_ctx c = { .iso = iso, .res = elsewhere, .dest = &dest, .elsewhere = elsewhere };
+	struct reclaim_ctx c = {
+		.iso = iso, .res = elsewhere, .dest = &dest, .elsewhere = elsewhere
+	};
 	unsigned long end = iso->addr + iso->nr * PAGE_SIZE;
 	struct vma *v = find_vma(mm, iso->addr);
 

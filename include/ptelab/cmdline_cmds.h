@@ -86,6 +86,7 @@
 	X(pageout, NULL, NULL, "pageout", NULL, false, false, false)                               \
 	X(swapin, NULL, NULL, "swapin", NULL, false, false, false)                                 \
 	X(reclaim, NULL, NULL, "pageout", "young,swapin", false, false, false)                     \
+	X(reclaim_shared, NULL, NULL, "pageout", "young,swapin", false, false, false)              \
 	X(young, NULL, NULL, "young", NULL, false, true, false)
 
 #endif

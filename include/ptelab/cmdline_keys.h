@@ -115,7 +115,8 @@
 	CMDLINE_KNOB_SWITCHES(X)                                                                   \
 	X(reclaim_low, "reclaim_low", NUM, 0, 16777216, "pages", 0, NULL, NULL,                    \
 	  "every node's watermark: a fault that finds a node's free pages below it reclaims "      \
-	  "first (0: never; bench reclaim: default half its range below the free pages)")          \
+	  "first (0: never; bench reclaim: default half its range below the free pages, "          \
+	  "reclaim_shared a quarter)")                                                             \
 	X(trace, "trace", ONOFF, 0, 0, NULL, off, NULL, NULL,                                      \
 	  "one line per batch decision (runs, flushes, folds); ptelab boots guest-trace.elf for "  \
 	  "on")                                                                                    \

@@ -186,22 +186,26 @@ trace_case() {
 	out_has "$name" "the operation is one of munmap, mprotect, fork, gup, migrate" && pass "$name"
 }
 
-# reclaim_case BACKEND: bench:reclaim once (8 MiB, one rep): a RESULT line
-# per folio size and variant, and in each the pages reclaim freed all went
-# to swap (pgsteal = pswpout > 0) and came back (pswpin > 0).
+# reclaim_case BACKEND: bench:reclaim and bench:reclaim_shared once (8
+# MiB, one rep): a RESULT line per folio size and variant of each; in
+# each the pages reclaim freed all went to swap (pgsteal = pswpout > 0);
+# bench:reclaim's came back (pswpin > 0), bench:reclaim_shared's were
+# unmapped from both mms (reclaim_shared > 0).
 reclaim_case() {
-	name="$1: bench:reclaim reclaims to swap and reads back"
+	name="$1: bench:reclaim and reclaim_shared reclaim to swap"
 	# shellcheck disable=SC2046
 	expect_status "$name" 0 "$PTELAB" $(backend_args "$1") --timeout 120 \
-		run=bench:reclaim size=8 reps=1 || return
-	n=$(grep -c '^RESULT {"bench":"reclaim"' "$TMPD/out")
-	[ "$n" -eq 10 ] || { fail "$name" "$n RESULT lines, wanted 10"; return; }
-	bad=$(grep '^RESULT {"bench":"reclaim"' "$TMPD/out" | awk '{
-		steal = $0; sub(/.*"pgsteal":/, "", steal); sub(/[,}].*/, "", steal)
-		out = $0; sub(/.*"pswpout":/, "", out); sub(/[,}].*/, "", out)
-		in_ = $0; sub(/.*"pswpin":/, "", in_); sub(/[,}].*/, "", in_)
-		if (steal + 0 == 0 || steal != out || in_ + 0 == 0) print }' | wc -l)
-	[ "$bad" -eq 0 ] || { fail "$name" "$bad RESULT line(s) without pgsteal = pswpout > 0, pswpin > 0"; return; }
+		run=bench:reclaim,bench:reclaim_shared size=8 reps=1 || return
+	for b in reclaim reclaim_shared; do
+		n=$(grep -c "^RESULT {\"bench\":\"$b\"" "$TMPD/out")
+		[ "$n" -eq 10 ] || { fail "$name" "$b: $n RESULT lines, wanted 10"; return; }
+	done
+	bad=$(grep '^RESULT {"bench":"reclaim' "$TMPD/out" | awk '
+		function c(name,  v) { v = $0; sub(".*\"" name "\":", "", v); sub(/[,}].*/, "", v); return v + 0 }
+		{ shared = $0 ~ /"bench":"reclaim_shared"/
+		  if (c("pgsteal") == 0 || c("pgsteal") != c("pswpout") ||
+		      (!shared && c("pswpin") == 0) || (shared && c("reclaim_shared") == 0)) print }' | wc -l)
+	[ "$bad" -eq 0 ] || { fail "$name" "$bad RESULT line(s) without pgsteal = pswpout > 0 and pswpin > 0 (reclaim) or reclaim_shared > 0 (reclaim_shared)"; return; }
 	pass "$name"
 }
 

@@ -284,7 +284,7 @@ TEST(run_rows_drive_the_check)
 		{ "run=help,list,numa_maps", true, NULL },
 		{ "reps=2", false, "nothing to run" },
 		/* the longest message: every benchmark, the last one included */
-		{ "run=bench:x", false, "pageout swapin reclaim young)" },
+		{ "run=bench:x", false, "pageout swapin reclaim reclaim_shared young)" },
 	};
 
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -120,11 +120,11 @@ static const struct mix_row rows_lru_free[] = {
  * entries wait), gup-fast gets (shared pages take no pin: a pin unshares
  * first), exits and munmaps (the family lock's trylock). */
 static const struct mix_row rows_shared_reclaim[] = {
-	{ &mix_k_write, 14 },	  { &mix_k_read, 12 },	  { &mix_k_lru_reclaim, 16 },
-	{ &mix_k_fork, 8 },	  { &mix_k_exit, 3 },	  { &mix_k_munmap, 2 },
-	{ &mix_k_free, 3 },	  { &mix_k_cold, 3 },	  { &mix_k_pin_fast, 3 },
-	{ &mix_k_get_fast, 6 },	  { &mix_k_get, 2 },	  { &mix_k_unpin, 8 },
-	{ &mix_k_migrate, 2 },	  { &mix_k_unshare, 2 },
+	{ &mix_k_write, 14 },	{ &mix_k_read, 12 },   { &mix_k_lru_reclaim, 16 },
+	{ &mix_k_fork, 8 },	{ &mix_k_exit, 3 },    { &mix_k_munmap, 2 },
+	{ &mix_k_free, 3 },	{ &mix_k_cold, 3 },    { &mix_k_pin_fast, 3 },
+	{ &mix_k_get_fast, 6 }, { &mix_k_get, 2 },     { &mix_k_unpin, 8 },
+	{ &mix_k_migrate, 2 },	{ &mix_k_unshare, 2 },
 };
 
 const struct mix_profile mix_profiles[] = {

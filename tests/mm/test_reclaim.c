@@ -228,11 +228,10 @@ static struct outcome scenario(unsigned cap, unsigned order, bool pmd, bool shar
 	       "%llu; "
 	       "pageout_clears %llu young_runs %llu swapin_folios %llu\n",
 	       pmd ? "2M-pmd" : "64K", shared ? " shared" : "", cap == 1 ? "1" : "max",
-	       (unsigned long long)o.mask,
-	       (unsigned long long)d.pgscan, (unsigned long long)d.pgsteal,
-	       (unsigned long long)d.pgactivate, (unsigned long long)d.pswpin,
-	       (unsigned long long)d.pageout_clears, (unsigned long long)d.young_runs,
-	       (unsigned long long)d.swapin_folios);
+	       (unsigned long long)o.mask, (unsigned long long)d.pgscan,
+	       (unsigned long long)d.pgsteal, (unsigned long long)d.pgactivate,
+	       (unsigned long long)d.pswpin, (unsigned long long)d.pageout_clears,
+	       (unsigned long long)d.young_runs, (unsigned long long)d.swapin_folios);
 	if (c)
 		mm_put(c);
 	end(mm);

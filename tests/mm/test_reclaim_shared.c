@@ -46,7 +46,8 @@ TEST(shared_folios_are_written_once_for_both_mms)
 			struct mm_counters c0;
 			pte_t e;
 
-			WHERE("%s, reclaimed from the %s", g->label, from_child ? "child" : "parent");
+			WHERE("%s, reclaimed from the %s", g->label,
+			      from_child ? "child" : "parent");
 			c = shared_region(mm, g, &a, &len, 3);
 			n = len >> PAGE_SHIFT;
 			c0 = mm_counters_read();
@@ -56,7 +57,8 @@ TEST(shared_folios_are_written_once_for_both_mms)
 			W_CHECK_EQ(counters_since(&c0).pswpout, n);
 			W_CHECK_EQ(counters_since(&c0).reclaim_shared, n >> g->order);
 			W_CHECK_EQ(counters_since(&c0).reclaim_shared_busy, 0);
-			W_CHECK_EQ(counters_since(&c0).reclaim_pmd_splits, g->pmd ? 2 * (n >> 9) : 0);
+			W_CHECK_EQ(counters_since(&c0).reclaim_pmd_splits,
+				   g->pmd ? 2 * (n >> 9) : 0);
 			W_CHECK(swap_entry_at(c, a + len - PAGE_SIZE, &e));
 			W_CHECK_EQ(swap_count(swap_entry_offset(e)), 2);
 			W_CHECK(!swap_entry_excl(e));
@@ -342,8 +344,9 @@ TEST(fault_on_the_unmapped_runs_waits_smp)
 	r.other = shared_region(r.mm, &gsizes[2], &r.a, &len, 8);
 	c0 = mm_counters_read();
 	shared_race(&r);
-	printf("    the child's read %s\n",
-	       counters_since(&c0).migration_waits ? "waited on the migration entry" : "went through");
+	printf("    the child's read %s\n", counters_since(&c0).migration_waits
+						    ? "waited on the migration entry"
+						    : "went through");
 	CHECK(counters_since(&c0).migration_waits > 0);
 	CHECK_EQ(counters_since(&c0).reclaim_shared, 1);
 	CHECK_EQ(r.val, stamp(r.a + 3 * PAGE_SIZE, 8));
@@ -356,7 +359,7 @@ TEST(fault_on_the_unmapped_runs_waits_smp)
 
 TEST_SUITE(reclaim_shared, shared_folios_are_written_once_for_both_mms,
 	   shared_pmd_folio_young_in_one_mm_stays_whole,
-	   shared_lazyfree_folios_are_discarded_in_every_mm, records_outlive_the_mm_that_faulted_them,
-	   family_lock_taken_keeps_shared_folios,
+	   shared_lazyfree_folios_are_discarded_in_every_mm,
+	   records_outlive_the_mm_that_faulted_them, family_lock_taken_keeps_shared_folios,
 	   shared_reclaim_puts_back_a_held_folio, cow_after_the_look_keeps_the_folio_smp,
 	   fault_on_the_unmapped_runs_waits_smp);

@@ -145,7 +145,7 @@ run_cases() {
 	refused_before_boot "exit needs an argument: exit:N - stop with status N (0..255)" run=exit
 	refused_before_boot "unknown command 'nosuch' (run=list lists the commands)" run=nosuch
 	refused_before_boot "unknown command 'nope' (run=list lists the commands)" run=hello,nope
-	refused_before_boot "no benchmark 'nosuch' (have: fault zap mprotect fork fork_exit gup gup_put migrate move_pages mremap madvise_free madvise_dontneed madvise_populate numa_hint pageout swapin reclaim young)" \
+	refused_before_boot "no benchmark 'nosuch' (have: fault zap mprotect fork fork_exit gup gup_put migrate move_pages mremap madvise_free madvise_dontneed madvise_populate numa_hint pageout swapin reclaim reclaim_shared young)" \
 		run=bench:nosuch
 	refused_before_boot "bench fault: caps= does not apply (its timed operation has no batching cap)" \
 		run=bench:fault caps=1,max
@@ -182,7 +182,7 @@ run_cases() {
 		--backend host run=bench:zap,exit:0
 	# The guest keeps the same check for a command line ptelab did not
 	# write: the same words.
-	same_in_guest "no benchmark 'nosuch' (have: fault zap mprotect fork fork_exit gup gup_put migrate move_pages mremap madvise_free madvise_dontneed madvise_populate numa_hint pageout swapin reclaim young)" \
+	same_in_guest "no benchmark 'nosuch' (have: fault zap mprotect fork fork_exit gup gup_put migrate move_pages mremap madvise_free madvise_dontneed madvise_populate numa_hint pageout swapin reclaim reclaim_shared young)" \
 		run=bench:nosuch
 	same_in_guest "bench fault: caps= does not apply (its timed operation has no batching cap)" \
 		"run=bench:fault caps=1,max"
