@@ -9,14 +9,18 @@
 # repetitions (default 3; the median), ptelab one (icount is exact).
 # OPTS=tuned (default: mitigations=off init_on_alloc=0) or debian (the
 # distribution's defaults). BENCH: fault,zap,mprotect,fork,migrate,
-# move_pages,gup,mremap,madvise,pageout,swapin,young,numa_hint,reclaim (gup also
+# move_pages,gup,mremap,madvise,pageout,swapin,young,numa_hint,reclaim,
+# reclaim_shared (gup also
 # times the unpin, as gup_put; madvise is madvise_free, _dontneed and
 # _populate, ptelab's advice=free,dontneed,populate; pageout and swapin
 # boot Linux with a RAM swap device, tests/bench/linux/init.sh; young is
 # Linux's /proc/self/clear_refs; numa_hint is ptelab's alone: Linux's
 # change_prot_numa() has no system call, docs/linux.md; reclaim runs
 # Linux in a memory cgroup whose limit is half the region, ptelab with
-# its watermark half the region below the free pages). ptelab's gup runs
+# its watermark half the region below the free pages; reclaim_shared
+# forks a child that maps the first half, then writes the second past a
+# limit of three quarters, ptelab's watermark a quarter below the free
+# pages). ptelab's gup runs
 # with gup_keep=ranges: like io_uring, it keeps the pins as runs of one
 # folio (coalesced inside the timed get) and releases a run at a time.
 #
@@ -39,7 +43,7 @@ ARCHES=${ARCHES:-x86_64 arm64}
 KERNELS=${KERNELS:-6.1 6.12}
 SIZE=${SIZE:-64}
 REPS=${REPS:-3}
-BENCH=${BENCH:-fault,zap,mprotect,fork,migrate,move_pages,gup,mremap,madvise,pageout,swapin,young,numa_hint,reclaim}
+BENCH=${BENCH:-fault,zap,mprotect,fork,migrate,move_pages,gup,mremap,madvise,pageout,swapin,young,numa_hint,reclaim,reclaim_shared}
 FOLIOS=${FOLIOS:-4K,16K,32K,64K,128K,256K,512K,1M,2M-pte,2M-pmd}
 OPTS=${OPTS:-tuned}
 PT_USER=${PT_USER:-on}
@@ -70,9 +74,9 @@ for b in $(echo "$BENCH" | tr ',' ' '); do
 	esac
 done
 pt_benches=${pt_benches#,} lx_benches=${lx_benches#,}
-# Linux's pageout, swapin and reclaim need a swap device: init.sh's RAM disk.
+# Linux's pageout, swapin and the reclaims need a swap device: init.sh's RAM disk.
 lx_swap=off
-case ",$lx_benches," in *,pageout,* | *,swapin,* | *,reclaim,*) lx_swap=on ;; esac
+case ",$lx_benches," in *,pageout,* | *,swapin,* | *,reclaim,* | *,reclaim_shared,*) lx_swap=on ;; esac
 [ -n "$MICRO" ] && lx_benches=${lx_benches:+$lx_benches,}$MICRO
 
 # pt_user ARCH WORDS...: lbench as a ptelab user process, its console in

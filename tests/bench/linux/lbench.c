@@ -6,7 +6,7 @@
  * tables take them unchanged.
  *
  *   lbench [bench=fault,zap,mremap,...,madvise_free,...,pageout,swapin,young,reclaim,
- *          syscall,ufault,forkexit]
+ *          reclaim_shared,syscall,ufault,forkexit]
  *          [folios=4K,64K,...] [size=MiB] [reps=N] [clock=icount|host]
  *          [knobs=on|off]
  *
@@ -835,6 +835,55 @@ static int op_reclaim(const struct fsize *fs, struct rep *r)
 	return sum == opt.size / PAGE ? 0 : -1;
 }
 
+/* As ptelab's bench:reclaim_shared: in a memory cgroup whose limit is
+ * three quarters of the region, the first half written (untimed) and a
+ * child forked that maps it too and waits; then a timed write of the
+ * second half, whose faults past the limit reclaim the first half's
+ * folios (the oldest on the group's LRU, mapped by both processes:
+ * try_to_unmap() walks the anon_vma to both) to the swap device. ptelab
+ * puts its watermark a quarter of the region below its free pages: the
+ * same quarter of the region goes out. */
+static int op_reclaim_shared(const struct fsize *fs, struct rep *r)
+{
+	unsigned long half = opt.size / 2;
+	int fds[2] = { -1, -1 }, err = -1;
+	pid_t pid = -1;
+	uint64_t t0;
+	char *p, c;
+
+	knobs_set(fs);
+	p = region_map(fs, opt.size, false);
+	if (!p)
+		return -1;
+	if (memcg_enter(opt.size / 4 * 3))
+		return munmap(p, opt.size), -1;
+	for (unsigned long o = 0; o < half; o += PAGE)
+		p[o] = 1;
+	if (!pipe(fds) && (pid = fork()) == 0) {
+		close(fds[1]);
+		_exit(read(fds[0], &c, 1) < 0);
+	}
+	if (pid > 0) {
+		vmstat_read(&r->vm0);
+		t0 = now_ns();
+		for (unsigned long o = half; o < opt.size; o += PAGE)
+			p[o] = 1;
+		r->t[0] = now_ns() - t0;
+		vmstat_read(&r->vm1);
+		err = 0;
+	}
+	if (fds[1] >= 0)
+		close(fds[1]); /* the child's read returns: it exits */
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	snprintf(r->got, sizeof(r->got), "%s", fs->label);
+	munmap(p, opt.size);
+	memcg_leave();
+	return err;
+}
+
 /* One write of "1" to /proc/self/clear_refs after the region was written
  * (every entry young), as ptelab's bench:young: the kernel walks the
  * process's mappings and tests and clears each entry's young bit (Linux
@@ -960,6 +1009,7 @@ static const struct bench benches[] = {
 	{ "swapin", NULL, op_swapin },
 	{ "young", NULL, op_young },
 	{ "reclaim", NULL, op_reclaim },
+	{ "reclaim_shared", NULL, op_reclaim_shared },
 	{ "syscall", NULL, op_syscall },
 	{ "ufault", NULL, op_ufault },
 	{ "forkexit", NULL, op_forkexit },
@@ -1052,10 +1102,12 @@ static int run_bench(const struct bench *b, const struct fsize *fs)
 		       strerror(errno));
 		return 0;
 	}
-	if ((b->fn == op_ufault || b->fn == op_reclaim) && fs->kb == 2048 && !fs->pmd)
+	bool memcg = b->fn == op_reclaim || b->fn == op_reclaim_shared;
+
+	if ((b->fn == op_ufault || memcg) && fs->kb == 2048 && !fs->pmd)
 		return 0; /* 2M-pte is no fault size */
-	if (b->fn == op_reclaim && !memcg_available()) {
-		printf("lbench: reclaim %s: no memory cgroup here: left out\n", fs->label);
+	if (memcg && !memcg_available()) {
+		printf("lbench: %s %s: no memory cgroup here: left out\n", b->name, fs->label);
 		return 0;
 	}
 	/* Only the entries used: the process stays small (forkexit). */

@@ -100,7 +100,7 @@ function mic(a, b, f, k) {
 	mv = M[a, b, f, k]; mt = num(mv)
 }
 END {
-	nb = split("fault zap mprotect fork migrate move_pages gup gup_put mremap madvise_free madvise_dontneed madvise_populate pageout swapin young numa_hint reclaim", B, " ")
+	nb = split("fault zap mprotect fork migrate move_pages gup gup_put mremap madvise_free madvise_dontneed madvise_populate pageout swapin young numa_hint reclaim reclaim_shared", B, " ")
 	nf = split("4K 16K 32K 64K 128K 256K 512K 1M 2M-pte 2M-pmd", F, " ")
 	tcsv = out "/table.csv"; ttxt = out "/table.txt"
 	print "arch,bench,folio,linux_6.1,linux_6.12,ptelab_cap1,ptelab_batched,best_linux,linux_over_ptelab,ahead,note,ptelab_same_binary,linux_over_same,same_ahead" > tcsv
@@ -134,7 +134,7 @@ END {
 				if (b ~ /^gup/) note = "Linux: io_uring"
 				if (b == "madvise_populate") note = "no cap; zeroing differs"
 				if (b == "pageout" || b == "swapin") note = "Linux: swap cache, block layer"
-				if (b == "reclaim") note = "Linux: memcg limit, swap cache, block layer"
+				if (b == "reclaim" || b == "reclaim_shared") note = "Linux: memcg limit, swap cache, block layer"
 				if (b == "young") note = "Linux: whole mm, no flush"
 				if (b == "numa_hint") note = "no Linux cell: no system call"
 				printf "  %-10s %-7s %9s %9s %9s %9s %8s %-6s %9s %8s %s%s\n", b, f, t61, t612,
