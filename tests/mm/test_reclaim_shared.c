@@ -357,9 +357,107 @@ TEST(fault_on_the_unmapped_runs_waits_smp)
 	end(r.mm);
 }
 
+#define SHARED_ROUNDS 16
+
+struct shared_loop {
+	struct mm *mm, *child;
+	unsigned long r, len;
+	unsigned stop;
+	unsigned long reads, bad, gets, forks;
+};
+
+/* CPU 1 in the child: reads of the shared region (each page's stamp,
+ * through swap-in when reclaim took it), gup-fast gets of its pages, and
+ * a fork and exit of a grandchild now and then (the family lock taken:
+ * the reclaimer's trylock fails meanwhile). */
+static void shared_loop_child(struct shared_loop *l)
+{
+	for (unsigned long i = 0; !__atomic_load_n(&l->stop, __ATOMIC_ACQUIRE); i++) {
+		unsigned long va = l->r + (i * 17 % (l->len >> PAGE_SHIFT)) * PAGE_SIZE;
+		struct page *p;
+		uint64_t x = 0;
+
+		l->reads++;
+		if (mm_access(l->child, va, &x, 8, false) || x != stamp(va, 1))
+			l->bad++;
+		if (get_user_pages_fast(l->child, va, 1, 0, &p) == 1) {
+			l->gets++;
+			put_user_pages(&p, 1);
+		}
+		if (i % 16 == 15) {
+			struct mm *g = mm_fork(l->child, NULL);
+
+			l->forks += g != NULL;
+			if (g)
+				mm_put(g);
+		}
+	}
+	switch_mm(NULL);
+}
+
+static void shared_loop_cpu(unsigned cpu, void *arg)
+{
+	struct shared_loop *l = arg;
+
+	if (cpu == 1) {
+		shared_loop_child(l);
+		return;
+	}
+	for (unsigned r = 2; r < 2 + SHARED_ROUNDS; r++) {
+		unsigned long w = test_mmap(l->mm, l->len, RW | VM_NOHUGEPMD, ORDERS(4));
+
+		CHECK_EQ(stamp_range(l->mm, w, l->len, r), 0);
+		CHECK_EQ(stamp_mismatches(l->mm, w, l->len, r), 0);
+		CHECK_EQ(mm_munmap(l->mm, w, l->len), 0);
+	}
+	flag_set(&l->stop);
+}
+
+/* Free-running: the parent maps, writes and unmaps a region of its own
+ * round after round past the watermark (its faults reclaim: the shared
+ * region's folios from both mms, then the copies the child's reads
+ * brought back, the child's alone, through the same family walk) while
+ * CPU 1 reads the shared region in the child, takes gup-fast references
+ * to it and forks. Every read sees the data, the lists and counts agree,
+ * and both mms read it all back. */
+TEST(shared_reclaim_against_reads_gets_and_forks_smp)
+{
+	struct shared_loop l = { 0 };
+	struct mm_counters c0;
+	int nid;
+
+	l.mm = begin();
+	l.len = 2ul << 20;
+	l.child = shared_region(l.mm, &gsizes[2], &l.r, &l.len, 1);
+	nid = node_at(l.mm, l.r);
+	reclaim_set_low(nid, node_free_pages(nid) - (l.len >> PAGE_SHIFT) / 2);
+	c0 = mm_counters_read();
+	if (smp_nr_cpus() < 2) {
+		printf("    1 CPU online: the rounds alone\n");
+		shared_loop_cpu(0, &l);
+	} else {
+		smp_run(2, shared_loop_cpu, &l);
+	}
+	reclaim_set_low(nid, 0);
+	printf("    %llu folios unmapped through the family walk (%llu kept, %llu family lock "
+	       "taken); the child read %lu times, took %lu gets, forked %lu times\n",
+	       (unsigned long long)counters_since(&c0).reclaim_shared,
+	       (unsigned long long)counters_since(&c0).reclaim_shared_busy,
+	       (unsigned long long)counters_since(&c0).reclaim_family_busy, l.reads, l.gets,
+	       l.forks);
+	CHECK_EQ(l.bad, 0);
+	CHECK(counters_since(&c0).reclaim_shared > 0);
+	CHECK_MM_OK();
+	CHECK_EQ(stamp_mismatches(l.mm, l.r, l.len, 1), 0);
+	CHECK_EQ(stamp_mismatches(l.child, l.r, l.len, 1), 0);
+	CHECK_MM_OK();
+	mm_put(l.child);
+	end(l.mm);
+}
+
 TEST_SUITE(reclaim_shared, shared_folios_are_written_once_for_both_mms,
 	   shared_pmd_folio_young_in_one_mm_stays_whole,
 	   shared_lazyfree_folios_are_discarded_in_every_mm,
 	   records_outlive_the_mm_that_faulted_them, family_lock_taken_keeps_shared_folios,
 	   shared_reclaim_puts_back_a_held_folio, cow_after_the_look_keeps_the_folio_smp,
-	   fault_on_the_unmapped_runs_waits_smp);
+	   fault_on_the_unmapped_runs_waits_smp, shared_reclaim_against_reads_gets_and_forks_smp);

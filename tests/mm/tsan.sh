@@ -6,7 +6,10 @@
 # fault and a GUP pin against a migration) and "shared_race/" (a fault
 # on a shared page against its migration) cases, and reclaim's isolation
 # inside another CPU's folio_free() and the free-running reclaim loop
-# ("reclaim/isolate_skips", "reclaim/reclaim_against"), with MM_TEST_CPUS
+# ("reclaim/isolate_skips", "reclaim/reclaim_against"), and the reclaim
+# of shared folios against a COW fault, a fault on its migration entries
+# and a child's reads, gets and forks ("reclaim_shared/": the whole
+# suite, whose one-CPU cases are short), with MM_TEST_CPUS
 # threads (default 4). A data race or any other TSan report fails the
 # format even when its cases pass. Ends with "N passed, N failed".
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -22,4 +25,4 @@ format_extra_failure() {
 }
 
 run_formats build/mm-tsan "mm SMP cases under ThreadSanitizer ($MM_TEST_CPUS CPUs)" \
-	concurrency/,family/,gup_fast_race/,migrate_race/,fault_gup_race/,mremap_race/,protnone_smp/,reclaim/isolate_skips,reclaim/reclaim_against,shared_race/
+	concurrency/,family/,gup_fast_race/,migrate_race/,fault_gup_race/,mremap_race/,protnone_smp/,reclaim/isolate_skips,reclaim/reclaim_against,shared_race/,reclaim_shared/
