@@ -22,7 +22,12 @@ expect_status() {
 	if [ "$es_got" -eq "$es_want" ]; then
 		return 0
 	fi
-	fail "$es_name" "exit status $es_got, wanted $es_want; output: $(tail -n 5 "$TMPD/out" | tr '\n' '|')"
+	# The failed cases and checks first (a selftest's are far above its
+	# tail), then the tail.
+	fail "$es_name" "exit status $es_got, wanted $es_want; output: $({
+		grep -E '^(FAIL|panic)|check failed' "$TMPD/out" | head -n 8
+		tail -n 5 "$TMPD/out"
+	} | tr '\n' '|')"
 	return 1
 }
 

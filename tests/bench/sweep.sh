@@ -168,6 +168,9 @@ points | (cd "$TOP" && parallel --will-cite --halt now,fail=1 --colsep ' ' $wher
 	"[ -f tests/bench/sweep.sh ] || cd '$TOP' &&" sh tests/bench/sweep.sh --one "$REL" \
 	{1} {2} {3} {4}) ||
 	{ echo "sweep: a run failed; see $OUT/parts/"; exit 1; }
+# A ":" login's work directory is made in this tree (relative to the
+# current directory), and --cleanup leaves it, empty.
+[ -z "$HOSTS" ] || rmdir "$TOP/ptelab-sweep/$STAMP" "$TOP/ptelab-sweep" 2>/dev/null
 
 # One CSV, header once, rows in benchmark, folio, CPUs, knob, cap order.
 # A part that did not come back (a host's --return failed) fails the sweep.
