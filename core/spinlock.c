@@ -39,6 +39,18 @@ static unsigned lock_level(enum lock_class cls, unsigned subclass)
 	return (unsigned)cls * 2 + subclass;
 }
 
+/* Put @lock on @h's stack at @level. */
+static inline void order_record(struct held_locks *h, const void *lock, const char *name,
+				unsigned level)
+{
+	if (h->depth == LOCK_DEPTH)
+		panic("lock order: more than %d locks held, taking %s", LOCK_DEPTH, name);
+	h->held[h->depth].lock = lock;
+	h->held[h->depth].name = name;
+	h->held[h->depth].level = level;
+	h->depth++;
+}
+
 /* Panic if CPU @cpu holds a lock at @level or later; then record @lock.
  * Inline, and nothing but a test of lock_debug while it is off. */
 static inline void order_push(unsigned cpu, const void *lock, const char *name, unsigned level)
@@ -51,12 +63,7 @@ static inline void order_push(unsigned cpu, const void *lock, const char *name, 
 		panic("lock order: taking %s (%s) while holding %s (%s)", name,
 		      class_names[level / 2], h->held[h->depth - 1].name,
 		      class_names[h->held[h->depth - 1].level / 2]);
-	if (h->depth == LOCK_DEPTH)
-		panic("lock order: more than %d locks held, taking %s", LOCK_DEPTH, name);
-	h->held[h->depth].lock = lock;
-	h->held[h->depth].name = name;
-	h->held[h->depth].level = level;
-	h->depth++;
+	order_record(h, lock, name, level);
 }
 
 /* Record @lock, taken by a trylock, with no order check: a trylock
@@ -70,12 +77,7 @@ static void order_push_try(unsigned cpu, const void *lock, const char *name, uns
 		return;
 	if (h->depth && h->held[h->depth - 1].level > level)
 		level = h->held[h->depth - 1].level;
-	if (h->depth == LOCK_DEPTH)
-		panic("lock order: more than %d locks held, taking %s", LOCK_DEPTH, name);
-	h->held[h->depth].lock = lock;
-	h->held[h->depth].name = name;
-	h->held[h->depth].level = level;
-	h->depth++;
+	order_record(h, lock, name, level);
 }
 
 /* Forget @lock (usually the last taken; locks may be dropped in any

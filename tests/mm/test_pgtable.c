@@ -493,6 +493,48 @@ TEST(lock_order_check)
 	CHECK_EQ(lock_held_depth(), depth);
 }
 
+static void take_family_after_trylock(void *arg)
+{
+	struct rwlock *locks = arg; /* [0] an mmap_lock, [1] a family lock */
+
+	read_lock(&locks[0]);
+	if (write_trylock(&locks[1]))
+		read_lock(&locks[0]); /* a second lock of the mmap class: out of order */
+}
+
+/* write_trylock: taken when nobody holds the lock, refused while a reader
+ * or a writer does, and exempt from the order check (a family lock tried
+ * under an mmap_lock, as reclaim does), ranking with the lock above it:
+ * a lock of that class after it still panics. */
+TEST(rwlock_trylock)
+{
+	struct rwlock locks[2] = { RWLOCK_INIT("mmap_lock M"),
+				   RWLOCK_INIT_CLASS(LOCK_FAMILY, "family lock F") };
+	unsigned depth = lock_held_depth();
+
+	read_lock(&locks[1]);
+	CHECK(!write_trylock(&locks[1]));
+	read_unlock(&locks[1]);
+	write_lock(&locks[1]);
+	CHECK(!write_trylock(&locks[1]));
+	write_unlock(&locks[1]);
+	read_lock(&locks[0]);
+	CHECK(write_trylock(&locks[1]));
+	CHECK(rwlock_is_write_locked(&locks[1]));
+	CHECK_EQ(lock_held_depth(), depth + 2);
+	write_unlock(&locks[1]);
+	read_unlock(&locks[0]);
+	CHECK(!rwlock_is_locked(&locks[1]));
+	CHECK_EQ(lock_held_depth(), depth);
+	CHECK_PANICS(take_family_after_trylock, locks,
+		     "taking mmap_lock M (mmap_lock) while holding family lock F");
+	if (rwlock_is_write_locked(&locks[1]))
+		write_unlock(&locks[1]);
+	while (rwlock_is_locked(&locks[0]))
+		read_unlock(&locks[0]);
+	CHECK_EQ(lock_held_depth(), depth);
+}
+
 /* flush_tlb_range: one flush, the pages the range touches; an empty range
  * is no flush. */
 TEST(flush_tlb_range_counts)
@@ -709,6 +751,6 @@ TEST_SUITE(pgtable, pte_write_round_trip, pte_dirty_round_trip,
 	   table_entry_helpers, pmd_leaf_helpers, pt_alloc_free_and_counters,
 	   mm_find_pmd_allocates_missing_levels, mm_find_pmd_stops_at_a_leaf,
 	   pte_offset_map_lock_counts_and_locks, lock_misuse_panics, lock_order_check,
-	   flush_tlb_range_counts, walk_visits_runs_and_leaves, walk_of_an_empty_mm_visits_nothing,
-	   walk_stops_on_callback_value, free_pgtables_frees_only_empty_tables,
-	   pgd_free_panics_with_tables_left)
+	   rwlock_trylock, flush_tlb_range_counts, walk_visits_runs_and_leaves,
+	   walk_of_an_empty_mm_visits_nothing, walk_stops_on_callback_value,
+	   free_pgtables_frees_only_empty_tables, pgd_free_panics_with_tables_left)
