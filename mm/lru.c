@@ -153,6 +153,17 @@ void __folio_add_lru(struct folio *f, struct mm *mm, unsigned long addr)
 	spin_unlock(&lv->lock);
 }
 
+void __folio_lru_moved(struct folio *f, struct mm *mm, unsigned long from, unsigned long to)
+{
+	struct lruvec *lv = folio_lruvec(f);
+	struct lru_link *k = folio_link(lv, f);
+
+	spin_lock(&lv->lock);
+	if ((page_flags(&f->page) & PG_lru) && k->family == mm->family && k->addr == from)
+		k->addr = to;
+	spin_unlock(&lv->lock);
+}
+
 void __folio_lru_del(struct folio *f)
 {
 	struct lruvec *lv = folio_lruvec(f);

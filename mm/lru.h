@@ -122,6 +122,23 @@ static inline void folio_lru_migrate(struct folio *old, struct folio *dst, struc
 		__folio_lru_migrate(old, dst, pieces);
 }
 
+/*
+ * folio_lru_moved - mremap moved @mm's mapping of @f's first page from
+ * @from to @to: a record naming @from in @mm's family follows it, so
+ * reclaim finds the folio where it is now (Linux's rmap needs no such
+ * step: an anon VMA keeps its page offset when it moves).
+ * Context: @mm's mmap_lock held for write, which keeps out every
+ * isolation from @mm's family (reclaim holds @mm's mmap_lock for read,
+ * or the family lock for write) and every change of the entry.
+ */
+void __folio_lru_moved(struct folio *f, struct mm *mm, unsigned long from, unsigned long to);
+static inline void folio_lru_moved(struct folio *f, struct mm *mm, unsigned long from,
+				   unsigned long to)
+{
+	if (__atomic_load_n(&lru_kept, __ATOMIC_RELAXED))
+		__folio_lru_moved(f, mm, from, to);
+}
+
 /* folio_deactivate - @f (on a list) to the inactive tail (MADV_COLD).
  * Context: a reference or the PTE lock of a mapping keeps @f alive. */
 void folio_deactivate(struct folio *f);

@@ -42,6 +42,7 @@
 
 #include "kernel.h"
 #include "folio_walk.h"
+#include "lru.h"
 #include "mm_internal.h"
 #include "shmem.h"
 #include "swapops.h"
@@ -299,6 +300,51 @@ static int move_page_tables(struct vma *vma, unsigned long old, unsigned long ne
 	return 0;
 }
 
+/* The walker's steps for lru_follow(): each folio whose first page is
+ * mapped in the moved range has its record follow (folio_lru_moved()). */
+static int follow_ptes(struct mm *mm, pmd_t *pmdp, pte_t *ptep, unsigned long addr,
+		       unsigned long end, void *priv)
+{
+	unsigned long delta = *(unsigned long *)priv;
+
+	(void)pmdp;
+	for (; addr < end; addr += PAGE_SIZE, ptep++) {
+		pte_t pte = ptep_get(ptep);
+		struct page *page;
+
+		if (!pte_present(pte))
+			continue;
+		page = pfn_to_page(pte_pfn(pte));
+		if (page == &page_folio(page)->page)
+			folio_lru_moved(page_folio(page), mm, addr - delta, addr);
+	}
+	return 0;
+}
+
+static int follow_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsigned long end, void *priv)
+{
+	unsigned long delta = *(unsigned long *)priv;
+	pmd_t pmd = pmdp_get(pmdp);
+
+	(void)end;
+	if (pmd_leaf(pmd))
+		folio_lru_moved(page_folio(pfn_to_page(pmd_pfn(pmd))), mm, addr - delta, addr);
+	return 0;
+}
+
+static const struct pt_walk_ops follow_ops = { .pmd_leaf = follow_pmd, .pte_range = follow_ptes };
+
+/* The LRU records of the folios moved from @old to [new, new + len)
+ * follow them; only while the lists are kept (a walk of the new range,
+ * which a kernel that never reclaims does not pay for). */
+static void lru_follow(struct mm *mm, unsigned long old, unsigned long new, unsigned long len)
+{
+	unsigned long delta = new - old;
+
+	if (__atomic_load_n(&lru_kept, __ATOMIC_RELAXED))
+		walk_page_range(mm, new, new + len, &follow_ops, &delta);
+}
+
 /*
  * move_vma - move [old, old + old_len) (inside @vma) to @new as a VMA of
  * @new_len. Return: @new, or -ENOMEM with no mapping changed.
@@ -322,6 +368,7 @@ static long move_vma(struct mm *mm, unsigned long old, unsigned long old_len, un
 		free(n);
 		return err;
 	}
+	lru_follow(mm, old, new, old_len);
 	*n = *vma;
 	if (n->shm) /* the same object and offset; vma_unlink_free() drops vma's */
 		shmem_get(n->shm);

@@ -194,7 +194,7 @@ static enum reclaim_result reclaim_ptes(struct mm *mm, struct reclaim_ctx *c, pt
 	pte_t pte = ptep_get(ptep);
 
 	if (!pte_present(pte) || !pte_user(pte) || pte_pfn(pte) != folio_pfn(folio) || left < nr)
-		return c->elsewhere; /* not mapped here (mremap moved it, or a fork's other mm) */
+		return c->elsewhere; /* not mapped here (a fork's other mm maps it) */
 	if (nr > 1 &&
 	    folio_pte_batch(folio, iso->addr, ptep, pte, nr,
 			    FPB_IGNORE_DIRTY | FPB_IGNORE_YOUNG | FPB_IGNORE_BLOCK, NULL) != nr)

@@ -14,9 +14,11 @@
  * nothing but the mappings holds it: Linux's try_to_unmap_one() with
  * folio_unmap_pte_batch()), written to swap whole (a large folio to a run
  * of consecutive slots) and freed; a clean lazyfree (MADV_FREE) one is
- * discarded without swap. A folio that cannot go (mapped elsewhere too,
- * pinned, held by GUP, PMD-mapped, its record stale) goes to the active
- * head; one for which swap has no run of slots stays on the inactive one.
+ * discarded without swap; a PMD-mapped one is split first, and one other
+ * mms of the fork family map too goes to reclaim_shared(). A folio that
+ * cannot go (mapped elsewhere or in part, pinned, held by GUP, its record
+ * stale) goes to the active head; one for which swap has no run of slots
+ * stays on the inactive one.
  */
 #ifndef MM_VMSCAN_H
 #define MM_VMSCAN_H

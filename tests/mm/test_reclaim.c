@@ -269,6 +269,37 @@ TEST(caps_one_and_max_reach_the_same_state)
 	}
 }
 
+/* mremap moves a folio's entries, and its LRU record (the reverse map)
+ * follows: the moved folios are reclaimed at their new address, whole
+ * PMDs and PTE tables moved by their PMD entry included. */
+TEST(mremap_moved_folios_are_reclaimed)
+{
+	for (int s = 0; s < NR_GSIZES; s++) {
+		const struct gsize *g = &gsizes[s];
+		struct mm *mm = begin();
+		unsigned long len, a = gup_region(mm, g, &len, 12), n = len >> PAGE_SHIFT;
+		long b;
+		int nid = node_of(mm, a);
+
+		WHERE("%s", g->label);
+		b = mm_mremap(mm, a, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, a + 4 * len);
+		W_CHECK_EQ(b, (long)(a + 4 * len));
+		mm_clear_young(mm, (unsigned long)b, (unsigned long)b + len, true);
+		W_CHECK_EQ(reclaim(mm, nid, ~0ul), n);
+		W_CHECK_EQ(swapped(mm, (unsigned long)b, len), n);
+		W_CHECK_MM_OK();
+		for (unsigned long i = 0; i < n; i++) {
+			uint64_t x = 0;
+
+			W_CHECK_EQ(mm_access(mm, (unsigned long)b + i * PAGE_SIZE, &x, 8, false),
+				   0);
+			W_CHECK_EQ(x, stamp(a + i * PAGE_SIZE, 12));
+		}
+		W_CHECK_MM_OK();
+		end(mm);
+	}
+}
+
 static struct page *window_page;
 
 static void pin_in_window(struct mm *mm, unsigned long addr)
@@ -691,6 +722,7 @@ TEST(reclaim_against_gup_fast_and_another_mm_smp)
 TEST_SUITE(reclaim, lru_order_new_inactive_cold_to_tail, watermark_makes_the_fault_reclaim,
 	   referenced_folios_are_kept, lazyfree_folios_are_discarded,
 	   swapped_data_intact_after_swapin, caps_one_and_max_reach_the_same_state,
-	   reclaim_sees_a_pin_taken_before_the_clear, pmd_folio_is_split_and_written_as_one_run,
-	   isolate_skips_a_folio_being_freed_smp, pmd_reclaim_split_holds_off_a_fault_smp,
-	   aging_move_meets_the_last_put_smp, reclaim_against_gup_fast_and_another_mm_smp);
+	   mremap_moved_folios_are_reclaimed, reclaim_sees_a_pin_taken_before_the_clear,
+	   pmd_folio_is_split_and_written_as_one_run, isolate_skips_a_folio_being_freed_smp,
+	   pmd_reclaim_split_holds_off_a_fault_smp, aging_move_meets_the_last_put_smp,
+	   reclaim_against_gup_fast_and_another_mm_smp);
