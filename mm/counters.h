@@ -73,7 +73,8 @@
 	X(reclaim_shared, "folios reclaim unmapped from several mms of a fork family at once")     \
 	X(reclaim_shared_busy,                                                                     \
 	  "shared folios reclaim kept: mapped elsewhere or in part, pinned, held")                 \
-	X(reclaim_family_busy, "reclaims that found the family lock taken: own folios only")       \
+	X(reclaim_family_busy,                                                                     \
+	  "folios the family walk found the family lock taken for: activated")                     \
 	X(swpout_fallback, "large folios written to scattered slots: no run of free slots (Linux " \
 			   "splits them)")                                                         \
 	X(ptl_contended, "PTE-table lock acquisitions that had to wait")                           \

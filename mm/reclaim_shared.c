@@ -30,7 +30,7 @@
  * VMAs or frees a table (their mmap_lock writers and teardown read the
  * family lock), forks or migrates; a member's faults and GUP run beside
  * (they hold only their mmap_lock for read) and meet the PTE locks or the
- * migration entries. No lock is held from one member to the next.
+ * migration entries. No PTE lock is held from one member to the next.
  */
 #include "kernel.h"
 #include "folio_walk.h"

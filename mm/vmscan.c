@@ -61,10 +61,6 @@ struct reclaim_ctx {
 	struct lru_isolated *iso;
 	enum reclaim_result res;
 	bool seen, split, dest_held;
-	/* What a folio the reclaimer's mm does not map at the record's
-	 * address gets: RECLAIM_SHARED while the family lock is held (another
-	 * member may map it), else RECLAIM_ACTIVATE (the record is stale). */
-	enum reclaim_result elsewhere;
 	struct swap_dest *dest; /* the caller's, not zeroed: 1 KiB a folio */
 };
 
@@ -194,12 +190,12 @@ static enum reclaim_result reclaim_ptes(struct mm *mm, struct reclaim_ctx *c, pt
 	pte_t pte = ptep_get(ptep);
 
 	if (!pte_present(pte) || !pte_user(pte) || pte_pfn(pte) != folio_pfn(folio) || left < nr)
-		return c->elsewhere; /* not mapped here (a fork's other mm maps it) */
+		return RECLAIM_SHARED; /* not mapped here: a fork's other mm may map it */
 	if (nr > 1 &&
 	    folio_pte_batch(folio, iso->addr, ptep, pte, nr,
 			    FPB_IGNORE_DIRTY | FPB_IGNORE_YOUNG | FPB_IGNORE_BLOCK, NULL) != nr)
 		return RECLAIM_ACTIVATE;
-	if (c->elsewhere == RECLAIM_SHARED && folio_mapcount(folio) > (int)nr)
+	if (folio_mapcount(folio) > (int)nr)
 		return RECLAIM_SHARED;
 	if (folio_mapcount(folio) != (int)nr || folio_ref_count(folio) != (int)nr + 1)
 		return RECLAIM_ACTIVATE; /* mapped elsewhere too, pinned or held */
@@ -243,10 +239,10 @@ static enum reclaim_result reclaim_pmd(struct mm *mm, struct reclaim_ctx *c, pmd
 	pmd_t pmd = pmdp_get(pmdp);
 
 	if (!pmd_leaf(pmd) || pmd_pfn(pmd) != folio_pfn(folio))
-		return c->elsewhere; /* not mapped here */
+		return RECLAIM_SHARED; /* not mapped here */
 	if (!pmd_user(pmd))
 		return RECLAIM_ACTIVATE; /* a NUMA hinting leaf */
-	if (c->elsewhere == RECLAIM_SHARED && folio_mapcount(folio) > 1)
+	if (folio_mapcount(folio) > 1)
 		return RECLAIM_SHARED;
 	if (folio_mapcount(folio) != 1 || folio_ref_count(folio) != 2)
 		return RECLAIM_ACTIVATE; /* mapped elsewhere too, pinned or held */
@@ -290,18 +286,34 @@ static int reclaim_huge_pmd(struct mm *mm, pmd_t *pmdp, unsigned long addr, unsi
 static const struct pt_walk_ops reclaim_ops = { .pmd_leaf = reclaim_huge_pmd,
 						.pte_range = reclaim_pte_range };
 
+/*
+ * The family walk for @iso (reclaim_shared()), under @mm's family lock
+ * for write, taken by trylock for this folio alone: the caller holds
+ * @mm's mmap_lock, which ranks after it, so it may not wait. Not taken
+ * (a member changes its VMAs, forks, exits or migrates): activated.
+ */
+static enum reclaim_result reclaim_in_family(struct mm *mm, struct lru_isolated *iso,
+					     struct swap_dest *d)
+{
+	enum reclaim_result res;
+
+	if (!write_trylock(&mm->family->lock)) {
+		count_event(reclaim_family_busy, 1);
+		return RECLAIM_ACTIVATE;
+	}
+	res = reclaim_shared(mm->family, iso, d);
+	write_unlock(&mm->family->lock);
+	return res;
+}
+
 /* One isolated folio, looked at in @mm first: then put back or freed.
  * A PMD-mapped one is split on the first walk and written on a second;
  * one that other mms of the family map, or that @mm does not map at the
- * record's address, goes to reclaim_shared() (@family: the family lock
- * is held for write). */
-static unsigned long reclaim_one(struct mm *mm, struct lru_isolated *iso, bool family)
+ * record's address, goes to the family walk. */
+static unsigned long reclaim_one(struct mm *mm, struct lru_isolated *iso)
 {
 	struct swap_dest dest;
-	enum reclaim_result elsewhere = family ? RECLAIM_SHARED : RECLAIM_ACTIVATE;
-	struct reclaim_ctx c = {
-		.iso = iso, .res = elsewhere, .dest = &dest, .elsewhere = elsewhere
-	};
+	struct reclaim_ctx c = { .iso = iso, .res = RECLAIM_SHARED, .dest = &dest };
 	unsigned long end = iso->addr + iso->nr * PAGE_SIZE;
 	struct vma *v = find_vma(mm, iso->addr);
 
@@ -315,7 +327,7 @@ static unsigned long reclaim_one(struct mm *mm, struct lru_isolated *iso, bool f
 	if (c.dest_held)
 		swap_dest_free(&dest); /* the split folio was kept after all */
 	if (c.res == RECLAIM_SHARED)
-		c.res = reclaim_shared(mm->family, iso, &dest);
+		c.res = reclaim_in_family(mm, iso, &dest);
 	if (c.res != RECLAIM_FREED) {
 		lru_putback(iso, c.res == RECLAIM_KEEP ? LRU_INACTIVE : LRU_ACTIVE);
 		return 0;
@@ -324,27 +336,11 @@ static unsigned long reclaim_one(struct mm *mm, struct lru_isolated *iso, bool f
 	return iso->nr;
 }
 
-/*
- * The family lock for write, by trylock: the caller holds @mm's mmap_lock,
- * which ranks after it, so it may not wait. Taken, it lets reclaim look at
- * the folios of every member and unmap shared ones; not (a member changes
- * its VMAs, forks, exits or migrates), reclaim takes @mm's own folios
- * mapped by @mm alone, as before.
- */
-static bool family_trylock(struct mm *mm)
-{
-	if (write_trylock(&mm->family->lock))
-		return true;
-	count_event(reclaim_family_busy, 1);
-	return false;
-}
-
 unsigned long reclaim_node(struct mm *mm, int nid, unsigned long want)
 {
 	unsigned long freed = 0, scanned = 0;
 	unsigned long budget = 2 * (lru_pages(nid, LRU_INACTIVE) + lru_pages(nid, LRU_ACTIVE));
 	struct lru_isolated iso[RECLAIM_BATCH];
-	bool family = family_trylock(mm);
 
 	while (freed < want && scanned < budget) {
 		unsigned n;
@@ -359,11 +355,9 @@ unsigned long reclaim_node(struct mm *mm, int nid, unsigned long want)
 				lru_putback(&iso[i], LRU_INACTIVE);
 				continue;
 			}
-			freed += reclaim_one(mm, &iso[i], family);
+			freed += reclaim_one(mm, &iso[i]);
 		}
 	}
-	if (family)
-		write_unlock(&mm->family->lock);
 	return freed;
 }
 

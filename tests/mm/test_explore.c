@@ -125,7 +125,7 @@ static void report_reach(const struct mix_profile *p, uint64_t n, const struct m
 	if (p->lru) {
 		printf("    %s: reclaim freed %llu pages (%llu written, %llu lazyfree folios), "
 		       "split %llu PMD-mapped folios; %llu folios unmapped through the family walk "
-		       "(%llu kept), %llu reclaims found the family lock taken\n",
+		       "(%llu kept), %llu found the family lock taken\n",
 		       p->name, (unsigned long long)d->pgsteal, (unsigned long long)d->pswpout,
 		       (unsigned long long)d->lazyfree_discarded,
 		       (unsigned long long)d->reclaim_pmd_splits,
