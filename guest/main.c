@@ -14,6 +14,7 @@
 #include "knob_parse.h"
 #include "ptelab/abi.h"
 #include "knobs.h"
+#include "mempolicy.h"
 #include "page.h"
 #include "percpu.h"
 
@@ -57,6 +58,7 @@ static void read_machine(void)
 	}
 	mm_boot_verbose = cmdline_on(&cmdline, CMDLINE_KEY_ptelab_verbose);
 	reclaim_set_low(-1, cmdline_num(&cmdline, CMDLINE_KEY_reclaim_low));
+	numa_scan_set(cmdline_num(&cmdline, CMDLINE_KEY_numa_scan));
 	if (cmdline_on(&cmdline, CMDLINE_KEY_trace) && !mm_set_trace(true)) {
 		printf("guest: command line: trace=on: this image has no trace built in (ptelab "
 		       "boots <arch>/guest-trace.elf for trace=on unless --kernel names "

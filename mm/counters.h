@@ -84,6 +84,7 @@
 	X(lock_waits, "ticket waits that left the spin for the slow path (halt or event)")         \
 	X(migration_waits, "faults that waited for a migration entry to go")                       \
 	X(numa_pte_updates, "entries NUMA hinting scans made PROT_NONE (a PMD leaf: 512)")         \
+	X(numa_scans, "periodic NUMA scan steps (numa_scan=: one every N faults of an mm)")        \
 	X(numa_hint_faults, "NUMA hinting faults (each gave one folio's entries back)")            \
 	X(numa_pages_migrated, "pages NUMA hinting faults moved to the faulting CPU's node")       \
 	X(lockless_waits, "page-table frees that waited for another CPU's lockless walk "          \

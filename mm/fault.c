@@ -330,5 +330,6 @@ int handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags)
 	read_unlock(&mm->mmap_lock);
 	if (!ret)
 		numa_migrate_misplaced(mm, &nf);
+	numa_scan_tick(mm);
 	return ret;
 }

@@ -152,6 +152,28 @@ static inline int numa_node_id(void)
 }
 long change_prot_numa(struct mm *mm, unsigned long start, unsigned long end, int nid);
 
+/*
+ * The periodic scan of NUMA balancing (mm/numa_scan.c; Linux's
+ * task_numa_work(), which a task runs every scan period): every
+ * @faults faults of an mm (0: never, the default), the faulting CPU runs
+ * one step, change_prot_numa() over the next NUMA_SCAN_STEP bytes of the
+ * mm's VMAs from where the last step stopped, wrapping to the first VMA
+ * at the end, with its own node as the target (folios already there are
+ * left alone). The hinting faults that follow move what other nodes
+ * touch. numa_scan_tick() is the fault's hook.
+ * Context: numa_scan_tick(): no lock held (after the fault released the
+ * mmap_lock, as the hinting migration is).
+ */
+#define NUMA_SCAN_STEP (1ul << 20)
+void numa_scan_set(unsigned long faults);
+extern unsigned long numa_scan_period;
+void __numa_scan_tick(struct mm *mm);
+static inline void numa_scan_tick(struct mm *mm)
+{
+	if (__atomic_load_n(&numa_scan_period, __ATOMIC_RELAXED))
+		__numa_scan_tick(mm);
+}
+
 /* ---- for the rest of mm/: allocating by policy ------------------------- */
 
 /* A folio of 2^@order pages for @addr of @vma, where the VMA's policy says

@@ -90,6 +90,9 @@ struct mm {
 	 * cleared and not yet flushed, and the next mm that has one. */
 	unsigned long flush_start, flush_end;
 	struct mm *flush_next;
+	/* The periodic NUMA scan (mm/numa_scan.c): faults since the last
+	 * step (atomic), and where the next step starts (its stepper's). */
+	unsigned long numa_scan_faults, numa_scan_next;
 };
 
 extern struct mm *mm_list;

@@ -117,6 +117,9 @@
 	  "every node's watermark: a fault that finds a node's free pages below it reclaims "      \
 	  "first (0: never; bench reclaim: default half its range below the free pages, "          \
 	  "reclaim_shared a quarter)")                                                             \
+	X(numa_scan, "numa_scan", NUM, 0, 1000000, "faults", 0, NULL, NULL,                        \
+	  "NUMA balancing's periodic scan: every N faults of an mm, mark the next MiB of its "     \
+	  "VMAs for hinting faults (0: never)")                                                    \
 	X(trace, "trace", ONOFF, 0, 0, NULL, off, NULL, NULL,                                      \
 	  "one line per batch decision (runs, flushes, folds); ptelab boots guest-trace.elf for "  \
 	  "on")                                                                                    \

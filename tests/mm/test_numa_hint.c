@@ -294,7 +294,46 @@ TEST(numa_hint_and_mprotect)
 	nh_end(mm);
 }
 
+/* The periodic scan (numa_scan=): with a step every 4 faults, the faults
+ * of a fresh region on CPU 0 (node 1 for the case) step over the mm's
+ * VMAs and mark the node-0 folios of the first region, one MiB a step,
+ * whatever the faults touch; reads of the first region then take hinting
+ * faults that move its folios to node 1, the bytes in place. Off (0), the
+ * same faults mark nothing. */
+TEST(numa_scan_steps_every_n_faults)
+{
+	NEED_TWO_NODES();
+	for (int on = 0; on < 2; on++) {
+		struct mm *mm = nh_begin(true);
+		unsigned long a = nh_map(mm, 1),
+			      b = test_mmap(mm, NH_LEN, RW | VM_NOHUGEPMD, ORDERS(0));
+		struct mm_counters c0, d;
+		unsigned char x = 0;
+
+		*this_cpu_nid() = 1;
+		numa_scan_set(on ? 4 : 0);
+		c0 = mm_counters_read();
+		for (unsigned long i = 0; i < 64; i++) /* 64 faults: 16 steps */
+			CHECK_EQ(mm_access(mm, b + i * PAGE_SIZE, &x, 1, true), 0);
+		numa_scan_set(0);
+		d = counters_since(&c0);
+		CHECK_EQ(d.numa_scans, on ? 16 : 0);
+		CHECK_EQ(hinted_pages(mm, a, NH_PAGES), on ? NH_PAGES : 0);
+		CHECK_MM_OK();
+		c0 = mm_counters_read();
+		CHECK_EQ(bad_bytes(mm, a, NH_PAGES, 1), 0);
+		d = counters_since(&c0);
+		CHECK_EQ(d.numa_hint_faults, on ? NH_PAGES >> 4 : 0);
+		CHECK_EQ(d.numa_pages_migrated, on ? NH_PAGES : 0);
+		CHECK_EQ(off_node(mm, a, NH_PAGES, on ? 1 : 0), 0);
+		*this_cpu_nid() = 0;
+		CHECK_MM_OK();
+		nh_end(mm);
+	}
+}
+
 TEST_SUITE(numa_hint, numa_hint_marks_then_fault_moves_the_folio,
 	   numa_hint_skips_folios_on_the_target_node, numa_hint_batches_per_folio,
 	   numa_hint_keeps_each_entry_write_bit, numa_hint_gup_opens_without_moving,
-	   numa_hint_and_mprotect, numa_hint_gup_faults_again_after_each_rescan)
+	   numa_hint_and_mprotect, numa_hint_gup_faults_again_after_each_rescan,
+	   numa_scan_steps_every_n_faults)
