@@ -22,9 +22,10 @@ void numa_scan_set(unsigned long faults)
  * Context: the mmap_lock held for read. */
 static unsigned long step_start(struct mm *mm, unsigned long from)
 {
-	for (struct vma *v = mm->vmas; v; v = v->next)
-		if (v->end > from)
-			return from > v->start ? from : v->start;
+	struct vma *v = find_vma_from(mm, from);
+
+	if (v)
+		return from > v->start ? from : v->start;
 	return mm->vmas ? mm->vmas->start : 0;
 }
 

@@ -98,7 +98,7 @@ static bool look_member(struct shared_ctx *s, struct mm *m)
 	pte_t *ptep;
 	int st;
 
-	if (!v || addr < v->start || addr + s->nr * PAGE_SIZE > v->end)
+	if (!v || addr + s->nr * PAGE_SIZE > v->end)
 		return true; /* not here; a mapping elsewhere fails the count */
 	ptep = lock_table(m, addr, &ptl);
 	if (!ptep)

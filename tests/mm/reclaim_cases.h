@@ -1,7 +1,7 @@
 /*
  * reclaim_cases.h - what the reclaim cases share: a case with a swap pool
- * reserved (begin(), end()), reclaim_node() as a fault calls it, and the
- * count of swap entries over a range.
+ * reserved (begin(), end()), reclaim_node() as a fault calls it, the
+ * count of swap entries over a range and the node of a folio.
  */
 #ifndef TESTS_MM_RECLAIM_CASES_H
 #define TESTS_MM_RECLAIM_CASES_H
@@ -56,6 +56,12 @@ static inline unsigned long swapped(struct mm *mm, unsigned long a, unsigned lon
 	for (unsigned long va = a; va < a + len; va += PAGE_SIZE)
 		n += swap_entry_at(mm, va, &e);
 	return n;
+}
+
+/* The node of the folio mapped at @a. */
+static inline int node_of(struct mm *mm, unsigned long a)
+{
+	return folio_at(mm, a)->page.node;
 }
 
 #endif

@@ -30,11 +30,6 @@ static uint64_t swapped_mask(struct mm *mm, unsigned long a, unsigned long n, un
 	return m;
 }
 
-static int node_of(struct mm *mm, unsigned long a)
-{
-	return folio_at(mm, a)->page.node;
-}
-
 /* New folios enter the inactive head in fault order; MADV_COLD moves one
  * to the tail, and reclaim takes it first. */
 TEST(lru_order_new_inactive_cold_to_tail)

@@ -13,11 +13,6 @@
 #include "spinlock.h"
 #include "young.h"
 
-static int node_at(struct mm *mm, unsigned long a)
-{
-	return folio_at(mm, a)->page.node;
-}
-
 /* A region of size @g stamped with @seed, a child forked from @mm, and
  * the young bits of both cleared (so the first look takes the folios). */
 static struct mm *shared_region(struct mm *mm, const struct gsize *g, unsigned long *a,
@@ -51,7 +46,7 @@ TEST(shared_folios_are_written_once_for_both_mms)
 			c = shared_region(mm, g, &a, &len, 3);
 			n = len >> PAGE_SHIFT;
 			c0 = mm_counters_read();
-			W_CHECK_EQ(reclaim(from_child ? c : mm, node_at(mm, a), ~0ul), n);
+			W_CHECK_EQ(reclaim(from_child ? c : mm, node_of(mm, a), ~0ul), n);
 			W_CHECK_EQ(swapped(mm, a, len), n);
 			W_CHECK_EQ(swapped(c, a, len), n);
 			W_CHECK_EQ(counters_since(&c0).pswpout, n);
@@ -87,7 +82,7 @@ TEST(shared_pmd_folio_young_in_one_mm_stays_whole)
 	c = shared_region(mm, g, &a, &len, 11);
 	CHECK_EQ(mm_access(c, a + 5 * PAGE_SIZE, &x, 8, false), 0); /* the child's leaf young */
 	c0 = mm_counters_read();
-	CHECK_EQ(reclaim(mm, node_at(mm, a), PTRS_PER_TABLE), PTRS_PER_TABLE);
+	CHECK_EQ(reclaim(mm, node_of(mm, a), PTRS_PER_TABLE), PTRS_PER_TABLE);
 	CHECK_EQ(counters_since(&c0).reclaim_pmd_splits, 2);
 	CHECK_EQ(counters_since(&c0).pgactivate, PTRS_PER_TABLE);
 	CHECK(folio_entire_mapcount(folio_at(mm, a)) == 2);
@@ -120,7 +115,7 @@ TEST(shared_lazyfree_folios_are_discarded_in_every_mm)
 	mm_clear_young(mm, a, a + len, true);
 	mm_clear_young(c, a, a + len, true);
 	c0 = mm_counters_read();
-	CHECK_EQ(reclaim(mm, node_at(mm, a), len >> PAGE_SHIFT), len >> PAGE_SHIFT);
+	CHECK_EQ(reclaim(mm, node_of(mm, a), len >> PAGE_SHIFT), len >> PAGE_SHIFT);
 	CHECK_EQ(counters_since(&c0).lazyfree_discarded, 3);
 	CHECK_EQ(counters_since(&c0).lazyfree_redirtied, 1);
 	CHECK_EQ(counters_since(&c0).reclaim_shared, 4);
@@ -150,7 +145,7 @@ TEST(records_outlive_the_mm_that_faulted_them)
 	struct mm *mm = begin(), *c;
 	unsigned long len, a = gup_region(mm, g, &len, 9), b, n = len >> PAGE_SHIFT;
 	struct mm_counters c0;
-	int nid = node_at(mm, a);
+	int nid = node_of(mm, a);
 
 	c = mm_fork(mm, NULL);
 	CHECK(c != NULL);
@@ -186,7 +181,7 @@ TEST(family_lock_taken_keeps_shared_folios)
 	c = shared_region(mm, &gsizes[2], &a, &len, 5);
 	c0 = mm_counters_read();
 	read_lock(&mm->family->lock);
-	CHECK_EQ(reclaim(mm, node_at(mm, a), ~0ul), 0);
+	CHECK_EQ(reclaim(mm, node_of(mm, a), ~0ul), 0);
 	read_unlock(&mm->family->lock);
 	/* every folio looked at twice: reclaim's budget, the aging between */
 	CHECK_EQ(counters_since(&c0).reclaim_family_busy, 2 * (len >> PAGE_SHIFT >> 4));
@@ -224,7 +219,7 @@ TEST(shared_reclaim_puts_back_a_held_folio)
 	c0 = mm_counters_read();
 	held = NULL;
 	reclaim_shared_window_hook = hold_in_window;
-	CHECK_EQ(reclaim(mm, node_at(mm, a), 16), 16); /* the next folio went */
+	CHECK_EQ(reclaim(mm, node_of(mm, a), 16), 16); /* the next folio went */
 	reclaim_shared_window_hook = NULL;
 	CHECK(held == f);
 	CHECK_EQ(counters_since(&c0).reclaim_shared_busy, 1);
@@ -287,7 +282,7 @@ static void shared_race_cpu(unsigned cpu, void *arg)
 		switch_mm(NULL);
 		return;
 	}
-	reclaim(r->mm, node_at(r->mm, r->a), 16);
+	reclaim(r->mm, node_of(r->mm, r->a), 16);
 }
 
 static void shared_race(struct shared_race *r)
@@ -434,7 +429,7 @@ TEST(shared_reclaim_against_reads_gets_and_forks_smp)
 	l.mm = begin();
 	l.len = 2ul << 20;
 	l.child = shared_region(l.mm, &gsizes[2], &l.r, &l.len, 1);
-	nid = node_at(l.mm, l.r);
+	nid = node_of(l.mm, l.r);
 	reclaim_set_low(nid, node_free_pages(nid) - (l.len >> PAGE_SHIFT) / 2);
 	c0 = mm_counters_read();
 	if (smp_nr_cpus() < 2) {
